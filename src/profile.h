@@ -1,0 +1,112 @@
+/* profile.h: the profile model.  A profile is what the collector measured:
+ * the device, how the data was collected, and one record per profiled kernel
+ * launch.  It is a plain value: stages after the collector only read it.
+ *
+ * Metric values of a launch are stored in the order of profile->metrics;
+ * a value that was not collected (or not evaluable) is NAN. */
+#ifndef GA_PROFILE_H
+#define GA_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define GA_PROFILE_SCHEMA 1
+#define GA_PROFILE_FORMAT "gpuadvise-profile"
+
+typedef struct {
+	char *name;              /* "NVIDIA H100 80GB HBM3" */
+	char *chip;              /* CUPTI chip name, "GH100" */
+	int cc_major, cc_minor;  /* compute capability */
+	int sm_count;
+	double sm_clock_mhz;     /* maximum SM clock */
+	double mem_clock_mhz;    /* maximum memory clock */
+	int bus_width_bits;
+	double mem_bandwidth_gbs;/* peak DRAM bandwidth, 2 * clock * bus width */
+	long l2_bytes;
+	int max_threads_per_sm;
+	int max_blocks_per_sm;
+	int regs_per_sm;
+	long smem_per_sm;        /* bytes of shared memory per SM */
+	long smem_per_block_optin;
+	int warp_size;
+	int driver_version;      /* cuDriverGetVersion, e.g. 13000 */
+	int cupti_version;
+} ga_device;
+
+typedef struct {
+	char *tool_version;      /* gpuadvise version that collected it */
+	char *date;              /* ISO 8601, UTC */
+	char *mode;              /* "live", "demo", "synthetic" ... free text */
+	char *command;           /* the profiled command line, if any */
+	char *host;
+	int passes;              /* replay passes per kernel */
+	double wall_seconds;     /* whole run under profiling, 0 if unknown */
+	int app_status;          /* exit status of the app (-1 unknown) */
+	int app_signal;          /* signal that ended the app, 0 none */
+	int incomplete;          /* 1 when the app ended before profiling finished */
+	char *note;              /* free text: why incomplete, etc. */
+} ga_collection;
+
+typedef struct {
+	char *mangled;           /* symbol name as launched */
+	char *name;              /* demangled (equals mangled for C kernels) */
+	int pid;
+	long index;              /* launch index within its process (all launches counted) */
+	unsigned grid[3], block[3];
+	int registers;           /* per thread */
+	long smem_static;        /* bytes per block */
+	long smem_dynamic;       /* bytes per block */
+	uint64_t stream;         /* stream id, 0 = default */
+	int context;             /* context id */
+	double duration_ns;      /* gpu__time_duration.sum, NAN if unknown */
+	/* Theoretical occupancy, computed from launch configuration and device
+	 * limits (not a CUPTI metric). */
+	double occ_theoretical_pct;
+	int occ_limit_blocks;    /* blocks/SM allowed by each resource */
+	int occ_limit_registers;
+	int occ_limit_smem;
+	int occ_limit_warps;
+	char *occ_limiter;       /* "registers", "shared_memory", "warps", "blocks" */
+	double *values;          /* [profile->n_metrics]; NAN = missing */
+} ga_launch;
+
+typedef struct {
+	int schema;
+	ga_device device;
+	ga_collection collection;
+	char **metrics;          /* metric names, collected set */
+	size_t n_metrics;
+	ga_launch *launches;
+	size_t n_launches, cap_launches;
+	char *source_path;       /* file it was imported from, if any */
+} ga_profile;
+
+void ga_profile_init(ga_profile *p);
+void ga_profile_free(ga_profile *p);
+/* Index of a metric name, or -1. */
+long ga_profile_metric_index(const ga_profile *p, const char *name);
+/* Add a metric name (if new) and return its index; grows every launch's values. */
+size_t ga_profile_add_metric(ga_profile *p, const char *name);
+/* Append a zeroed launch with values all NAN; returns it (valid until next append). */
+ga_launch *ga_profile_add_launch(ga_profile *p);
+double ga_launch_total_threads(const ga_launch *l);
+
+/* JSON.  Load reports malformed input with line:column and names missing or
+ * ill-typed fields.  Both return 0 on success, -1 with err set. */
+int ga_profile_load(ga_profile *p, const char *path, ga_error *err);
+int ga_profile_load_string(ga_profile *p, const char *text, const char *label, ga_error *err);
+/* Serialise to a malloc'd string (pretty when indent > 0). */
+char *ga_profile_to_string(const ga_profile *p, int indent);
+
+/* The jansson representation, for reporters that embed the profile and for
+ * the injection library's per-launch records (opaque here to keep jansson
+ * out of most headers). */
+void *ga_profile_to_json(const ga_profile *p);          /* json_t *, new reference */
+void *ga_launch_to_json(const ga_profile *p, const ga_launch *l);
+void *ga_device_to_json(const ga_device *d);
+int ga_launch_from_json(ga_profile *p, void *json, const char *where, ga_error *err);
+int ga_device_from_json(ga_device *d, void *json, const char *where, ga_error *err);
+
+#endif

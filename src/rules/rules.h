@@ -1,0 +1,134 @@
+/* rules.h: rule sets loaded from YAML (see man/gpuadvise-rules.5.scd).
+ *
+ * A rules directory holds classify.yaml (the classifier) and one file per
+ * rule (*.yaml).  Loading several directories in order lets later ones add
+ * rules or override rules with the same id, and replace the classifier.
+ * Only src/rules/load.c includes libyaml. */
+#ifndef GA_RULES_H
+#define GA_RULES_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "expr.h"
+
+typedef enum {
+	GA_CLASS_COMPUTE = 0,
+	GA_CLASS_MEMORY,
+	GA_CLASS_LATENCY,
+	GA_CLASS_DIVERGENCE,
+	GA_CLASS__COUNT,
+	GA_CLASS_NONE = -1,
+} ga_class;
+
+typedef enum {
+	GA_SEV_LOW = 0,
+	GA_SEV_MEDIUM,
+	GA_SEV_HIGH,
+	GA_SEV__COUNT,
+} ga_severity;
+
+const char *ga_class_name(ga_class c);            /* "compute", ... */
+ga_class ga_class_from_name(const char *s);        /* GA_CLASS_NONE if unknown */
+const char *ga_severity_name(ga_severity s);       /* "low", "medium", "high" */
+int ga_severity_from_name(const char *s);          /* -1 if unknown */
+
+/* A named expression: `name: expression` under a `metrics:` mapping.  Later
+ * entries may refer to earlier names. */
+typedef struct {
+	char *name;
+	char *src;
+	ga_expr *expr;
+} ga_named_expr;
+
+typedef struct {
+	char *id;                 /* unique, [a-z0-9-]+ */
+	char *title;
+	ga_class klass;           /* the class this rule explains */
+	int checklist;            /* position in the optimisation checklist, 1.. */
+	ga_severity severity;
+	double speedup_min, speedup_max;  /* expected speedup range of the fix, e.g. 2 .. 10 */
+	ga_named_expr *metrics;
+	size_t n_metrics;
+	char *when_src;           /* fires when this is true */
+	ga_expr *when;
+	char *estimate_src;       /* fraction of the kernel's time the fix saves, 0..1 */
+	ga_expr *estimate;
+	char **evidence;          /* names (metrics or named exprs) to show as evidence */
+	size_t n_evidence;
+	char *fix;                /* what to do, one paragraph */
+	char *example;            /* short code example */
+	char *explain;            /* longer explanation for --explain */
+	char *path;               /* file it came from */
+	int line;                 /* line of its first key */
+} ga_rule;
+
+typedef struct {
+	ga_class klass;
+	char *when_src;           /* first entry whose `when` holds gives the class */
+	ga_expr *when;
+	char *score_src;          /* 0..100: how strongly the kernel shows this class */
+	ga_expr *score;
+} ga_class_entry;
+
+typedef struct {
+	ga_named_expr *metrics;
+	size_t n_metrics;
+	ga_class_entry *order;    /* evaluated in order */
+	size_t n_order;
+	double close_margin;      /* runner-up shown when its score is within this many points */
+	char **evidence;          /* names shown as evidence for the class */
+	size_t n_evidence;
+	char *path;
+} ga_classifier;
+
+typedef struct {
+	ga_rule *rules;
+	size_t n_rules, cap_rules;
+	ga_classifier classifier;
+	int has_classifier;
+} ga_ruleset;
+
+/* One problem found in a rule file. */
+typedef struct {
+	char *file;
+	int line, col;            /* 1-based; 0 when unknown */
+	char *msg;
+} ga_diag;
+
+typedef struct {
+	ga_diag *v;
+	size_t n, cap;
+} ga_diags;
+
+void ga_diags_add(ga_diags *d, const char *file, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void ga_diags_free(ga_diags *d);
+/* Print as "file:line:col: error: msg", one per line. */
+void ga_diags_print(const ga_diags *d, FILE *out);
+
+void ga_ruleset_init(ga_ruleset *rs);
+void ga_ruleset_free(ga_ruleset *rs);
+
+/* Load one file (a rule, or the classifier when the top-level key
+ * `classifier:` is present).  Every problem is added to d, the loader keeps
+ * going to report them all; returns the number of new diagnostics (0 = ok).
+ * A rule with errors is not added. */
+int ga_rules_load_file(ga_ruleset *rs, const char *path, ga_diags *d);
+/* Load every *.yaml / *.yml in dir, sorted by name.  A missing dir is a
+ * diagnostic.  Returns the number of new diagnostics. */
+int ga_rules_load_dir(ga_ruleset *rs, const char *dir, ga_diags *d);
+
+/* Cross-file checks after loading: classifier present, ids unique (override
+ * is fine), evidence names defined.  Returns number of new diagnostics. */
+int ga_ruleset_validate(const ga_ruleset *rs, ga_diags *d);
+
+const ga_rule *ga_ruleset_find(const ga_ruleset *rs, const char *id);
+
+/* Every metric name the rule set reads from a profile: identifiers that are
+ * not named expressions of the same rule/classifier and not pseudo metrics
+ * (launch__*, device__*, which the engine supplies).  Sorted, unique; the
+ * caller frees the array and the strings. */
+size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out);
+
+#endif

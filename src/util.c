@@ -1,0 +1,265 @@
+/* util.c: see util.h. */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *errcode_names[GA_ERR__COUNT] = {
+	[GA_OK] = "ok",
+	[GA_ERR_USAGE] = "usage error",
+	[GA_ERR_NOT_FOUND] = "not found",
+	[GA_ERR_IO] = "I/O error",
+	[GA_ERR_PROFILE] = "bad profile",
+	[GA_ERR_RULES] = "bad rule file",
+	[GA_ERR_PROFILING] = "profiling failed",
+	[GA_ERR_NO_GPU] = "no GPU",
+	[GA_ERR_PERMISSION] = "no permission to read GPU counters",
+	[GA_ERR_NO_KERNELS] = "no kernels profiled",
+};
+
+const char *ga_errcode_name(ga_errcode code)
+{
+	if ((unsigned)code >= GA_ERR__COUNT)
+		return "unknown error";
+	return errcode_names[code];
+}
+
+int ga_fail(ga_error *err, ga_errcode code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		err->code = code;
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "gpuadvise: out of memory (asked for %zu bytes)\n", n);
+	abort();
+}
+
+void *ga_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *ga_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *ga_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+char *ga_xstrdup(const char *s)
+{
+	if (!s)
+		return NULL;
+	return ga_xstrndup(s, strlen(s));
+}
+
+char *ga_xstrndup(const char *s, size_t n)
+{
+	char *d = ga_xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *ga_xasprintf(const char *fmt, ...)
+{
+	ga_buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	ga_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	return ga_buf_take(&b);
+}
+
+void ga_grow(void **v, size_t *cap, size_t need, size_t esz)
+{
+	if (need <= *cap)
+		return;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	while (ncap < need)
+		ncap *= 2;
+	*v = ga_xrealloc(*v, ncap * esz);
+	*cap = ncap;
+}
+
+static void buf_reserve(ga_buf *b, size_t extra)
+{
+	if (b->len + extra + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap * 2 : 64;
+		while (ncap < b->len + extra + 1)
+			ncap *= 2;
+		b->s = ga_xrealloc(b->s, ncap);
+		b->cap = ncap;
+	}
+}
+
+void ga_buf_putc(ga_buf *b, char c)
+{
+	buf_reserve(b, 1);
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
+}
+
+void ga_buf_puts(ga_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+	buf_reserve(b, n);
+	memcpy(b->s + b->len, s, n + 1);
+	b->len += n;
+}
+
+void ga_buf_vprintf(ga_buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void ga_buf_printf(ga_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	ga_buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void ga_buf_free(ga_buf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+char *ga_buf_take(ga_buf *b)
+{
+	char *s = b->s ? b->s : ga_xstrdup("");
+	b->s = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+char *ga_read_file(const char *path, size_t *len, ga_error *err)
+{
+	FILE *f = NULL;
+	ga_buf b = {0};
+	char chunk[65536];
+	size_t n;
+
+	f = fopen(path, "rb");
+	if (!f) {
+		ga_fail(err, errno == ENOENT ? GA_ERR_NOT_FOUND : GA_ERR_IO,
+		        "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	buf_reserve(&b, 0);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		buf_reserve(&b, n);
+		memcpy(b.s + b.len, chunk, n);
+		b.len += n;
+		b.s[b.len] = '\0';
+	}
+	if (ferror(f)) {
+		ga_fail(err, GA_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+		fclose(f);
+		ga_buf_free(&b);
+		return NULL;
+	}
+	fclose(f);
+	if (len)
+		*len = b.len;
+	return ga_buf_take(&b);
+}
+
+int ga_write_file_atomic(const char *path, const char *data, size_t len, ga_error *err)
+{
+	char *tmp = NULL;
+	int fd = -1, rc = -1;
+	size_t off = 0;
+
+	if (strcmp(path, "-") == 0) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
+			return ga_fail(err, GA_ERR_IO, "cannot write to standard output: %s",
+			               strerror(errno));
+		return 0;
+	}
+	tmp = ga_xasprintf("%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ga_fail(err, GA_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			ga_fail(err, GA_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) != 0 && errno != EINVAL) {
+		ga_fail(err, GA_ERR_IO, "cannot sync %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		ga_fail(err, GA_ERR_IO, "cannot close %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		ga_fail(err, GA_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc != 0 && tmp)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int ga_str_has_prefix(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int ga_str_has_suffix(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
