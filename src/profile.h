@@ -109,4 +109,8 @@ void *ga_device_to_json(const ga_device *d);
 int ga_launch_from_json(ga_profile *p, void *json, const char *where, ga_error *err);
 int ga_device_from_json(ga_device *d, void *json, const char *where, ga_error *err);
 
+/* Added with profile.c: free a device's strings (a standalone ga_device
+ * filled by ga_device_from_json; ga_profile_free covers p->device). */
+void ga_device_free(ga_device *d);
+
 #endif

@@ -39,4 +39,30 @@ void *ga_report_json_value(const ga_analysis *a, const ga_ruleset *rs);
 /* Helpers shared by formats. */
 const char *ga_fmt_duration(double ns, char *buf, size_t len);  /* "1.23 ms" */
 
+/* Helpers added with the reporters (shared by text, JSON and Markdown).
+ * Those taking buf write into it (always NUL-terminated) and return it. */
+/* A metric or evidence value with sensible precision: "16", "0.375", "45.2",
+ * "1234", "1.2e+10"; NAN -> "n/a". */
+const char *ga_fmt_value(double v, char *buf, size_t len);
+/* A fraction as a rounded percentage without the sign: 0.375 -> "38"
+ * (decimals = 0) or "37.5" (decimals = 1); a positive value that rounds to
+ * zero gives "<1" / "<0.1"; NAN -> "n/a". */
+const char *ga_fmt_pct(double frac, int decimals, char *buf, size_t len);
+/* A speedup factor: "3.9x", "12x", ">100x" (infinity too); NAN -> "n/a". */
+const char *ga_fmt_speedup(double s, char *buf, size_t len);
+/* A rule's expected range: "2-10x", or "2x" when min == max. */
+const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len);
+/* Speedup of a kernel whose time shrinks by the fraction estimate:
+ * 1 / (1 - estimate); INFINITY when estimate >= 1, NAN when it is NAN or
+ * negative. */
+double ga_estimate_speedup(double estimate);
+/* Columns a UTF-8 string takes on a terminal: code points, not counting
+ * ANSI escape sequences (wide characters count as one). */
+size_t ga_text_width(const char *s);
+/* A kernel name made to fit in max_cols columns, trying in turn: without a
+ * leading "void ", without its parameter list ("f(…)"), with its template
+ * arguments collapsed ("K<…>(…)"), cut with an ellipsis.  Returns a
+ * malloc'd string; the caller frees it. */
+char *ga_short_name(const char *name, size_t max_cols);
+
 #endif

@@ -1,0 +1,79 @@
+/* collect.h: the collector stage.  Live profiling runs the application with
+ * the injection library (inject.c) and assembles the records it writes into
+ * a profile.  Only files under src/collect include CUDA or CUPTI headers. */
+#ifndef GA_COLLECT_H
+#define GA_COLLECT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../profile.h"
+#include "../util.h"
+
+/* Environment variables shared by the launcher and the injection library. */
+#define GA_ENV_RUN_DIR       "GPUADVISE_RUN_DIR"       /* where records go */
+#define GA_ENV_METRICS       "GPUADVISE_METRICS"       /* comma-separated metric names */
+#define GA_ENV_KERNEL        "GPUADVISE_KERNEL"        /* NAME or regex:RE */
+#define GA_ENV_LAUNCH_SKIP   "GPUADVISE_LAUNCH_SKIP"
+#define GA_ENV_LAUNCH_COUNT  "GPUADVISE_LAUNCH_COUNT"
+#define GA_ENV_MAX_PER_KERNEL "GPUADVISE_MAX_PER_KERNEL" /* repeats of one (name, grid, block) */
+#define GA_ENV_KEEP_IMAGE    "GPUADVISE_KEEP_IMAGE"    /* write the first raw counter-data image here */
+#define GA_ENV_TOOL_VERSION  "GPUADVISE_TOOL_VERSION"
+
+typedef struct {
+	char *const *argv;          /* PROGRAM ARGS..., NULL-terminated */
+	const char *inject_path;    /* absolute path of libgpuadvise-inject.so */
+	char **metrics;
+	size_t n_metrics;
+	const char *kernel_filter;  /* NULL: all */
+	long launch_skip;
+	long launch_count;          /* <0: no limit */
+	long max_per_kernel;        /* <=0: no limit */
+	const char *keep_image;     /* NULL: none */
+	int quiet_stdout;           /* send the application's stdout to /dev/null */
+} ga_live_opts;
+
+/* Result of running the application. */
+typedef struct {
+	int exited;                 /* 1 if it exited normally */
+	int exit_status;            /* when exited */
+	int signal;                 /* when killed by a signal */
+	int launched;               /* 1 if exec succeeded */
+	int cuda_processes;         /* processes in which CUDA loaded the injection library */
+	double wall_seconds;
+} ga_app_result;
+
+/* Run argv under profiling and fill p.  Returns 0 when a profile (maybe with
+ * zero launches) was assembled; -1 with err set when profiling could not be
+ * done at all (program missing, no GPU, no permission, CUPTI failure).  Even
+ * on a profiling error, *res describes the application's run if it ran. */
+int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga_error *err);
+
+/* Quick check for a usable CUDA driver and device, without creating a
+ * context.  Returns 0 when present, -1 with err (GA_ERR_NO_GPU) otherwise. */
+int ga_probe_gpu(ga_error *err);
+
+/* Find PROGRAM like execvp would.  Returns a malloc'd path or NULL with err
+ * (GA_ERR_NOT_FOUND: missing or not executable, naming the path). */
+char *ga_find_program(const char *prog, ga_error *err);
+
+/* --- CUPTI host side (cupti_host.c): works with no GPU. --- */
+typedef struct ga_host ga_host;
+
+/* counter_availability may be NULL (offline). */
+ga_host *ga_host_new(const char *chip, const uint8_t *counter_availability, ga_error *err);
+void ga_host_free(ga_host *h);
+/* 1 if the chip knows this metric name. */
+int ga_host_metric_valid(ga_host *h, const char *name);
+/* Build a configuration image for the metrics; *passes gets the replay
+ * passes.  Names must be valid. */
+int ga_host_config(ga_host *h, const char *const *names, size_t n, uint8_t **image,
+                   size_t *image_size, size_t *passes, ga_error *err);
+/* Ranges in a counter-data image. */
+int ga_host_num_ranges(const uint8_t *data, size_t size, size_t *n, ga_error *err);
+/* Evaluate metrics of one range; values get NAN on failure of one metric. */
+int ga_host_evaluate(ga_host *h, const uint8_t *data, size_t size, size_t range,
+                     const char *const *names, size_t n, double *values, ga_error *err);
+const char *ga_cupti_result_string(int result);
+
+#endif

@@ -1,0 +1,153 @@
+/* cupti_host.c: the CUPTI profiler host API (cupti_profiler_host.h).  It
+ * builds configuration images and evaluates counter data for a chip by name,
+ * so it runs in the injection library and, on recorded data, on machines with
+ * no GPU at all. */
+#include "collect.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_range_profiler.h>
+
+struct ga_host {
+	CUpti_Profiler_Host_Object *obj;
+	char *chip;
+};
+
+const char *ga_cupti_result_string(int result)
+{
+	const char *s = NULL;
+	if (cuptiGetResultString((CUptiResult)result, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+ga_host *ga_host_new(const char *chip, const uint8_t *counter_availability, ga_error *err)
+{
+	CUpti_Profiler_Host_Initialize_Params p = {CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+	CUptiResult r;
+	ga_host *h;
+
+	p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+	p.pChipName = chip;
+	p.pCounterAvailabilityImage = counter_availability;
+	r = cuptiProfilerHostInitialize(&p);
+	if (r != CUPTI_SUCCESS) {
+		ga_fail(err, GA_ERR_PROFILING, "CUPTI host API does not support chip '%s': %s",
+		        chip, ga_cupti_result_string(r));
+		return NULL;
+	}
+	h = ga_xcalloc(1, sizeof(*h));
+	h->obj = p.pHostObject;
+	h->chip = ga_xstrdup(chip);
+	return h;
+}
+
+void ga_host_free(ga_host *h)
+{
+	if (!h)
+		return;
+	CUpti_Profiler_Host_Deinitialize_Params p = {CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE};
+	p.pHostObject = h->obj;
+	cuptiProfilerHostDeinitialize(&p);
+	free(h->chip);
+	free(h);
+}
+
+int ga_host_metric_valid(ga_host *h, const char *name)
+{
+	CUpti_Profiler_Host_GetMetricProperties_Params p =
+		{CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE};
+	p.pHostObject = h->obj;
+	p.pMetricName = name;
+	return cuptiProfilerHostGetMetricProperties(&p) == CUPTI_SUCCESS;
+}
+
+int ga_host_config(ga_host *h, const char *const *names, size_t n, uint8_t **image,
+                   size_t *image_size, size_t *passes, ga_error *err)
+{
+	CUpti_Profiler_Host_ConfigAddMetrics_Params ap = {CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+	CUpti_Profiler_Host_GetConfigImageSize_Params sp = {CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+	CUpti_Profiler_Host_GetConfigImage_Params gp = {CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+	CUpti_Profiler_Host_GetNumOfPasses_Params pp = {CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+	CUptiResult r;
+	uint8_t *img = NULL;
+
+	ap.pHostObject = h->obj;
+	ap.ppMetricNames = (const char **)names;
+	ap.numMetrics = n;
+	if ((r = cuptiProfilerHostConfigAddMetrics(&ap)) != CUPTI_SUCCESS)
+		return ga_fail(err, GA_ERR_PROFILING, "cannot configure %zu metrics for %s: %s",
+		               n, h->chip, ga_cupti_result_string(r));
+	sp.pHostObject = h->obj;
+	if ((r = cuptiProfilerHostGetConfigImageSize(&sp)) != CUPTI_SUCCESS)
+		return ga_fail(err, GA_ERR_PROFILING, "cannot size the configuration image: %s",
+		               ga_cupti_result_string(r));
+	img = ga_xmalloc(sp.configImageSize);
+	gp.pHostObject = h->obj;
+	gp.configImageSize = sp.configImageSize;
+	gp.pConfigImage = img;
+	if ((r = cuptiProfilerHostGetConfigImage(&gp)) != CUPTI_SUCCESS) {
+		free(img);
+		return ga_fail(err, GA_ERR_PROFILING, "cannot build the configuration image: %s",
+		               ga_cupti_result_string(r));
+	}
+	pp.configImageSize = sp.configImageSize;
+	pp.pConfigImage = img;
+	if ((r = cuptiProfilerHostGetNumOfPasses(&pp)) != CUPTI_SUCCESS) {
+		free(img);
+		return ga_fail(err, GA_ERR_PROFILING, "cannot count replay passes: %s",
+		               ga_cupti_result_string(r));
+	}
+	*image = img;
+	*image_size = sp.configImageSize;
+	if (passes)
+		*passes = pp.numOfPasses;
+	return 0;
+}
+
+int ga_host_num_ranges(const uint8_t *data, size_t size, size_t *n, ga_error *err)
+{
+	CUpti_RangeProfiler_GetCounterDataInfo_Params p =
+		{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+	CUptiResult r;
+	p.pCounterDataImage = data;
+	p.counterDataImageSize = size;
+	if ((r = cuptiRangeProfilerGetCounterDataInfo(&p)) != CUPTI_SUCCESS)
+		return ga_fail(err, GA_ERR_PROFILING, "not a valid counter-data image: %s",
+		               ga_cupti_result_string(r));
+	*n = p.numTotalRanges;
+	return 0;
+}
+
+int ga_host_evaluate(ga_host *h, const uint8_t *data, size_t size, size_t range,
+                     const char *const *names, size_t n, double *values, ga_error *err)
+{
+	CUpti_Profiler_Host_EvaluateToGpuValues_Params p =
+		{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+	CUptiResult r;
+
+	p.pHostObject = h->obj;
+	p.pCounterDataImage = data;
+	p.counterDataImageSize = size;
+	p.rangeIndex = range;
+	p.ppMetricNames = (const char **)names;
+	p.numMetrics = n;
+	p.pMetricValues = values;
+	r = cuptiProfilerHostEvaluateToGpuValues(&p);
+	if (r == CUPTI_SUCCESS)
+		return 0;
+	/* Fall back to one metric at a time so one bad value costs only itself. */
+	for (size_t i = 0; i < n; i++) {
+		p.ppMetricNames = (const char **)&names[i];
+		p.numMetrics = 1;
+		p.pMetricValues = &values[i];
+		if (cuptiProfilerHostEvaluateToGpuValues(&p) != CUPTI_SUCCESS)
+			values[i] = NAN;
+	}
+	(void)err;
+	return 0;
+}

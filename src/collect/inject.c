@@ -1,0 +1,945 @@
+/* inject.c: libgpuadvise-inject.so, loaded into an unmodified CUDA program
+ * through CUDA_INJECTION64_PATH.  The driver calls InitializeInjection(); we
+ * subscribe to the driver's kernel-launch callbacks and profile each selected
+ * launch with the CUPTI Range Profiler (auto range, kernel replay): Start at
+ * the launch's ENTER, Stop + decode + evaluate at its EXIT.
+ *
+ * Every result is appended at once, as one JSON line, to RUN_DIR/<pid>.rec,
+ * with a single write(2) on an O_APPEND descriptor: whatever happens to the
+ * application later (abort, kill -9, _exit), the launches profiled so far are
+ * on disk for the launcher.  Memory held here does not grow with the number of
+ * launches: only the (name, grid, block) repeat counters grow, with the number
+ * of distinct kernels.
+ *
+ * Record types: start, device, launch, error, end (see launcher.c). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+#include <jansson.h>
+
+#include "collect.h"
+
+#define GA_EXPORT __attribute__((visibility("default")))
+
+/* The C++ ABI demangler lives in libstdc++, which every CUDA C++ program
+ * loads; look it up at run time so a C program works too (a link-time
+ * dependency that fails to resolve would make the driver skip us silently). */
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+static demangle_fn cxa_demangle;
+
+typedef struct chip_cfg {
+	char *chip;
+	ga_host *host;
+	uint8_t *config;
+	size_t config_size;
+	size_t passes;
+	const char **names;       /* valid metric names for this chip */
+	size_t n_names;
+	size_t *slot;             /* names[i] is G.prof.metrics[slot[i]] */
+	struct chip_cfg *next;
+} chip_cfg;
+
+typedef struct ctx_state {
+	CUcontext ctx;
+	uint32_t uid;
+	int ok;                   /* range profiler usable in this context */
+	CUpti_RangeProfiler_Object *rp;
+	uint8_t *cdata;
+	size_t cdata_size;
+	chip_cfg *cfg;
+	ga_device dev;
+	CUdevice cudev;
+	struct ctx_state *next;
+} ctx_state;
+
+typedef struct {
+	char *key;
+	long count;
+} repeat_slot;
+
+static struct {
+	pthread_mutex_t lock;
+	int initialized;
+	int fd;
+	int enabled;              /* still profiling (launch count not reached) */
+	pid_t pid;
+	ga_profile prof;          /* holds the metric list; no launches are kept */
+	regex_t re;
+	int has_re;
+	char *exact;
+	long skip, count, max_per_kernel;
+	long total_launches;      /* every launch seen, selected or not */
+	long matched;             /* launches passing the name filter */
+	long profiled;
+	ctx_state *ctxs;
+	chip_cfg *chips;
+	CUpti_SubscriberHandle sub;
+	repeat_slot *repeats;
+	size_t n_repeats, cap_repeats;
+	char *keep_image;
+	int image_kept;
+	/* The launch in flight between ENTER and EXIT (the lock is held). */
+	int pending;
+	ctx_state *pending_ctx;
+	ga_launch pending_launch;
+} G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+/* ---- records ------------------------------------------------------------ */
+
+static void write_record(json_t *obj)
+{
+	char *s;
+	size_t len, off = 0;
+
+	if (G.fd < 0) {
+		json_decref(obj);
+		return;
+	}
+	s = json_dumps(obj, JSON_COMPACT);
+	json_decref(obj);
+	if (!s)
+		return;
+	len = strlen(s);
+	s[len] = '\n';            /* replace the NUL: write the line in one call */
+	while (off < len + 1) {
+		ssize_t w = write(G.fd, s + off, len + 1 - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		off += (size_t)w;
+	}
+	free(s);
+}
+
+static void write_error(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void write_error(const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	write_record(json_pack("{s:s, s:i, s:s, s:s}", "type", "error", "pid", (int)G.pid,
+	                       "code", code, "message", msg));
+}
+
+static const char *cupti_code(CUptiResult r)
+{
+	switch (r) {
+	case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: return "permission";
+	case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: return "another_profiler";
+	case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+	case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+	case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+	case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+	case CUPTI_ERROR_NOT_SUPPORTED: return "unsupported";
+	default: return "cupti";
+	}
+}
+
+#define CUPTI_TRY(call, what)                                                        \
+	do {                                                                          \
+		CUptiResult r_ = (call);                                              \
+		if (r_ != CUPTI_SUCCESS) {                                            \
+			write_error(cupti_code(r_), "%s failed: %s", what,             \
+			            ga_cupti_result_string(r_));                       \
+			goto out;                                                      \
+		}                                                                     \
+	} while (0)
+
+/* ---- names and filters ------------------------------------------------- */
+
+static char *demangle(const char *mangled)
+{
+	int status = -1;
+	char *d = NULL;
+	if (!cxa_demangle) {
+		cxa_demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		if (!cxa_demangle) {
+			void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+			if (h)
+				cxa_demangle = (demangle_fn)dlsym(h, "__cxa_demangle");
+		}
+	}
+	if (cxa_demangle && mangled && mangled[0] == '_' && mangled[1] == 'Z')
+		d = cxa_demangle(mangled, NULL, NULL, &status);
+	if (d && status == 0) {
+		char *copy = ga_xstrdup(d);
+		free(d);
+		return copy;
+	}
+	free(d);
+	return ga_xstrdup(mangled ? mangled : "?");
+}
+
+/* "void ns::kern<int>(float*, int)" -> "kern" */
+static char *base_name(const char *demangled)
+{
+	const char *end = strchr(demangled, '(');
+	size_t n = end ? (size_t)(end - demangled) : strlen(demangled);
+	char *s = ga_xstrndup(demangled, n);
+	/* drop template arguments at the end */
+	size_t len = strlen(s);
+	if (len && s[len - 1] == '>') {
+		int depth = 0;
+		for (size_t i = len; i-- > 0;) {
+			if (s[i] == '>')
+				depth++;
+			else if (s[i] == '<' && --depth == 0) {
+				s[i] = '\0';
+				break;
+			}
+		}
+	}
+	const char *start = s;
+	for (const char *q = s; *q; q++)
+		if (*q == ' ' || *q == ':')
+			start = q + 1;
+	char *b = ga_xstrdup(start);
+	free(s);
+	return b;
+}
+
+static int name_selected(const char *mangled, const char *demangled)
+{
+	if (G.has_re)
+		return regexec(&G.re, demangled, 0, NULL, 0) == 0 ||
+		       regexec(&G.re, mangled, 0, NULL, 0) == 0;
+	if (G.exact) {
+		int ok = strcmp(G.exact, mangled) == 0 || strcmp(G.exact, demangled) == 0;
+		if (!ok) {
+			char *b = base_name(demangled);
+			ok = strcmp(G.exact, b) == 0;
+			free(b);
+		}
+		return ok;
+	}
+	return 1;
+}
+
+/* Count one more profile of (name, grid, block); 1 if still under the bound. */
+static int repeat_allowed(const char *mangled, const unsigned grid[3], const unsigned block[3])
+{
+	char *key;
+	if (G.max_per_kernel <= 0)
+		return 1;
+	key = ga_xasprintf("%s|%u,%u,%u|%u,%u,%u", mangled, grid[0], grid[1], grid[2],
+	                   block[0], block[1], block[2]);
+	for (size_t i = 0; i < G.n_repeats; i++) {
+		if (strcmp(G.repeats[i].key, key) == 0) {
+			free(key);
+			return ++G.repeats[i].count <= G.max_per_kernel;
+		}
+	}
+	repeat_slot s = {key, 1};
+	GA_PUSH(G.repeats, G.n_repeats, G.cap_repeats, s);
+	return 1;
+}
+
+/* ---- per-chip configuration, per-context setup ------------------------- */
+
+static chip_cfg *chip_config(const char *chip, const uint8_t *avail)
+{
+	chip_cfg *c;
+	ga_error err = {0};
+
+	for (c = G.chips; c; c = c->next)
+		if (strcmp(c->chip, chip) == 0)
+			return c;
+	c = ga_xcalloc(1, sizeof(*c));
+	c->chip = ga_xstrdup(chip);
+	c->host = ga_host_new(chip, avail, &err);
+	if (!c->host) {
+		write_error("unsupported", "%s", err.msg);
+		free(c->chip);
+		free(c);
+		return NULL;
+	}
+	c->names = ga_xcalloc(G.prof.n_metrics, sizeof(*c->names));
+	c->slot = ga_xcalloc(G.prof.n_metrics, sizeof(*c->slot));
+	for (size_t i = 0; i < G.prof.n_metrics; i++) {
+		if (ga_host_metric_valid(c->host, G.prof.metrics[i])) {
+			c->slot[c->n_names] = i;
+			c->names[c->n_names++] = G.prof.metrics[i];
+		} else {
+			write_record(json_pack("{s:s, s:i, s:s, s:s, s:s}", "type", "error",
+			                       "pid", (int)G.pid, "code", "bad_metric",
+			                       "metric", G.prof.metrics[i], "message",
+			                       "metric name not known for this chip"));
+		}
+	}
+	if (c->n_names == 0 ||
+	    ga_host_config(c->host, c->names, c->n_names, &c->config, &c->config_size,
+	                   &c->passes, &err) != 0) {
+		write_error("cupti", "%s", c->n_names ? err.msg : "no valid metric to collect");
+		ga_host_free(c->host);
+		free(c->names);
+		free(c->slot);
+		free(c->chip);
+		free(c);
+		return NULL;
+	}
+	c->next = G.chips;
+	G.chips = c;
+	return c;
+}
+
+static int dev_attr(CUdevice d, CUdevice_attribute a)
+{
+	int v = 0;
+	if (cuDeviceGetAttribute(&v, a, d) != CUDA_SUCCESS)
+		return 0;
+	return v;
+}
+
+static void fill_device(ctx_state *cs, const char *chip)
+{
+	char name[256] = "unknown";
+	CUdevice d = cs->cudev;
+	ga_device *dv = &cs->dev;
+	int drv = 0;
+	uint32_t cupti_ver = 0;
+
+	cuDeviceGetName(name, sizeof(name), d);
+	cuDriverGetVersion(&drv);
+	cuptiGetVersion(&cupti_ver);
+	dv->name = ga_xstrdup(name);
+	dv->chip = ga_xstrdup(chip);
+	dv->cc_major = dev_attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+	dv->cc_minor = dev_attr(d, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+	dv->sm_count = dev_attr(d, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+	dv->sm_clock_mhz = dev_attr(d, CU_DEVICE_ATTRIBUTE_CLOCK_RATE) / 1000.0;
+	dv->mem_clock_mhz = dev_attr(d, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE) / 1000.0;
+	dv->bus_width_bits = dev_attr(d, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+	/* Double data rate: two transfers per memory clock. */
+	dv->mem_bandwidth_gbs = 2.0 * dv->mem_clock_mhz * 1e6 * (dv->bus_width_bits / 8.0) / 1e9;
+	dv->l2_bytes = dev_attr(d, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
+	dv->max_threads_per_sm = dev_attr(d, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+	dv->max_blocks_per_sm = dev_attr(d, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR);
+	dv->regs_per_sm = dev_attr(d, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR);
+	dv->smem_per_sm = dev_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
+	dv->smem_per_block_optin = dev_attr(d, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
+	dv->warp_size = dev_attr(d, CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+	dv->driver_version = drv;
+	dv->cupti_version = (int)cupti_ver;
+}
+
+static const char *support_problem(const CUpti_Profiler_DeviceSupported_Params *p)
+{
+	if (p->architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+		return "the GPU architecture is not supported by the CUPTI Range Profiler (compute capability 7.0 or newer is needed)";
+	if (p->vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+		return "profiling is disabled on this vGPU (ask the administrator to enable it)";
+	if (p->vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+		return "this virtual GPU (vGPU) does not support profiling";
+	if (p->confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+		return "confidential computing mode is on, which does not allow profiling";
+	if (p->cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+		return "crypto-mining processors (CMP) do not support profiling";
+	if (p->sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+		return "SLI configurations do not support profiling";
+	if (p->wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+		return "profiling is not supported under this WSL setup";
+	return "the device does not support profiling";
+}
+
+/* Set up range profiling in ctx (current on this thread).  Called with the
+ * lock held, at the context's first selected launch. */
+static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
+{
+	ctx_state *cs;
+	uint8_t *avail = NULL;
+	const char *chip;
+
+	for (cs = G.ctxs; cs; cs = cs->next)
+		if (cs->ctx == ctx && cs->uid == uid)
+			return cs;
+	cs = ga_xcalloc(1, sizeof(*cs));
+	cs->ctx = ctx;
+	cs->uid = uid;
+	cs->next = G.ctxs;
+	G.ctxs = cs;
+
+	if (cuCtxGetDevice(&cs->cudev) != CUDA_SUCCESS) {
+		write_error("cupti", "cannot find the device of context %u", uid);
+		goto out;
+	}
+	{
+		CUpti_Profiler_DeviceSupported_Params p = {CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+		p.cuDevice = cs->cudev;
+		p.api = CUPTI_PROFILER_RANGE_PROFILING;
+		CUPTI_TRY(cuptiProfilerDeviceSupported(&p), "cuptiProfilerDeviceSupported");
+		if (p.isSupported != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+			write_error("unsupported", "%s", support_problem(&p));
+			goto out;
+		}
+	}
+	{
+		CUpti_Device_GetChipName_Params p = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+		p.deviceIndex = (size_t)cs->cudev;
+		CUPTI_TRY(cuptiDeviceGetChipName(&p), "cuptiDeviceGetChipName");
+		chip = p.pChipName;
+	}
+	{
+		CUpti_Profiler_GetCounterAvailability_Params p =
+			{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+		p.ctx = ctx;
+		CUPTI_TRY(cuptiProfilerGetCounterAvailability(&p), "reading counter availability");
+		avail = ga_xmalloc(p.counterAvailabilityImageSize);
+		p.pCounterAvailabilityImage = avail;
+		CUPTI_TRY(cuptiProfilerGetCounterAvailability(&p), "reading counter availability");
+	}
+	cs->cfg = chip_config(chip, avail);
+	if (!cs->cfg)
+		goto out;
+	{
+		CUpti_RangeProfiler_Enable_Params p = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+		p.ctx = ctx;
+		CUPTI_TRY(cuptiRangeProfilerEnable(&p), "enabling the range profiler");
+		cs->rp = p.pRangeProfilerObject;
+	}
+	{
+		CUpti_RangeProfiler_GetCounterDataSize_Params p =
+			{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.pMetricNames = cs->cfg->names;
+		p.numMetrics = cs->cfg->n_names;
+		p.maxNumOfRanges = 1;
+		p.maxNumRangeTreeNodes = 1;
+		CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&p), "sizing the counter data");
+		cs->cdata_size = p.counterDataSize;
+		cs->cdata = ga_xcalloc(1, cs->cdata_size);
+	}
+	{
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
+			{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.counterDataSize = cs->cdata_size;
+		p.pCounterData = cs->cdata;
+		CUPTI_TRY(cuptiRangeProfilerCounterDataImageInitialize(&p), "initialising the counter data");
+	}
+	{
+		CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.configSize = cs->cfg->config_size;
+		p.pConfig = cs->cfg->config;
+		p.counterDataImageSize = cs->cdata_size;
+		p.pCounterDataImage = cs->cdata;
+		p.range = CUPTI_AutoRange;
+		p.replayMode = CUPTI_KernelReplay;
+		p.maxRangesPerPass = 1;
+		p.numNestingLevels = 1;
+		p.minNestingLevel = 1;
+		p.passIndex = 0;
+		p.targetNestingLevel = 1;
+		CUPTI_TRY(cuptiRangeProfilerSetConfig(&p), "configuring the range profiler");
+	}
+	fill_device(cs, chip);
+	{
+		json_t *rec = json_object();
+		json_object_set_new(rec, "type", json_string("device"));
+		json_object_set_new(rec, "pid", json_integer(G.pid));
+		json_object_set_new(rec, "context", json_integer(uid));
+		json_object_set_new(rec, "device", (json_t *)ga_device_to_json(&cs->dev));
+		json_object_set_new(rec, "passes", json_integer((json_int_t)cs->cfg->passes));
+		json_t *ms = json_array();
+		for (size_t i = 0; i < cs->cfg->n_names; i++)
+			json_array_append_new(ms, json_string(cs->cfg->names[i]));
+		json_object_set_new(rec, "metrics", ms);
+		write_record(rec);
+	}
+	cs->ok = 1;
+out:
+	free(avail);
+	return cs;
+}
+
+static void ctx_release(ctx_state *cs)
+{
+	if (cs->rp) {
+		CUpti_RangeProfiler_Disable_Params p = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		cuptiRangeProfilerDisable(&p);
+		cs->rp = NULL;
+	}
+	cs->ok = 0;
+	free(cs->cdata);
+	cs->cdata = NULL;
+}
+
+/* ---- launch metadata ---------------------------------------------------- */
+
+static void occupancy(ctx_state *cs, CUfunction f, ga_launch *l)
+{
+	const ga_device *d = &cs->dev;
+	int threads = (int)(l->block[0] * l->block[1] * l->block[2]);
+	int warps = (threads + 31) / 32;
+	int max_warps = d->max_threads_per_sm / 32;
+	int blocks = 0;
+	int reserved = dev_attr(cs->cudev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+
+	if (warps <= 0 || max_warps <= 0)
+		return;
+	l->occ_limit_blocks = d->max_blocks_per_sm;
+	l->occ_limit_warps = max_warps / warps;
+	if (l->registers > 0) {
+		/* Registers are allocated per warp in units of 256, from each of
+		 * the four SM sub-partitions' quarter of the register file. */
+		int per_warp = ((l->registers * 32 + 255) / 256) * 256;
+		int warps_per_part = (d->regs_per_sm / 4) / per_warp;
+		l->occ_limit_registers = (warps_per_part * 4) / warps;
+	} else {
+		l->occ_limit_registers = d->max_blocks_per_sm;
+	}
+	long smem = l->smem_static + l->smem_dynamic;
+	if (smem > 0)
+		l->occ_limit_smem = (int)(d->smem_per_sm / (smem + reserved));
+	else
+		l->occ_limit_smem = d->max_blocks_per_sm;
+
+	if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, threads, (size_t)l->smem_dynamic)
+	    != CUDA_SUCCESS) {
+		CUfunction fn;
+		if (cuKernelGetFunction(&fn, (CUkernel)f) != CUDA_SUCCESS ||
+		    cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads,
+		                                                (size_t)l->smem_dynamic) != CUDA_SUCCESS) {
+			int m = l->occ_limit_blocks;
+			if (l->occ_limit_warps < m) m = l->occ_limit_warps;
+			if (l->occ_limit_registers < m) m = l->occ_limit_registers;
+			if (l->occ_limit_smem < m) m = l->occ_limit_smem;
+			blocks = m;
+		}
+	}
+	l->occ_theoretical_pct = 100.0 * blocks * warps / max_warps;
+	if (l->occ_theoretical_pct > 100.0)
+		l->occ_theoretical_pct = 100.0;
+	/* Name the resource that allows the fewest blocks. */
+	struct { const char *name; int v; } lim[] = {
+		{"registers", l->occ_limit_registers}, {"shared_memory", l->occ_limit_smem},
+		{"warps", l->occ_limit_warps}, {"blocks", l->occ_limit_blocks},
+	};
+	size_t best = 0;
+	for (size_t i = 1; i < GA_ARRAY_LEN(lim); i++)
+		if (lim[i].v < lim[best].v)
+			best = i;
+	l->occ_limiter = ga_xstrdup(lim[best].name);
+}
+
+static int func_attr(CUfunction f, CUdevice dev, CUfunction_attribute a)
+{
+	int v = 0;
+	if (cuFuncGetAttribute(&v, a, f) == CUDA_SUCCESS)
+		return v;
+	if (cuKernelGetAttribute(&v, a, (CUkernel)f, dev) == CUDA_SUCCESS)
+		return v;
+	return 0;
+}
+
+static int launch_params(CUpti_CallbackId cbid, const void *params, CUfunction *f,
+                         unsigned grid[3], unsigned block[3], unsigned *smem, CUstream *stream)
+{
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+		const cuLaunchKernel_params *p = params;
+		*f = p->f;
+		grid[0] = p->gridDimX; grid[1] = p->gridDimY; grid[2] = p->gridDimZ;
+		block[0] = p->blockDimX; block[1] = p->blockDimY; block[2] = p->blockDimZ;
+		*smem = p->sharedMemBytes;
+		*stream = p->hStream;
+		return 0;
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+		const cuLaunchCooperativeKernel_params *p = params;
+		*f = p->f;
+		grid[0] = p->gridDimX; grid[1] = p->gridDimY; grid[2] = p->gridDimZ;
+		block[0] = p->blockDimX; block[1] = p->blockDimY; block[2] = p->blockDimZ;
+		*smem = p->sharedMemBytes;
+		*stream = p->hStream;
+		return 0;
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+		const cuLaunchKernelEx_params *p = params;
+		const CUlaunchConfig *c = p->config;
+		if (!c)
+			return -1;
+		*f = p->f;
+		grid[0] = c->gridDimX; grid[1] = c->gridDimY; grid[2] = c->gridDimZ;
+		block[0] = c->blockDimX; block[1] = c->blockDimY; block[2] = c->blockDimZ;
+		*smem = c->sharedMemBytes;
+		*stream = c->hStream;
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+static void launch_free(ga_launch *l)
+{
+	free(l->mangled);
+	free(l->name);
+	free(l->occ_limiter);
+	free(l->values);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- the launch callbacks ------------------------------------------------ */
+
+static void stop_profiling_everywhere(void)
+{
+	/* Launch count reached: stop listening, so the rest runs at full speed. */
+	G.enabled = 0;
+	cuptiEnableDomain(0, G.sub, CUPTI_CB_DOMAIN_DRIVER_API);
+}
+
+static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+	CUfunction f = NULL;
+	unsigned grid[3], block[3], smem = 0;
+	CUstream stream = NULL;
+	ctx_state *cs;
+	ga_launch *l = &G.pending_launch;
+	char *name;
+
+	G.total_launches++;
+	if (!G.enabled || launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream))
+		return;
+	const char *mangled = cb->symbolName ? cb->symbolName : "?";
+	name = demangle(mangled);
+	if (!name_selected(mangled, name)) {
+		free(name);
+		return;
+	}
+	G.matched++;
+	if (G.matched <= G.skip || !repeat_allowed(mangled, grid, block)) {
+		free(name);
+		return;
+	}
+	cs = ctx_get(cb->context, cb->contextUid);
+	if (!cs->ok) {
+		free(name);
+		return;
+	}
+
+	memset(l, 0, sizeof(*l));
+	l->mangled = ga_xstrdup(mangled);
+	l->name = name;
+	l->pid = (int)G.pid;
+	l->index = G.total_launches - 1;
+	memcpy(l->grid, grid, sizeof(grid));
+	memcpy(l->block, block, sizeof(block));
+	l->registers = func_attr(f, cs->cudev, CU_FUNC_ATTRIBUTE_NUM_REGS);
+	l->smem_static = func_attr(f, cs->cudev, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+	l->smem_dynamic = smem;
+	{
+		unsigned long long sid = 0;
+		if (cuStreamGetId(stream, &sid) == CUDA_SUCCESS)
+			l->stream = sid;
+	}
+	l->context = (int)cb->contextUid;
+	l->duration_ns = NAN;
+	occupancy(cs, f, l);
+
+	{
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
+			{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.counterDataSize = cs->cdata_size;
+		p.pCounterData = cs->cdata;
+		CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&p);
+		if (r != CUPTI_SUCCESS) {
+			write_error("cupti", "resetting the counter data failed: %s",
+			            ga_cupti_result_string(r));
+			launch_free(l);
+			return;
+		}
+	}
+	{
+		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		CUptiResult r = cuptiRangeProfilerStart(&p);
+		if (r != CUPTI_SUCCESS) {
+			write_error(cupti_code(r), "starting the range profiler failed: %s",
+			            ga_cupti_result_string(r));
+			launch_free(l);
+			return;
+		}
+	}
+	G.pending = 1;
+	G.pending_ctx = cs;
+}
+
+static void keep_image(const ctx_state *cs)
+{
+	int fd;
+	size_t off = 0;
+
+	if (!G.keep_image || G.image_kept)
+		return;
+	G.image_kept = 1;
+	fd = open(G.keep_image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	while (off < cs->cdata_size) {
+		ssize_t w = write(fd, cs->cdata + off, cs->cdata_size - off);
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	close(fd);
+}
+
+static void on_exit_launch(void)
+{
+	ctx_state *cs = G.pending_ctx;
+	ga_launch *l = &G.pending_launch;
+	chip_cfg *c = cs->cfg;
+	double *vals = NULL;
+	size_t nranges = 0;
+	ga_error err = {0};
+
+	G.pending = 0;
+	G.pending_ctx = NULL;
+	{
+		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		CUPTI_TRY(cuptiRangeProfilerStop(&p), "stopping the range profiler");
+	}
+	{
+		CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		CUPTI_TRY(cuptiRangeProfilerDecodeData(&p), "decoding the counter data");
+		if (p.numOfRangeDropped)
+			write_error("cupti", "%zu range(s) dropped for %s", p.numOfRangeDropped, l->name);
+	}
+	if (ga_host_num_ranges(cs->cdata, cs->cdata_size, &nranges, &err) != 0) {
+		write_error("cupti", "%s", err.msg);
+		goto out;
+	}
+	if (nranges < 1) {
+		write_error("cupti", "no counter data for launch %ld of %s", l->index, l->name);
+		goto out;
+	}
+	keep_image(cs);
+	vals = ga_xcalloc(c->n_names, sizeof(*vals));
+	ga_host_evaluate(c->host, cs->cdata, cs->cdata_size, nranges - 1, c->names, c->n_names,
+	                 vals, &err);
+	l->values = ga_xmalloc(G.prof.n_metrics * sizeof(double));
+	for (size_t i = 0; i < G.prof.n_metrics; i++)
+		l->values[i] = NAN;
+	for (size_t i = 0; i < c->n_names; i++) {
+		l->values[c->slot[i]] = vals[i];
+		if (strcmp(c->names[i], "gpu__time_duration.sum") == 0)
+			l->duration_ns = vals[i];
+	}
+	{
+		json_t *rec = (json_t *)ga_launch_to_json(&G.prof, l);
+		json_object_set_new(rec, "type", json_string("launch"));
+		write_record(rec);
+	}
+	G.profiled++;
+	if (G.count >= 0 && G.profiled >= G.count)
+		stop_profiling_everywhere();
+out:
+	free(vals);
+	launch_free(l);
+}
+
+static __thread int this_thread_pending;
+
+static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
+                              CUpti_CallbackId cbid, const void *data)
+{
+	(void)userdata;
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+		const CUpti_ResourceData *rd = data;
+		if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+			return;
+		pthread_mutex_lock(&G.lock);
+		for (ctx_state *cs = G.ctxs; cs; cs = cs->next)
+			if (cs->ctx == rd->context && cs->ok)
+				ctx_release(cs);
+		pthread_mutex_unlock(&G.lock);
+		return;
+	}
+	if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
+		return;
+	const CUpti_CallbackData *cb = data;
+	if (cb->callbackSite == CUPTI_API_ENTER) {
+		pthread_mutex_lock(&G.lock);
+		on_enter(cbid, cb);
+		/* While a launch is measured this thread keeps the lock until the
+		 * launch's EXIT: the range profiler measures one launch at a time,
+		 * so launches from other threads wait at their ENTER. */
+		if (G.pending)
+			this_thread_pending = 1;
+		else
+			pthread_mutex_unlock(&G.lock);
+	} else if (this_thread_pending) {
+		this_thread_pending = 0;
+		on_exit_launch();
+		pthread_mutex_unlock(&G.lock);
+	}
+}
+
+static void at_exit(void)
+{
+	pthread_mutex_lock(&G.lock);
+	write_record(json_pack("{s:s, s:i, s:I, s:I, s:I}", "type", "end", "pid", (int)G.pid,
+	                       "launches", (json_int_t)G.total_launches,
+	                       "matched", (json_int_t)G.matched,
+	                       "profiled", (json_int_t)G.profiled));
+	if (G.fd >= 0)
+		close(G.fd);
+	G.fd = -1;
+	pthread_mutex_unlock(&G.lock);
+}
+
+static long env_long(const char *name, long dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+	if (!s || !*s)
+		return dflt;
+	v = strtol(s, &end, 10);
+	return *end ? dflt : v;
+}
+
+static void init_filters(void)
+{
+	const char *k = getenv(GA_ENV_KERNEL);
+	if (k && *k) {
+		if (strncmp(k, "regex:", 6) == 0) {
+			int rc = regcomp(&G.re, k + 6, REG_EXTENDED | REG_NOSUB);
+			if (rc == 0) {
+				G.has_re = 1;
+			} else {
+				char buf[256];
+				regerror(rc, &G.re, buf, sizeof(buf));
+				write_error("usage", "bad kernel regex '%s': %s", k + 6, buf);
+				G.enabled = 0;
+			}
+		} else {
+			G.exact = ga_xstrdup(k);
+		}
+	}
+	G.skip = env_long(GA_ENV_LAUNCH_SKIP, 0);
+	G.count = env_long(GA_ENV_LAUNCH_COUNT, -1);
+	G.max_per_kernel = env_long(GA_ENV_MAX_PER_KERNEL, 0);
+	const char *keep = getenv(GA_ENV_KEEP_IMAGE);
+	G.keep_image = keep && *keep ? ga_xstrdup(keep) : NULL;
+}
+
+static void init_metrics(void)
+{
+	const char *m = getenv(GA_ENV_METRICS);
+	ga_profile_init(&G.prof);
+	if (!m || !*m)
+		m = "gpu__time_duration.sum";
+	char *copy = ga_xstrdup(m), *save = NULL;
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		if (*t)
+			ga_profile_add_metric(&G.prof, t);
+	free(copy);
+	if (ga_profile_metric_index(&G.prof, "gpu__time_duration.sum") < 0)
+		ga_profile_add_metric(&G.prof, "gpu__time_duration.sum");
+}
+
+static const CUpti_CallbackId launch_cbids[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+
+GA_EXPORT int InitializeInjection(void)
+{
+	const char *dir;
+	char *path = NULL;
+	CUptiResult r;
+
+	pthread_mutex_lock(&G.lock);
+	if (G.initialized) {
+		pthread_mutex_unlock(&G.lock);
+		return 1;
+	}
+	G.initialized = 1;
+	G.pid = getpid();
+	dir = getenv(GA_ENV_RUN_DIR);
+	if (!dir || !*dir) {
+		fprintf(stderr, "gpuadvise-inject: %s is not set; run the program through gpuadvise\n",
+		        GA_ENV_RUN_DIR);
+		pthread_mutex_unlock(&G.lock);
+		return 1;
+	}
+	path = ga_xasprintf("%s/%ld.rec", dir, (long)G.pid);
+	G.fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	free(path);
+	if (G.fd < 0) {
+		fprintf(stderr, "gpuadvise-inject: cannot write records in %s: %s\n", dir,
+		        strerror(errno));
+		pthread_mutex_unlock(&G.lock);
+		return 1;
+	}
+	G.enabled = 1;
+	init_metrics();
+	init_filters();
+	{
+		const char *tv = getenv(GA_ENV_TOOL_VERSION);
+		write_record(json_pack("{s:s, s:i, s:i, s:s}", "type", "start", "pid", (int)G.pid,
+		                       "ppid", (int)getppid(), "tool_version", tv ? tv : "?"));
+	}
+	r = cuptiSubscribe(&G.sub, (CUpti_CallbackFunc)callback, NULL);
+	if (r != CUPTI_SUCCESS) {
+		if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+			write_error("another_profiler",
+			            "another CUDA profiler or tool (ncu, nsys, cuda-gdb, a framework's "
+			            "profiler) is already attached to this process");
+		else
+			write_error(cupti_code(r), "cuptiSubscribe failed: %s", ga_cupti_result_string(r));
+		G.enabled = 0;
+		goto out;
+	}
+	for (size_t i = 0; i < GA_ARRAY_LEN(launch_cbids); i++)
+		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, launch_cbids[i]);
+	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	{
+		CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+		r = cuptiProfilerInitialize(&p);
+		if (r != CUPTI_SUCCESS) {
+			write_error(cupti_code(r), "cuptiProfilerInitialize failed: %s",
+			            ga_cupti_result_string(r));
+			G.enabled = 0;
+			cuptiEnableDomain(0, G.sub, CUPTI_CB_DOMAIN_DRIVER_API);
+		}
+	}
+	if (G.count == 0)
+		stop_profiling_everywhere();
+out:
+	atexit(at_exit);
+	pthread_mutex_unlock(&G.lock);
+	return 1;
+}

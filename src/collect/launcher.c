@@ -1,0 +1,477 @@
+/* launcher.c: run an application under the injection library and turn the
+ * records it leaves into a profile.
+ *
+ * The run directory is private (mkdtemp: mode 0700, unique name under
+ * $TMPDIR) and removed afterwards.  Each process of the application (children
+ * inherit CUDA_INJECTION64_PATH) appends JSON lines to <dir>/<pid>.rec:
+ *   start  {pid, ppid, tool_version}
+ *   device {pid, context, device{...}, passes, metrics[...]}
+ *   launch {the launch object of the profile schema}
+ *   error  {pid, code, message[, metric]}
+ *   end    {pid, launches, matched, profiled}     (missing if the process died)
+ * A last line without its newline was cut short by a kill and is skipped. */
+#include "collect.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ga_build.h"
+
+typedef struct {
+	int n_processes, n_ended;
+	int permission, another_profiler, unsupported, cupti_errors;
+	char *first_error;          /* message of the first fatal-kind error */
+	char **bad_metrics;
+	size_t n_bad, cap_bad;
+	int truncated_lines;
+	int have_device;
+} gather_state;
+
+char *ga_find_program(const char *prog, ga_error *err)
+{
+	const char *path;
+	char *copy, *save = NULL, *dir;
+
+	if (!prog || !*prog) {
+		ga_fail(err, GA_ERR_USAGE, "no program given");
+		return NULL;
+	}
+	if (strchr(prog, '/')) {
+		struct stat st;
+		if (stat(prog, &st) != 0) {
+			ga_fail(err, GA_ERR_NOT_FOUND, "%s: program not found", prog);
+			return NULL;
+		}
+		if (!S_ISREG(st.st_mode) || access(prog, X_OK) != 0) {
+			ga_fail(err, GA_ERR_NOT_FOUND, "%s: not an executable file", prog);
+			return NULL;
+		}
+		return ga_xstrdup(prog);
+	}
+	path = getenv("PATH");
+	copy = ga_xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char *full = ga_xasprintf("%s/%s", *dir ? dir : ".", prog);
+		struct stat st;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0) {
+			free(copy);
+			return full;
+		}
+		free(full);
+	}
+	free(copy);
+	ga_fail(err, GA_ERR_NOT_FOUND, "%s: program not found in PATH", prog);
+	return NULL;
+}
+
+int ga_probe_gpu(ga_error *err)
+{
+	typedef int (*init_fn)(unsigned);
+	typedef int (*count_fn)(int *);
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	int n = 0, rc;
+
+	if (!h)
+		return ga_fail(err, GA_ERR_NO_GPU,
+		               "no NVIDIA GPU driver found (libcuda.so.1 cannot be loaded), so kernels "
+		               "cannot be profiled on this machine.\n"
+		               "  To analyse a profile recorded elsewhere: gpuadvise --import FILE.json\n"
+		               "  To see what gpuadvise reports: gpuadvise --demo matmul (shows a recorded profile)");
+	init_fn cu_init = (init_fn)dlsym(h, "cuInit");
+	count_fn cu_count = (count_fn)dlsym(h, "cuDeviceGetCount");
+	if (!cu_init || !cu_count) {
+		dlclose(h);
+		return ga_fail(err, GA_ERR_NO_GPU, "libcuda.so.1 is not a usable CUDA driver");
+	}
+	rc = cu_init(0);
+	if (rc == 0)
+		rc = cu_count(&n);
+	dlclose(h);
+	if (rc != 0 || n <= 0) {
+		const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+		return ga_fail(err, GA_ERR_NO_GPU,
+		               "the CUDA driver sees no usable GPU (cuInit/cuDeviceGetCount error %d, "
+		               "%d devices)%s%s%s", rc, n,
+		               vis ? "; CUDA_VISIBLE_DEVICES is set to '" : "", vis ? vis : "",
+		               vis ? "'" : "");
+	}
+	return 0;
+}
+
+static void note_error(gather_state *g, json_t *rec)
+{
+	const char *code = json_string_value(json_object_get(rec, "code"));
+	const char *msg = json_string_value(json_object_get(rec, "message"));
+	if (!code)
+		code = "cupti";
+	if (!msg)
+		msg = "";
+	if (strcmp(code, "bad_metric") == 0) {
+		const char *m = json_string_value(json_object_get(rec, "metric"));
+		for (size_t i = 0; m && i < g->n_bad; i++)
+			if (strcmp(g->bad_metrics[i], m) == 0)
+				return;
+		if (m)
+			GA_PUSH(g->bad_metrics, g->n_bad, g->cap_bad, ga_xstrdup(m));
+		return;
+	}
+	if (strcmp(code, "permission") == 0)
+		g->permission++;
+	else if (strcmp(code, "another_profiler") == 0)
+		g->another_profiler++;
+	else if (strcmp(code, "unsupported") == 0)
+		g->unsupported++;
+	else
+		g->cupti_errors++;
+	if (!g->first_error)
+		g->first_error = ga_xstrdup(msg);
+}
+
+static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_error *err)
+{
+	size_t len = 0;
+	char *text = ga_read_file(path, &len, err);
+	char *line, *next;
+	long lineno = 0;
+
+	if (!text)
+		return -1;
+	for (line = text; line && *line; line = next) {
+		char *nl = strchr(line, '\n');
+		lineno++;
+		if (!nl) {
+			g->truncated_lines++;   /* cut short by a kill */
+			break;
+		}
+		*nl = '\0';
+		next = nl + 1;
+		json_error_t jerr;
+		json_t *rec = json_loads(line, 0, &jerr);
+		if (!rec) {
+			g->truncated_lines++;
+			continue;
+		}
+		const char *type = json_string_value(json_object_get(rec, "type"));
+		if (!type) {
+			json_decref(rec);
+			continue;
+		}
+		if (strcmp(type, "start") == 0) {
+			g->n_processes++;
+		} else if (strcmp(type, "end") == 0) {
+			g->n_ended++;
+		} else if (strcmp(type, "device") == 0) {
+			if (!g->have_device) {
+				char *where = ga_xasprintf("%s:%ld", path, lineno);
+				if (ga_device_from_json(&p->device, json_object_get(rec, "device"), where,
+				                        err) == 0)
+					g->have_device = 1;
+				free(where);
+				json_t *passes = json_object_get(rec, "passes");
+				if (json_is_integer(passes))
+					p->collection.passes = (int)json_integer_value(passes);
+				json_t *ms = json_object_get(rec, "metrics");
+				size_t i;
+				json_t *m;
+				json_array_foreach(ms, i, m)
+					if (json_is_string(m))
+						ga_profile_add_metric(p, json_string_value(m));
+			}
+		} else if (strcmp(type, "launch") == 0) {
+			char *where = ga_xasprintf("%s:%ld", path, lineno);
+			ga_error lerr = {0};
+			if (ga_launch_from_json(p, rec, where, &lerr) != 0)
+				g->truncated_lines++;
+			free(where);
+		} else if (strcmp(type, "error") == 0) {
+			note_error(g, rec);
+		}
+		json_decref(rec);
+	}
+	free(text);
+	return 0;
+}
+
+static int launch_cmp(const void *a, const void *b)
+{
+	const ga_launch *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+static void remove_run_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (d) {
+		while ((e = readdir(d))) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			char *f = ga_xasprintf("%s/%s", dir, e->d_name);
+			unlink(f);
+			free(f);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static char *iso_now(void)
+{
+	char buf[64];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return ga_xstrdup(buf);
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static char *join_argv(char *const *argv)
+{
+	ga_buf b = {0};
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			ga_buf_putc(&b, ' ');
+		ga_buf_puts(&b, argv[i]);
+	}
+	return ga_buf_take(&b);
+}
+
+int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga_error *err)
+{
+	char tmpl[4096];
+	const char *tmpdir = getenv("TMPDIR");
+	char *dir = NULL, *prog = NULL, *metrics = NULL;
+	ga_buf mb = {0};
+	gather_state g = {0};
+	pid_t child;
+	int status = 0, rc = -1;
+	struct sigaction ign = {0}, old_int, old_quit;
+	double t0;
+
+	memset(res, 0, sizeof(*res));
+	prog = ga_find_program(o->argv[0], err);
+	if (!prog)
+		goto out;
+	if (ga_probe_gpu(err) != 0)
+		goto out;
+	if (access(o->inject_path, R_OK) != 0) {
+		ga_fail(err, GA_ERR_PROFILING, "injection library %s is missing: %s (reinstall gpuadvise "
+		        "or set GPUADVISE_INJECT)", o->inject_path, strerror(errno));
+		goto out;
+	}
+	snprintf(tmpl, sizeof(tmpl), "%s/gpuadvise-run-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	dir = mkdtemp(tmpl) ? ga_xstrdup(tmpl) : NULL;
+	if (!dir) {
+		ga_fail(err, GA_ERR_IO, "cannot create a run directory under %s: %s",
+		        tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < o->n_metrics; i++) {
+		if (i)
+			ga_buf_putc(&mb, ',');
+		ga_buf_puts(&mb, o->metrics[i]);
+	}
+	metrics = ga_buf_take(&mb);
+	for (size_t i = 0; i < o->n_metrics; i++)
+		ga_profile_add_metric(p, o->metrics[i]);
+
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	t0 = now_seconds();
+	fflush(NULL);
+	child = fork();
+	if (child < 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		ga_fail(err, GA_ERR_IO, "fork failed: %s", strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		char buf[64];
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		setenv("CUDA_INJECTION64_PATH", o->inject_path, 1);
+		setenv(GA_ENV_RUN_DIR, dir, 1);
+		setenv(GA_ENV_METRICS, metrics, 1);
+		setenv(GA_ENV_TOOL_VERSION, GA_VERSION, 1);
+		if (o->kernel_filter)
+			setenv(GA_ENV_KERNEL, o->kernel_filter, 1);
+		snprintf(buf, sizeof(buf), "%ld", o->launch_skip);
+		setenv(GA_ENV_LAUNCH_SKIP, buf, 1);
+		snprintf(buf, sizeof(buf), "%ld", o->launch_count);
+		setenv(GA_ENV_LAUNCH_COUNT, buf, 1);
+		snprintf(buf, sizeof(buf), "%ld", o->max_per_kernel);
+		setenv(GA_ENV_MAX_PER_KERNEL, buf, 1);
+		if (o->keep_image)
+			setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
+		if (o->quiet_stdout) {
+			int devnull = open("/dev/null", O_WRONLY);
+			if (devnull >= 0) {
+				dup2(devnull, STDOUT_FILENO);
+				close(devnull);
+			}
+		}
+		execv(prog, o->argv);
+		fprintf(stderr, "gpuadvise: cannot run %s: %s\n", prog, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(child, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = 0;
+			break;
+		}
+	}
+	res->wall_seconds = now_seconds() - t0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (WIFEXITED(status)) {
+		res->exited = 1;
+		res->exit_status = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		res->signal = WTERMSIG(status);
+	}
+
+	/* Gather every process's records. */
+	{
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		if (d) {
+			while ((e = readdir(d))) {
+				if (!ga_str_has_suffix(e->d_name, ".rec"))
+					continue;
+				char *f = ga_xasprintf("%s/%s", dir, e->d_name);
+				ga_error ferr = {0};
+				gather_file(f, p, &g, &ferr);
+				free(f);
+			}
+			closedir(d);
+		}
+	}
+	res->launched = g.n_processes > 0 || !(res->exited && res->exit_status == 127);
+	res->cuda_processes = g.n_processes;
+	qsort(p->launches, p->n_launches, sizeof(*p->launches), launch_cmp);
+
+	free(p->collection.date);
+	p->collection.date = iso_now();
+	free(p->collection.mode);
+	p->collection.mode = ga_xstrdup("live");
+	free(p->collection.command);
+	p->collection.command = join_argv(o->argv);
+	free(p->collection.tool_version);
+	p->collection.tool_version = ga_xstrdup(GA_VERSION);
+	{
+		char host[256] = "";
+		gethostname(host, sizeof(host) - 1);
+		free(p->collection.host);
+		p->collection.host = ga_xstrdup(host);
+	}
+	p->collection.wall_seconds = res->wall_seconds;
+	p->collection.app_status = res->exited ? res->exit_status : -1;
+	p->collection.app_signal = res->signal;
+	{
+		ga_buf note = {0};
+		if (res->signal) {
+			p->collection.incomplete = 1;
+			ga_buf_printf(&note, "the application was killed by signal %d (%s); "
+			              "kernels profiled before that are reported. ",
+			              res->signal, strsignal(res->signal));
+		} else if (res->exited && res->exit_status != 0) {
+			p->collection.incomplete = 1;
+			ga_buf_printf(&note, "the application exited with status %d; kernels profiled "
+			              "before that are reported. ", res->exit_status);
+		}
+		if (g.n_ended < g.n_processes)
+			ga_buf_printf(&note, "%d of %d processes ended without the normal exit path "
+			              "(crash, signal or _exit). ", g.n_processes - g.n_ended,
+			              g.n_processes);
+		if (g.truncated_lines)
+			ga_buf_printf(&note, "%d record(s) were cut short and skipped. ",
+			              g.truncated_lines);
+		if (g.n_bad) {
+			ga_buf_puts(&note, "metrics unknown to this GPU, not collected:");
+			for (size_t i = 0; i < g.n_bad; i++)
+				ga_buf_printf(&note, " %s", g.bad_metrics[i]);
+			ga_buf_puts(&note, ". ");
+		}
+		if (note.len) {
+			note.s[note.len - 1] = '\0';
+			free(p->collection.note);
+			p->collection.note = ga_buf_take(&note);
+		}
+		ga_buf_free(&note);
+	}
+
+	if (g.permission) {
+		ga_fail(err, GA_ERR_PERMISSION,
+		        "no permission to read GPU performance counters "
+		        "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ncu calls it ERR_NVGPUCTRPERM).\n"
+		        "  Fix one of:\n"
+		        "  - run as root: sudo gpuadvise ...\n"
+		        "  - grant the capability: sudo setcap cap_sys_admin+ep (or cap_perfmon+ep on "
+		        "newer drivers) on the program\n"
+		        "  - allow every user: put 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' "
+		        "in /etc/modprobe.d/nvidia-profiling.conf, then reload the driver or reboot\n"
+		        "  /proc/driver/nvidia/params shows RmProfilingAdminOnly: 1 while restricted.");
+		goto out;
+	}
+	if (g.another_profiler) {
+		ga_fail(err, GA_ERR_PROFILING, "%s. Only one CUPTI-based tool can attach to a process: "
+		        "run the program without ncu, nsys, cuda-gdb or framework profilers, or unset "
+		        "CUDA_INJECTION64_PATH.", g.first_error);
+		goto out;
+	}
+	if (g.unsupported) {
+		ga_fail(err, GA_ERR_PROFILING, "this GPU setup cannot be profiled: %s. (MPS, vGPU without "
+		        "profiling, confidential computing and MIG slices restrict counter access.)",
+		        g.first_error);
+		goto out;
+	}
+	if (g.cupti_errors && p->n_launches == 0) {
+		ga_fail(err, GA_ERR_PROFILING, "CUPTI failed: %s", g.first_error);
+		goto out;
+	}
+	if (g.n_bad && p->n_launches == 0 && g.have_device == 0) {
+		ga_fail(err, GA_ERR_PROFILING, "none of the requested metrics is known to this GPU");
+		goto out;
+	}
+	if (res->exited && res->exit_status == 127 && g.n_processes == 0) {
+		ga_fail(err, GA_ERR_NOT_FOUND, "%s could not be started", prog);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (dir)
+		remove_run_dir(dir);
+	free(dir);
+	free(prog);
+	free(metrics);
+	free(g.first_error);
+	for (size_t i = 0; i < g.n_bad; i++)
+		free(g.bad_metrics[i]);
+	free(g.bad_metrics);
+	return rc;
+}

@@ -1,0 +1,55 @@
+/* config.h: command-line options, parsed and validated once in main, then
+ * read-only.  Also finds gpuadvise's own files (rules, injection library,
+ * demo programs, recorded profiles) relative to the executable, so the same
+ * binary works from the build tree, from an install, or copied elsewhere. */
+#ifndef GA_CONFIG_H
+#define GA_CONFIG_H
+
+#include <stddef.h>
+
+typedef enum { GA_COLOR_AUTO, GA_COLOR_ALWAYS, GA_COLOR_NEVER } ga_color_mode;
+
+typedef struct {
+	/* what to do */
+	char *const *app_argv;      /* PROGRAM ARGS..., or NULL */
+	char **imports;             /* --import FILE (repeatable) */
+	size_t n_imports;
+	const char *demo;           /* --demo NAME|list|all */
+	int list_rules;
+	const char *explain;
+	const char *check_rules;
+	int list_metrics;
+	const char *chip;           /* --chip, for --list-metrics offline */
+	/* profiling */
+	const char *kernel_filter;
+	long launch_skip;
+	long launch_count;          /* -1: all */
+	long max_per_kernel;        /* 0: unlimited */
+	char **extra_metrics;
+	size_t n_extra_metrics;
+	const char *save_counter_data;
+	/* rules */
+	char **rule_dirs;           /* --rules DIR (repeatable), after the defaults */
+	size_t n_rule_dirs;
+	int no_default_rules;
+	/* output */
+	const char *export_path;    /* -o */
+	const char *format;         /* text | json | markdown */
+	const char *log_file;
+	int fail_on;                /* severity, or -1 */
+	int verbose;
+	int per_launch;
+	ga_color_mode color;
+} ga_config;
+
+/* Directory holding the running executable (malloc'd). */
+char *ga_exe_dir(void);
+/* Default rules directory, injection library, demo program, recorded-profile
+ * directory; malloc'd, or NULL when not found. */
+char *ga_default_rules_dir(void);
+char *ga_user_rules_dir(void);   /* $XDG_CONFIG_HOME/gpuadvise/rules if it exists */
+char *ga_inject_path(void);
+char *ga_demo_program(const char *demo);
+char *ga_recorded_dir(void);
+
+#endif

@@ -1,0 +1,520 @@
+/* demo.c: the bundled demos.  Each demo is a program (kernels/demo_*.cu)
+ * with variants from slow to fixed; `--list-variants` names them and
+ * `--variant V --reps N` runs one, checks its result and prints
+ * "variant V time_ms X check ok".
+ *
+ * Live (GPU present): every variant is profiled once (one launch of each of
+ * its kernels) and timed in a separate plain run.  Recorded (no GPU): the
+ * same data comes from <recorded>/demo-NAME.json, written by
+ * `gpuadvise --demo NAME -o FILE` on a GPU machine:
+ *   {"format": "gpuadvise-demo", "schema": 1, "demo": NAME,
+ *    "variants": [{"name", "description", "time_ms", "profile": {...}}]} */
+#include "demo.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "collect/collect.h"
+#include "ga_build.h"
+#include "profile.h"
+#include "report/report.h"
+#include "rules/engine.h"
+#include "util.h"
+
+typedef struct {
+	const char *name;
+	const char *summary;
+} demo_info;
+
+static const demo_info demos[] = {
+	{"matmul", "naive FP32 matrix multiply -> shared-memory tiles -> tensor cores (WMMA)"},
+	{"coalescing", "strided global loads -> unit-stride, coalesced loads"},
+	{"transpose", "naive transpose -> shared-memory tile -> padded tile (no bank conflicts)"},
+	{"divergence", "even/odd branch on expensive work -> warp-uniform branch"},
+	{"reduction", "interleaved addressing -> sequential addressing -> warp shuffles"},
+	{"latency", "one warp with a dependent chain -> many warps and independent chains"},
+	{"occupancy", "register-heavy kernel -> __launch_bounds__ and fewer live registers"},
+	{"fusion", "bias + GELU + residual as three kernels -> one fused kernel"},
+	{"atomics", "one global atomicAdd per match -> block reduction, one atomic per block"},
+	{"polynomial", "pow() with double literals -> Horner's scheme with float FMAs"},
+};
+
+typedef struct {
+	char *name;
+	char *description;
+	double time_ms;           /* NAN if unknown */
+	ga_profile prof;
+	int have_prof;
+} variant;
+
+typedef struct {
+	char *demo;
+	variant *v;
+	size_t n, cap;
+	int recorded;
+	char *gpu;
+	char *date;
+} demo_run;
+
+static void demo_run_free(demo_run *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->v[i].name);
+		free(r->v[i].description);
+		if (r->v[i].have_prof)
+			ga_profile_free(&r->v[i].prof);
+	}
+	free(r->v);
+	free(r->demo);
+	free(r->gpu);
+	free(r->date);
+	memset(r, 0, sizeof(*r));
+}
+
+static const demo_info *find_demo(const char *name)
+{
+	for (size_t i = 0; i < GA_ARRAY_LEN(demos); i++)
+		if (strcmp(demos[i].name, name) == 0)
+			return &demos[i];
+	return NULL;
+}
+
+/* Run argv, capture stdout (stderr passes through).  Returns exit status or
+ * -1; *out gets the output. */
+static int run_capture(char *const argv[], char **out)
+{
+	int fds[2];
+	pid_t pid;
+	ga_buf b = {0};
+	char chunk[4096];
+	int status = 0;
+
+	*out = NULL;
+	if (pipe(fds) != 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	for (;;) {
+		ssize_t n = read(fds[0], chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++)
+			ga_buf_putc(&b, chunk[i]);
+	}
+	close(fds[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*out = ga_buf_take(&b);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+static int list_variants(const char *prog, demo_run *r, ga_error *err)
+{
+	char *argv[] = {(char *)prog, "--list-variants", NULL};
+	char *out = NULL;
+	int st = run_capture(argv, &out);
+	if (st != 0) {
+		free(out);
+		return ga_fail(err, GA_ERR_PROFILING, "%s --list-variants failed (status %d)", prog, st);
+	}
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		char *tab = strchr(line, '\t');
+		variant v = {0};
+		if (tab)
+			*tab = '\0';
+		v.name = ga_xstrdup(line);
+		v.description = ga_xstrdup(tab ? tab + 1 : "");
+		v.time_ms = NAN;
+		GA_PUSH(r->v, r->n, r->cap, v);
+	}
+	free(out);
+	if (r->n == 0)
+		return ga_fail(err, GA_ERR_PROFILING, "%s lists no variants", prog);
+	return 0;
+}
+
+static double time_variant(const char *prog, const char *variant_name, ga_error *err)
+{
+	char *argv[] = {(char *)prog, "--variant", (char *)variant_name, "--reps", "20",
+	                "--warmup", "3", NULL};
+	char *out = NULL;
+	double ms = NAN;
+	int st = run_capture(argv, &out);
+	const char *t = out ? strstr(out, "time_ms ") : NULL;
+	if (st != 0 || !t) {
+		ga_fail(err, GA_ERR_PROFILING, "%s --variant %s failed (status %d): %s", prog,
+		        variant_name, st, out && *out ? out : "no output");
+	} else {
+		ms = strtod(t + 8, NULL);
+	}
+	if (out && strstr(out, "FAILED"))
+		ga_fail(err, GA_ERR_PROFILING, "%s --variant %s computed a wrong result: %s", prog,
+		        variant_name, out);
+	free(out);
+	return ms;
+}
+
+static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *prog, demo_run *r,
+                         ga_error *err)
+{
+	char *inject = ga_inject_path();
+	int rc = -1;
+
+	if (!inject) {
+		ga_fail(err, GA_ERR_PROFILING, "the injection library was not found");
+		goto out;
+	}
+	if (list_variants(prog, r, err) != 0)
+		goto out;
+	for (size_t i = 0; i < r->n; i++) {
+		variant *v = &r->v[i];
+		char *argv[] = {(char *)prog, "--variant", v->name, "--reps", "1", "--warmup", "0",
+		                NULL};
+		ga_app_result res;
+		ga_live_opts lo = {
+			.argv = argv,
+			.inject_path = inject,
+			.metrics = c->metrics,
+			.n_metrics = c->n_metrics,
+			.launch_count = -1,
+			.quiet_stdout = 1,
+		};
+		fprintf(stderr, "gpuadvise: demo %s: profiling variant %s\n", name, v->name);
+		ga_profile_init(&v->prof);
+		v->have_prof = 1;
+		if (ga_collect_live(&lo, &v->prof, &res, err) != 0)
+			goto out;
+		if (!res.exited || res.exit_status != 0) {
+			ga_fail(err, GA_ERR_PROFILING, "variant %s failed under profiling (status %d, "
+			        "signal %d)", v->name, res.exit_status, res.signal);
+			goto out;
+		}
+		if (v->prof.n_launches == 0) {
+			ga_fail(err, GA_ERR_NO_KERNELS, "variant %s launched no kernel", v->name);
+			goto out;
+		}
+		free(v->prof.collection.mode);
+		v->prof.collection.mode = ga_xasprintf("demo %s/%s", name, v->name);
+		fprintf(stderr, "gpuadvise: demo %s: timing variant %s\n", name, v->name);
+		v->time_ms = time_variant(prog, v->name, err);
+		if (!isfinite(v->time_ms))
+			goto out;
+	}
+	r->gpu = ga_xstrdup(r->v[0].prof.device.name);
+	r->date = ga_xstrdup(r->v[0].prof.collection.date);
+	rc = 0;
+out:
+	free(inject);
+	return rc;
+}
+
+static int load_recorded(const char *name, demo_run *r, ga_error *err)
+{
+	char *dir = ga_recorded_dir();
+	char *path = NULL;
+	json_t *root = NULL, *vs, *jv;
+	json_error_t jerr;
+	size_t i;
+	int rc = -1;
+
+	if (!dir)
+		return ga_fail(err, GA_ERR_NOT_FOUND, "no recorded demo profiles are installed");
+	path = ga_xasprintf("%s/demo-%s.json", dir, name);
+	root = json_load_file(path, 0, &jerr);
+	if (!root) {
+		ga_fail(err, GA_ERR_NOT_FOUND, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+		goto out;
+	}
+	vs = json_object_get(root, "variants");
+	if (!json_is_array(vs) || json_array_size(vs) == 0) {
+		ga_fail(err, GA_ERR_PROFILE, "%s: no variants", path);
+		goto out;
+	}
+	json_array_foreach(vs, i, jv) {
+		variant v = {0};
+		json_t *jp = json_object_get(jv, "profile");
+		char *text = jp ? json_dumps(jp, 0) : NULL;
+		char *label = ga_xasprintf("%s: variants[%zu].profile", path, i);
+		v.name = ga_xstrdup(json_string_value(json_object_get(jv, "name")));
+		v.description = ga_xstrdup(json_string_value(json_object_get(jv, "description")));
+		v.time_ms = json_is_number(json_object_get(jv, "time_ms"))
+		                    ? json_number_value(json_object_get(jv, "time_ms")) : NAN;
+		ga_profile_init(&v.prof);
+		v.have_prof = 1;
+		int lrc = text ? ga_profile_load_string(&v.prof, text, label, err)
+		               : ga_fail(err, GA_ERR_PROFILE, "%s: missing", label);
+		free(text);
+		free(label);
+		if (!v.name)
+			v.name = ga_xstrdup("?");
+		GA_PUSH(r->v, r->n, r->cap, v);
+		if (lrc != 0)
+			goto out;
+	}
+	r->recorded = 1;
+	r->gpu = ga_xstrdup(r->v[0].prof.device.name ? r->v[0].prof.device.name : "unknown GPU");
+	r->date = ga_xstrdup(r->v[0].prof.collection.date ? r->v[0].prof.collection.date : "?");
+	rc = 0;
+out:
+	json_decref(root);
+	free(path);
+	free(dir);
+	return rc;
+}
+
+static int save_recording(const demo_run *r, const char *path, ga_error *err)
+{
+	json_t *root = json_object(), *vs = json_array();
+	json_object_set_new(root, "format", json_string(GA_DEMO_FORMAT));
+	json_object_set_new(root, "schema", json_integer(1));
+	json_object_set_new(root, "demo", json_string(r->demo));
+	for (size_t i = 0; i < r->n; i++) {
+		json_t *v = json_object();
+		json_object_set_new(v, "name", json_string(r->v[i].name));
+		json_object_set_new(v, "description", json_string(r->v[i].description));
+		json_object_set_new(v, "time_ms", isfinite(r->v[i].time_ms)
+		                                          ? json_real(r->v[i].time_ms) : json_null());
+		json_object_set_new(v, "profile", (json_t *)ga_profile_to_json(&r->v[i].prof));
+		json_array_append_new(vs, v);
+	}
+	json_object_set_new(root, "variants", vs);
+	char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	json_decref(root);
+	ga_buf b = {0};
+	ga_buf_puts(&b, text);
+	ga_buf_putc(&b, '\n');
+	free(text);
+	int rc = ga_write_file_atomic(path, b.s, b.len, err);
+	ga_buf_free(&b);
+	return rc;
+}
+
+/* ---- comparison ---------------------------------------------------------- */
+
+typedef struct {
+	ga_analysis a;
+	int ok;
+	const ga_finding *top;
+	ga_class klass;             /* class of the variant's biggest kernel */
+} variant_result;
+
+static int rule_fires(const ga_analysis *a, const ga_rule *r)
+{
+	for (size_t i = 0; i < a->n_findings; i++)
+		if (a->findings[i].rule == r)
+			return 1;
+	return 0;
+}
+
+static const char *verdict(double measured, double lo, double hi)
+{
+	if (!isfinite(measured))
+		return "not measured";
+	if (measured > hi)
+		return "above the range";
+	if (measured >= lo)
+		return "inside the range";
+	return "below the range";
+}
+
+typedef struct {
+	const char *demo;
+	char before[16], after[16];
+	char top[64];
+	double lo, hi, estimate_x, measured;
+	int gone;
+	int ok;
+} summary_row;
+
+static int show_demo(const ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
+{
+	variant_result *res = ga_xcalloc(r->n, sizeof(*res));
+	ga_analyze_opts ao = {.verbose = c->cfg->verbose};
+	ga_error err = {0};
+	int rc = 0;
+	char label[512];
+	char b1[32], b2[32], b3[32];
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (ga_analyze(&r->v[i].prof, c->rules, &ao, &res[i].a, &err) != 0) {
+			fprintf(stderr, "gpuadvise: %s\n", err.msg);
+			rc = 3;
+			goto out;
+		}
+		res[i].ok = 1;
+		res[i].top = res[i].a.n_findings ? &res[i].a.findings[0] : NULL;
+		res[i].klass = res[i].a.n_groups ? res[i].a.groups[0].klass : GA_CLASS_NONE;
+	}
+
+	fprintf(out, "Demo %s: ", r->demo);
+	for (size_t i = 0; i < r->n; i++)
+		fprintf(out, "%s%s", i ? " -> " : "", r->v[i].name);
+	fprintf(out, "\n\n");
+	if (r->recorded)
+		snprintf(label, sizeof(label), "RECORDED on %s, %s (no GPU here: showing the profile "
+		         "recorded on the GPU machine)", r->gpu, r->date);
+	fprintf(out, "Step 1: profile the slow variant, %s (%s)\n\n", r->v[0].name,
+	        r->v[0].description);
+	ga_report_opts ro = {.color = c->color, .verbose = c->cfg->verbose, .width = 80,
+	                     .recorded_label = r->recorded ? label : NULL};
+	ga_report_text(out, &res[0].a, c->rules, &ro);
+
+	fprintf(out, "\nStep 2: apply the fixes and profile again\n\n");
+	const ga_finding *top = res[0].top;
+	fprintf(out, "  %-16s %10s %8s  %-10s  %-28s %s\n", "variant", "time", "speedup", "class",
+	        "top finding", top ? "first finding" : "");
+	for (size_t i = 0; i < r->n; i++) {
+		double sp = r->v[0].time_ms / r->v[i].time_ms;
+		const ga_finding *t = res[i].top;
+		fprintf(out, "  %-16s %10s %8s  %-10s  %-28s %s\n", r->v[i].name,
+		        ga_fmt_duration(r->v[i].time_ms * 1e6, b1, sizeof(b1)),
+		        ga_fmt_speedup(sp, b2, sizeof(b2)),
+		        res[i].klass == GA_CLASS_NONE ? "-" : ga_class_name(res[i].klass),
+		        t ? t->rule->id : "-",
+		        top ? (rule_fires(&res[i].a, top->rule) ? "still fires" : "gone") : "");
+	}
+	if (top && r->n > 1) {
+		double measured = r->v[0].time_ms / r->v[1].time_ms;
+		double est_x = ga_estimate_speedup(top->estimate);
+		fprintf(out, "\n  The advice for %s (%s) expected %s and estimated %s for its kernel;\n"
+		        "  the fix in %s measured %s: %s.\n", r->v[0].name, top->rule->id,
+		        ga_fmt_speedup_range(top->rule->speedup_min, top->rule->speedup_max, b1,
+		                             sizeof(b1)),
+		        ga_fmt_speedup(est_x, b2, sizeof(b2)), r->v[1].name,
+		        ga_fmt_speedup(measured, b3, sizeof(b3)),
+		        verdict(measured, top->rule->speedup_min, top->rule->speedup_max));
+	}
+	if (row) {
+		row->demo = r->demo;
+		snprintf(row->before, sizeof(row->before), "%s",
+		         res[0].klass == GA_CLASS_NONE ? "-" : ga_class_name(res[0].klass));
+		snprintf(row->after, sizeof(row->after), "%s",
+		         res[r->n - 1].klass == GA_CLASS_NONE ? "-" : ga_class_name(res[r->n - 1].klass));
+		snprintf(row->top, sizeof(row->top), "%s", top ? top->rule->id : "-");
+		row->lo = top ? top->rule->speedup_min : NAN;
+		row->hi = top ? top->rule->speedup_max : NAN;
+		row->estimate_x = top ? ga_estimate_speedup(top->estimate) : NAN;
+		row->measured = r->n > 1 ? r->v[0].time_ms / r->v[1].time_ms : NAN;
+		row->gone = top && r->n > 1 ? !rule_fires(&res[1].a, top->rule) : 0;
+		row->ok = 1;
+	}
+out:
+	for (size_t i = 0; i < r->n; i++)
+		if (res[i].ok)
+			ga_analysis_free(&res[i].a);
+	free(res);
+	return rc;
+}
+
+static int gpu_available(void)
+{
+	ga_error err = {0};
+	return GA_HAVE_CUPTI && ga_probe_gpu(&err) == 0;
+}
+
+static int one_demo(const ga_demo_ctx *c, const char *name, FILE *out, summary_row *row,
+                    const char *export_path)
+{
+	demo_run r = {0};
+	ga_error err = {0};
+	char *prog = ga_demo_program(name);
+	int rc = 0;
+
+	r.demo = ga_xstrdup(name);
+	if (prog && gpu_available()) {
+		if (run_live_demo(c, name, prog, &r, &err) != 0) {
+			fprintf(stderr, "gpuadvise: demo %s: %s\n", name, err.msg);
+			rc = 4;
+			goto out;
+		}
+	} else {
+		if (load_recorded(name, &r, &err) != 0) {
+			fprintf(stderr, "gpuadvise: demo %s: no GPU here and no recording: %s\n", name,
+			        err.msg);
+			rc = 4;
+			goto out;
+		}
+	}
+	if (export_path && !r.recorded && save_recording(&r, export_path, &err) != 0) {
+		fprintf(stderr, "gpuadvise: %s\n", err.msg);
+		rc = 2;
+		goto out;
+	}
+	rc = show_demo(c, &r, out, row);
+out:
+	demo_run_free(&r);
+	free(prog);
+	return rc;
+}
+
+int ga_demo_main(const ga_demo_ctx *c)
+{
+	const char *name = c->cfg->demo;
+	FILE *out = stdout;
+	char b1[32], b2[32], b3[32];
+
+	if (strcmp(name, "list") == 0) {
+		for (size_t i = 0; i < GA_ARRAY_LEN(demos); i++)
+			fprintf(out, "%-12s %s\n", demos[i].name, demos[i].summary);
+		return 0;
+	}
+	if (strcmp(name, "all") == 0) {
+		summary_row rows[GA_ARRAY_LEN(demos)];
+		int worst = 0;
+		memset(rows, 0, sizeof(rows));
+		for (size_t i = 0; i < GA_ARRAY_LEN(demos); i++) {
+			char *exp = NULL;
+			if (c->cfg->export_path)
+				exp = ga_xasprintf("%s/demo-%s.json", c->cfg->export_path, demos[i].name);
+			int rc = one_demo(c, demos[i].name, out, &rows[i], exp);
+			free(exp);
+			if (rc > worst)
+				worst = rc;
+			fprintf(out, "\n");
+		}
+		fprintf(out, "Summary\n  %-11s %-10s %-10s %-28s %-9s %-9s %-9s %s\n", "demo", "before",
+		        "after", "top finding", "expected", "estimate", "measured", "verdict");
+		for (size_t i = 0; i < GA_ARRAY_LEN(demos); i++) {
+			summary_row *s = &rows[i];
+			if (!s->ok) {
+				fprintf(out, "  %-11s (failed)\n", demos[i].name);
+				continue;
+			}
+			fprintf(out, "  %-11s %-10s %-10s %-28s %-9s %-9s %-9s %s\n", s->demo, s->before,
+			        s->after, s->top, ga_fmt_speedup_range(s->lo, s->hi, b1, sizeof(b1)),
+			        ga_fmt_speedup(s->estimate_x, b2, sizeof(b2)),
+			        ga_fmt_speedup(s->measured, b3, sizeof(b3)),
+			        verdict(s->measured, s->lo, s->hi));
+		}
+		return worst;
+	}
+	if (!find_demo(name)) {
+		fprintf(stderr, "gpuadvise: no demo '%s' (gpuadvise --demo list shows them)\n", name);
+		return 2;
+	}
+	return one_demo(c, name, out, NULL, c->cfg->export_path);
+}

@@ -1,0 +1,729 @@
+/* main.c: command line, dispatch, and the one place where errors become exit
+ * statuses:
+ *   0  success
+ *   1  findings at or above --fail-on
+ *   2  usage error, PROGRAM or input file not found
+ *   3  rule file errors
+ *   4  profiling error: no GPU, no counter permission, CUPTI failure, no kernel
+ *   the application's own status when it fails (128 + N when killed by signal N) */
+#include <argp.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "collect/collect.h"
+#include "config.h"
+#include "demo.h"
+#include "ga_build.h"
+#include "profile.h"
+#include "report/report.h"
+#include "rules/engine.h"
+#include "rules/rules.h"
+#include "util.h"
+
+#if GA_HAVE_CUPTI
+#include "collect/collect.h"
+#endif
+
+enum {
+	EXIT_FINDINGS = 1,
+	EXIT_USAGE = 2,
+	EXIT_RULES = 3,
+	EXIT_PROFILING = 4,
+};
+
+enum {
+	OPT_IMPORT = 'i',
+	OPT_LIST_RULES = 1000,
+	OPT_EXPLAIN,
+	OPT_CHECK_RULES,
+	OPT_LIST_METRICS,
+	OPT_CHIP,
+	OPT_MAX_PER_KERNEL,
+	OPT_METRICS,
+	OPT_SAVE_COUNTER_DATA,
+	OPT_LOG_FILE,
+	OPT_FAIL_ON,
+	OPT_PER_LAUNCH,
+	OPT_COLOR,
+	OPT_DEMO,
+	OPT_NO_DEFAULT_RULES,
+};
+
+const char *argp_program_version = "gpuadvise " GA_VERSION;
+const char *argp_program_bug_address = NULL;
+
+static const char doc[] =
+	"Profile the CUDA kernels of PROGRAM, classify each one as compute, memory, latency or "
+	"divergence bound, and print the fixes that will save the most time first."
+	"\v"
+	"Examples:\n"
+	"  gpuadvise ./app --size 4096         profile every kernel of an unmodified program\n"
+	"  gpuadvise -k regex:gemm -c 5 ./app  only kernels matching 'gemm', at most 5 launches\n"
+	"  gpuadvise -o run.json ./app         also keep the profile as JSON\n"
+	"  gpuadvise --import run.json         analyse a saved profile (no GPU needed)\n"
+	"  gpuadvise --import run.json -f markdown   summary for a pull-request comment\n"
+	"  gpuadvise --demo matmul             a bundled sample, before and after its fix\n"
+	"  gpuadvise --demo list               the bundled samples\n"
+	"  gpuadvise --explain uncoalesced-global-access\n"
+	"\n"
+	"Exit status: 0 ok; 1 findings at or above --fail-on; 2 usage error or missing file; "
+	"3 rule file errors; 4 profiling failed (no GPU, no counter permission, no kernel "
+	"launched); otherwise the application's own failing status.\n"
+	"See gpuadvise(1) and gpuadvise-rules(5).";
+
+static const char args_doc[] = "PROGRAM [ARGS...]\n--import FILE\n--demo NAME|list|all";
+
+static struct argp_option options[] = {
+	{0, 0, 0, 0, "Profiling (names as in Nsight Compute):", 1},
+	{"kernel-name", 'k', "NAME", 0, "Profile only kernels named NAME (function name, "
+	 "demangled or mangled), or matching regex:RE (POSIX extended)", 1},
+	{"launch-skip", 's', "N", 0, "Skip the first N matching launches", 1},
+	{"launch-count", 'c', "N", 0, "Profile at most N launches, then let the program run at "
+	 "full speed", 1},
+	{"max-per-kernel", OPT_MAX_PER_KERNEL, "N", 0, "Profile each (kernel, grid, block) at most "
+	 "N times; later repeats run unprofiled (default 0: no limit)", 1},
+	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics (comma-separated)", 1},
+	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
+	 "Write the first raw counter-data image to FILE (test fixtures)", 1},
+	{0, 0, 0, 0, "Input and output:", 2},
+	{"import", OPT_IMPORT, "FILE", 0, "Analyse a saved profile (or JSON report) instead of "
+	 "running a program", 2},
+	{"export", 'o', "FILE", 0, "Write the profile as JSON to FILE", 2},
+	{"format", 'f', "FMT", 0, "Report format: text (default), json, markdown", 2},
+	{"log-file", OPT_LOG_FILE, "FILE", 0, "Write the report to FILE instead of standard "
+	 "output", 2},
+	{"fail-on", OPT_FAIL_ON, "SEVERITY", 0, "Exit with status 1 when a finding of SEVERITY "
+	 "(low, medium, high) or above is reported", 2},
+	{"verbose", 'v', 0, 0, "Show every finding, the class reasoning and why rules did not "
+	 "fire", 2},
+	{"per-launch", OPT_PER_LAUNCH, 0, 0, "List every launch of each kernel", 2},
+	{"color", OPT_COLOR, "WHEN", 0, "Colour: auto (default: only on a terminal, never when "
+	 "NO_COLOR is set), always, never", 2},
+	{0, 0, 0, 0, "Rules:", 3},
+	{"rules", 'r', "DIR", 0, "Also load rules from DIR; rules with the same id replace "
+	 "earlier ones (repeatable)", 3},
+	{"no-default-rules", OPT_NO_DEFAULT_RULES, 0, 0, "Do not load the installed rules", 3},
+	{"list-rules", OPT_LIST_RULES, 0, 0, "List the loaded rules", 3},
+	{"explain", OPT_EXPLAIN, "ID", 0, "Explain a rule: what it measures, why it matters, the "
+	 "fix", 3},
+	{"check-rules", OPT_CHECK_RULES, "DIR", 0, "Check the rule files in DIR and report every "
+	 "error as FILE:LINE:COL", 3},
+	{"list-metrics", OPT_LIST_METRICS, 0, 0, "List the CUPTI metrics the rules read (with "
+	 "--chip, also the replay passes they cost)", 3},
+	{"chip", OPT_CHIP, "CHIP", 0, "Chip for --list-metrics, e.g. GH100 (no GPU needed)", 3},
+	{0, 0, 0, 0, "Demos:", 4},
+	{"demo", OPT_DEMO, "NAME", 0, "Run a bundled sample before and after its fix: a demo "
+	 "name, 'list' or 'all'.  With no GPU, show its recorded profile", 4},
+	{0},
+};
+
+typedef struct {
+	ga_config *cfg;
+	size_t cap_imports, cap_rule_dirs, cap_extra;
+} parse_state;
+
+static long parse_count(struct argp_state *state, const char *opt, const char *arg)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || *end || v < 0 || end == arg)
+		argp_error(state, "%s expects a non-negative integer, not '%s'", opt, arg);
+	return v;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	parse_state *ps = state->input;
+	ga_config *c = ps->cfg;
+
+	switch (key) {
+	case 'k':
+		c->kernel_filter = arg;
+		break;
+	case 's':
+		c->launch_skip = parse_count(state, "--launch-skip", arg);
+		break;
+	case 'c':
+		c->launch_count = parse_count(state, "--launch-count", arg);
+		break;
+	case OPT_MAX_PER_KERNEL:
+		c->max_per_kernel = parse_count(state, "--max-per-kernel", arg);
+		break;
+	case OPT_METRICS: {
+		char *copy = ga_xstrdup(arg), *save = NULL;
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			GA_PUSH(c->extra_metrics, c->n_extra_metrics, ps->cap_extra, ga_xstrdup(t));
+		free(copy);
+		break;
+	}
+	case OPT_SAVE_COUNTER_DATA:
+		c->save_counter_data = arg;
+		break;
+	case OPT_IMPORT:
+		GA_PUSH(c->imports, c->n_imports, ps->cap_imports, arg);
+		break;
+	case 'o':
+		c->export_path = arg;
+		break;
+	case 'f':
+		if (!ga_reporter_find(arg))
+			argp_error(state, "unknown format '%s' (text, json, markdown)", arg);
+		c->format = arg;
+		break;
+	case OPT_LOG_FILE:
+		c->log_file = arg;
+		break;
+	case OPT_FAIL_ON:
+		c->fail_on = ga_severity_from_name(arg);
+		if (c->fail_on < 0)
+			argp_error(state, "--fail-on expects low, medium or high, not '%s'", arg);
+		break;
+	case 'v':
+		c->verbose = 1;
+		break;
+	case OPT_PER_LAUNCH:
+		c->per_launch = 1;
+		break;
+	case OPT_COLOR:
+		if (strcmp(arg, "auto") == 0)
+			c->color = GA_COLOR_AUTO;
+		else if (strcmp(arg, "always") == 0)
+			c->color = GA_COLOR_ALWAYS;
+		else if (strcmp(arg, "never") == 0)
+			c->color = GA_COLOR_NEVER;
+		else
+			argp_error(state, "--color expects auto, always or never, not '%s'", arg);
+		break;
+	case 'r':
+		GA_PUSH(c->rule_dirs, c->n_rule_dirs, ps->cap_rule_dirs, arg);
+		break;
+	case OPT_NO_DEFAULT_RULES:
+		c->no_default_rules = 1;
+		break;
+	case OPT_LIST_RULES:
+		c->list_rules = 1;
+		break;
+	case OPT_EXPLAIN:
+		c->explain = arg;
+		break;
+	case OPT_CHECK_RULES:
+		c->check_rules = arg;
+		break;
+	case OPT_LIST_METRICS:
+		c->list_metrics = 1;
+		break;
+	case OPT_CHIP:
+		c->chip = arg;
+		break;
+	case OPT_DEMO:
+		c->demo = arg;
+		break;
+	case ARGP_KEY_ARG:
+		/* PROGRAM: everything from here on belongs to the application. */
+		c->app_argv = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END: {
+		int modes = (c->app_argv != NULL) + (c->n_imports > 0) + (c->demo != NULL) +
+		            (c->check_rules != NULL);
+		int info = c->list_rules || c->explain || c->list_metrics;
+		if (modes > 1)
+			argp_error(state, "give only one of PROGRAM, --import, --demo, --check-rules");
+		if (modes == 0 && !info)
+			argp_error(state, "no PROGRAM to profile (or --import FILE, --demo NAME)");
+		break;
+	}
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static struct argp argp = {options, parse_opt, args_doc, doc, NULL, NULL, NULL};
+
+/* ---- rules --------------------------------------------------------------- */
+
+static int load_rules(const ga_config *cfg, ga_ruleset *rs)
+{
+	ga_diags d = {0};
+	char *def = NULL, *user = NULL;
+	int rc = 0;
+
+	if (!cfg->no_default_rules) {
+		def = ga_default_rules_dir();
+		if (!def) {
+			fprintf(stderr, "gpuadvise: the installed rules were not found (set "
+			        "GPUADVISE_RULES_DIR or use --rules DIR)\n");
+			return EXIT_RULES;
+		}
+		ga_rules_load_dir(rs, def, &d);
+		user = ga_user_rules_dir();
+		if (user)
+			ga_rules_load_dir(rs, user, &d);
+	}
+	for (size_t i = 0; i < cfg->n_rule_dirs; i++)
+		ga_rules_load_dir(rs, cfg->rule_dirs[i], &d);
+	if (d.n == 0)
+		ga_ruleset_validate(rs, &d);
+	if (d.n) {
+		ga_diags_print(&d, stderr);
+		fprintf(stderr, "gpuadvise: %zu error%s in rule files\n", d.n, d.n == 1 ? "" : "s");
+		rc = EXIT_RULES;
+	}
+	ga_diags_free(&d);
+	free(def);
+	free(user);
+	return rc;
+}
+
+static int check_rules(const char *dir)
+{
+	ga_ruleset rs;
+	ga_diags d = {0};
+	int rc = 0;
+
+	ga_ruleset_init(&rs);
+	ga_rules_load_dir(&rs, dir, &d);
+	if (d.n == 0)
+		ga_ruleset_validate(&rs, &d);
+	if (d.n) {
+		ga_diags_print(&d, stderr);
+		fprintf(stderr, "gpuadvise: %zu error%s in %s\n", d.n, d.n == 1 ? "" : "s", dir);
+		rc = EXIT_RULES;
+	} else {
+		printf("%s: %zu rules and the classifier are valid\n", dir, rs.n_rules);
+	}
+	ga_diags_free(&d);
+	ga_ruleset_free(&rs);
+	return rc;
+}
+
+static int list_rules(const ga_ruleset *rs)
+{
+	printf("%-30s %-10s %-6s %-9s %s\n", "ID", "CLASS", "ORDER", "SEVERITY", "TITLE");
+	for (size_t i = 0; i < rs->n_rules; i++) {
+		const ga_rule *r = &rs->rules[i];
+		printf("%-30s %-10s %-6d %-9s %s\n", r->id, ga_class_name(r->klass), r->checklist,
+		       ga_severity_name(r->severity), r->title);
+	}
+	return 0;
+}
+
+static void print_block(const char *title, const char *text, int indent)
+{
+	if (!text || !*text)
+		return;
+	printf("%s\n", title);
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		printf("%*s%.*s\n", n ? indent : 0, "", (int)n, p);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	printf("\n");
+}
+
+static int explain_rule(const ga_ruleset *rs, const char *id)
+{
+	const ga_rule *r = ga_ruleset_find(rs, id);
+	if (!r) {
+		fprintf(stderr, "gpuadvise: no rule '%s' (gpuadvise --list-rules shows them)\n", id);
+		return EXIT_USAGE;
+	}
+	printf("%s: %s\n", r->id, r->title);
+	printf("class %s, checklist item %d, severity %s, expected speedup %g-%gx\n",
+	       ga_class_name(r->klass), r->checklist, ga_severity_name(r->severity),
+	       r->speedup_min, r->speedup_max);
+	printf("file: %s\n\n", r->path ? r->path : "?");
+	print_block("Why it matters:", r->explain, 2);
+	print_block("Fix:", r->fix, 2);
+	print_block("Example:", r->example, 4);
+	printf("Fires when: %s\n", r->when_src);
+	printf("Estimated saving (fraction of the kernel's time): %s\n", r->estimate_src);
+	for (size_t i = 0; i < r->n_metrics; i++)
+		printf("  %s = %s\n", r->metrics[i].name, r->metrics[i].src);
+	return 0;
+}
+
+/* Metrics to collect: what the rules read, plus --metrics, plus duration. */
+static size_t collect_metrics(const ga_config *cfg, const ga_ruleset *rs, char ***out)
+{
+	char **names = NULL;
+	size_t n = ga_ruleset_metric_names(rs, &names), cap = n;
+	int have_duration = 0;
+	for (size_t i = 0; i < n; i++)
+		have_duration |= strcmp(names[i], "gpu__time_duration.sum") == 0;
+	if (!have_duration)
+		GA_PUSH(names, n, cap, ga_xstrdup("gpu__time_duration.sum"));
+	for (size_t i = 0; i < cfg->n_extra_metrics; i++) {
+		int dup = 0;
+		for (size_t j = 0; j < n; j++)
+			dup |= strcmp(names[j], cfg->extra_metrics[i]) == 0;
+		if (!dup)
+			GA_PUSH(names, n, cap, ga_xstrdup(cfg->extra_metrics[i]));
+	}
+	*out = names;
+	return n;
+}
+
+static void free_names(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static int list_metrics(const ga_config *cfg, const ga_ruleset *rs)
+{
+	char **names = NULL;
+	size_t n = collect_metrics(cfg, rs, &names);
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		printf("%s\n", names[i]);
+	if (cfg->chip) {
+#if GA_HAVE_CUPTI
+		ga_error err = {0};
+		ga_host *h = ga_host_new(cfg->chip, NULL, &err);
+		if (!h) {
+			fprintf(stderr, "gpuadvise: %s\n", err.msg);
+			rc = EXIT_PROFILING;
+		} else {
+			size_t bad = 0, passes = 0, size = 0;
+			uint8_t *img = NULL;
+			for (size_t i = 0; i < n; i++)
+				if (!ga_host_metric_valid(h, names[i])) {
+					fprintf(stderr, "gpuadvise: %s: unknown metric on %s\n", names[i],
+					        cfg->chip);
+					bad++;
+				}
+			if (bad) {
+				rc = EXIT_RULES;
+			} else if (ga_host_config(h, (const char *const *)names, n, &img, &size,
+			                          &passes, &err) != 0) {
+				fprintf(stderr, "gpuadvise: %s\n", err.msg);
+				rc = EXIT_PROFILING;
+			} else {
+				printf("# %zu metrics, %zu replay passes per kernel on %s\n", n, passes,
+				       cfg->chip);
+			}
+			free(img);
+			ga_host_free(h);
+		}
+#else
+		fprintf(stderr, "gpuadvise: built without CUPTI: --chip is not available\n");
+		rc = EXIT_PROFILING;
+#endif
+	}
+	free_names(names, n);
+	return rc;
+}
+
+/* ---- profiles ------------------------------------------------------------ */
+
+/* Load a profile, or the profile embedded in a gpuadvise JSON report. */
+static int load_profile(const char *path, ga_profile *p, ga_error *err)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr);
+	if (root) {
+		const char *fmt = json_string_value(json_object_get(root, "format"));
+		if (fmt && strcmp(fmt, "gpuadvise-report") == 0) {
+			json_t *prof = json_object_get(root, "profile");
+			char *text = prof ? json_dumps(prof, 0) : NULL;
+			int rc;
+			if (!text) {
+				json_decref(root);
+				return ga_fail(err, GA_ERR_PROFILE, "%s: report has no 'profile'", path);
+			}
+			rc = ga_profile_load_string(p, text, path, err);
+			free(text);
+			json_decref(root);
+			if (rc == 0) {
+				free(p->source_path);
+				p->source_path = ga_xstrdup(path);
+			}
+			return rc;
+		}
+		json_decref(root);
+	}
+	return ga_profile_load(p, path, err);
+}
+
+static int exit_for_error(const ga_error *err)
+{
+	switch (err->code) {
+	case GA_ERR_USAGE:
+	case GA_ERR_NOT_FOUND:
+		return EXIT_USAGE;
+	case GA_ERR_RULES:
+		return EXIT_RULES;
+	case GA_ERR_PROFILING:
+	case GA_ERR_NO_GPU:
+	case GA_ERR_PERMISSION:
+	case GA_ERR_NO_KERNELS:
+		return EXIT_PROFILING;
+	case GA_ERR_PROFILE:
+	case GA_ERR_IO:
+	default:
+		return EXIT_USAGE;
+	}
+}
+
+static int use_color(const ga_config *cfg, FILE *out)
+{
+	if (cfg->color == GA_COLOR_ALWAYS)
+		return 1;
+	if (cfg->color == GA_COLOR_NEVER)
+		return 0;
+	const char *nc = getenv("NO_COLOR");
+	if (nc && *nc)
+		return 0;
+	return isatty(fileno(out));
+}
+
+/* Analyse and report one profile; returns the exit status for findings. */
+static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const ga_profile *p,
+                              const char *recorded_label)
+{
+	ga_analysis a;
+	ga_error err = {0};
+	ga_analyze_opts ao = {.verbose = cfg->verbose};
+	FILE *out = stdout;
+	int rc = 0;
+
+	if (ga_analyze(p, rs, &ao, &a, &err) != 0) {
+		fprintf(stderr, "gpuadvise: %s\n", err.msg);
+		return exit_for_error(&err);
+	}
+	if (cfg->log_file) {
+		out = fopen(cfg->log_file, "w");
+		if (!out) {
+			fprintf(stderr, "gpuadvise: cannot write %s: %s\n", cfg->log_file,
+			        strerror(errno));
+			ga_analysis_free(&a);
+			return EXIT_USAGE;
+		}
+	}
+	ga_report_opts ro = {
+		.color = use_color(cfg, out),
+		.verbose = cfg->verbose,
+		.per_launch = cfg->per_launch,
+		.width = 80,
+		.recorded_label = recorded_label,
+	};
+	const ga_reporter *rep = ga_reporter_find(cfg->format ? cfg->format : "text");
+	if (rep->write(out, &a, rs, &ro) != 0 || fflush(out) != 0) {
+		fprintf(stderr, "gpuadvise: writing the report failed: %s\n", strerror(errno));
+		rc = EXIT_USAGE;
+	}
+	if (out != stdout)
+		fclose(out);
+	if (rc == 0 && cfg->fail_on >= 0 && ga_analysis_max_severity(&a) >= cfg->fail_on)
+		rc = EXIT_FINDINGS;
+	ga_analysis_free(&a);
+	return rc;
+}
+
+static int export_profile(const ga_config *cfg, const ga_profile *p)
+{
+	ga_error err = {0};
+	if (!cfg->export_path)
+		return 0;
+	char *text = ga_profile_to_string(p, 2);
+	size_t len = strlen(text);
+	int rc = ga_write_file_atomic(cfg->export_path, text, len, &err);
+	free(text);
+	if (rc != 0) {
+		fprintf(stderr, "gpuadvise: %s\n", err.msg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int run_import(const ga_config *cfg, const ga_ruleset *rs)
+{
+	ga_profile p;
+	ga_error err = {0};
+	int rc;
+
+	ga_profile_init(&p);
+	for (size_t i = 0; i < cfg->n_imports; i++) {
+		ga_profile one;
+		ga_profile_init(&one);
+		if (load_profile(cfg->imports[i], &one, &err) != 0) {
+			fprintf(stderr, "gpuadvise: %s\n", err.msg);
+			ga_profile_free(&one);
+			ga_profile_free(&p);
+			return err.code == GA_ERR_NOT_FOUND ? EXIT_USAGE : EXIT_USAGE;
+		}
+		if (i == 0) {
+			p = one;
+			continue;
+		}
+		/* Several files: pool their launches (processes stay apart by pid). */
+		for (size_t k = 0; k < one.n_launches; k++) {
+			ga_launch *src = &one.launches[k];
+			ga_launch *dst = ga_profile_add_launch(&p);
+			double *vals = dst->values;
+			*dst = *src;
+			dst->values = vals;
+			for (size_t m = 0; m < one.n_metrics; m++) {
+				size_t slot = ga_profile_add_metric(&p, one.metrics[m]);
+				dst = &p.launches[p.n_launches - 1];
+				dst->values[slot] = src->values[m];
+			}
+			free(src->values);
+			memset(src, 0, sizeof(*src));
+		}
+		ga_profile_free(&one);
+	}
+	rc = analyse_and_report(cfg, rs, &p, NULL);
+	if (rc == 0 || rc == EXIT_FINDINGS) {
+		int e = export_profile(cfg, &p);
+		if (e)
+			rc = e;
+	}
+	ga_profile_free(&p);
+	return rc;
+}
+
+static int app_failure_status(const ga_app_result *r)
+{
+	if (r->signal)
+		return 128 + r->signal;
+	if (r->exited && r->exit_status != 0)
+		return r->exit_status;
+	return 0;
+}
+
+static int run_live(const ga_config *cfg, const ga_ruleset *rs)
+{
+	ga_profile p;
+	ga_error err = {0};
+	ga_app_result res;
+	char **metrics = NULL;
+	size_t n_metrics = collect_metrics(cfg, rs, &metrics);
+	char *inject = ga_inject_path();
+	int rc = 0, app_rc;
+
+	ga_profile_init(&p);
+	if (!GA_HAVE_CUPTI || !inject) {
+		/* Still say "not found" for a missing program first. */
+		char *prog = ga_find_program(cfg->app_argv[0], &err);
+		if (!prog) {
+			fprintf(stderr, "gpuadvise: %s\n", err.msg);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		free(prog);
+		fprintf(stderr, "gpuadvise: this gpuadvise was built without CUPTI (live profiling "
+		        "is unavailable); use --import FILE to analyse a saved profile\n");
+		rc = EXIT_PROFILING;
+		goto out;
+	}
+	ga_live_opts lo = {
+		.argv = cfg->app_argv,
+		.inject_path = inject,
+		.metrics = metrics,
+		.n_metrics = n_metrics,
+		.kernel_filter = cfg->kernel_filter,
+		.launch_skip = cfg->launch_skip,
+		.launch_count = cfg->launch_count,
+		.max_per_kernel = cfg->max_per_kernel,
+		.keep_image = cfg->save_counter_data,
+	};
+	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
+		fprintf(stderr, "gpuadvise: %s\n", err.msg);
+		app_rc = app_failure_status(&res);
+		rc = app_rc ? app_rc : exit_for_error(&err);
+		goto out;
+	}
+	app_rc = app_failure_status(&res);
+	if (p.collection.note)
+		fprintf(stderr, "gpuadvise: note: %s\n", p.collection.note);
+	if (p.n_launches == 0) {
+		if (res.cuda_processes == 0)
+			fprintf(stderr, "gpuadvise: %s did not initialise CUDA, so no kernel was "
+			        "profiled (if it does use CUDA, the driver may have failed to load %s: "
+			        "LD_DEBUG=libs shows why)\n", cfg->app_argv[0], inject);
+		else if (cfg->kernel_filter || cfg->launch_skip)
+			fprintf(stderr, "gpuadvise: no kernel launch matched the filters "
+			        "(-k/--launch-skip)\n");
+		else
+			fprintf(stderr, "gpuadvise: %s launched no CUDA kernel (kernels in CUDA "
+			        "graphs are not seen by launch callbacks)\n", cfg->app_argv[0]);
+		rc = app_rc ? app_rc : EXIT_PROFILING;
+		goto out;
+	}
+	rc = analyse_and_report(cfg, rs, &p, NULL);
+	if (rc == 0 || rc == EXIT_FINDINGS) {
+		int e = export_profile(cfg, &p);
+		if (e)
+			rc = e;
+	}
+	if (app_rc)
+		rc = app_rc;
+out:
+	free_names(metrics, n_metrics);
+	free(inject);
+	ga_profile_free(&p);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	ga_config cfg = {.launch_count = -1, .fail_on = -1};
+	parse_state ps = {.cfg = &cfg};
+	ga_ruleset rs;
+	int rc;
+
+	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &ps) != 0)
+		return EXIT_USAGE;
+	if (cfg.check_rules)
+		return check_rules(cfg.check_rules);
+
+	ga_ruleset_init(&rs);
+	rc = load_rules(&cfg, &rs);
+	if (rc)
+		goto out;
+	if (cfg.list_rules) {
+		rc = list_rules(&rs);
+	} else if (cfg.explain) {
+		rc = explain_rule(&rs, cfg.explain);
+	} else if (cfg.list_metrics) {
+		rc = list_metrics(&cfg, &rs);
+	} else if (cfg.demo) {
+		char **metrics = NULL;
+		size_t n = collect_metrics(&cfg, &rs, &metrics);
+		ga_demo_ctx dc = {
+			.cfg = &cfg,
+			.rules = &rs,
+			.metrics = metrics,
+			.n_metrics = n,
+			.color = use_color(&cfg, stdout),
+		};
+		rc = ga_demo_main(&dc);
+		free_names(metrics, n);
+	} else if (cfg.n_imports) {
+		rc = run_import(&cfg, &rs);
+	} else {
+		rc = run_live(&cfg, &rs);
+	}
+out:
+	ga_ruleset_free(&rs);
+	free(cfg.imports);
+	free(cfg.rule_dirs);
+	free_names(cfg.extra_metrics, cfg.n_extra_metrics);
+	return rc;
+}

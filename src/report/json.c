@@ -1,0 +1,198 @@
+/* json.c: the machine-readable report.
+ *
+ * {"format": "gpuadvise-report", "schema": 1, "profile": {...},
+ *  "kernels": [...], "findings": [...], "summary": {...}, "notes": [...]}
+ *
+ * Keys are written in a fixed order (jansson keeps insertion order), every
+ * key is always present, and numbers that are not finite (NAN: not
+ * evaluable or not measured) are written as null, since JSON has no NaN.
+ * "kernels[].launch_indices" index the embedded profile's "launches" array;
+ * "kernels[].findings" and "findings[].kernel" index the report's own arrays. */
+#include "report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+
+#define GA_REPORT_FORMAT "gpuadvise-report"
+#define GA_REPORT_SCHEMA 1
+
+static json_t *num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A string as JSON; bytes that are not valid UTF-8 (a mangled name from an
+ * odd toolchain, say) become '?' rather than losing the whole value. */
+static json_t *str_or_null(const char *s)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *copy = ga_xstrdup(s);
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
+}
+
+static json_t *class_json(ga_class c)
+{
+	if (c < 0 || c >= GA_CLASS__COUNT)
+		return json_null();
+	return str_or_null(ga_class_name(c));
+}
+
+static json_t *dims_json(const unsigned d[3])
+{
+	json_t *a = json_array();
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(a, json_integer((json_int_t)d[i]));
+	return a;
+}
+
+static json_t *evidence_json(const ga_evidence *ev, size_t n)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].name)
+			json_object_set_new(o, ev[i].name, num(ev[i].value));
+	return o;
+}
+
+static json_t *kernel_json(const ga_analysis *a, const ga_group *g)
+{
+	json_t *k = json_object();
+	json_object_set_new(k, "name", str_or_null(g->name));
+	json_object_set_new(k, "mangled", str_or_null(g->mangled));
+	json_object_set_new(k, "pid", json_integer(g->pid));
+	json_object_set_new(k, "grid", dims_json(g->grid));
+	json_object_set_new(k, "block", dims_json(g->block));
+	json_object_set_new(k, "launches", json_integer((json_int_t)g->n_launches));
+	json_t *li = json_array();
+	for (size_t i = 0; i < g->n_launches; i++)
+		json_array_append_new(li, json_integer((json_int_t)g->launches[i]));
+	json_object_set_new(k, "launch_indices", li);
+	json_object_set_new(k, "total_ns", num(g->total_ns));
+	json_object_set_new(k, "mean_ns", num(g->mean_ns));
+	json_object_set_new(k, "share", num(g->share));
+	json_object_set_new(k, "class", class_json(g->klass));
+	json_object_set_new(k, "runner_up", class_json(g->runner_up));
+	json_t *sc = json_object();
+	for (int c = 0; c < GA_CLASS__COUNT; c++) {
+		const char *n = ga_class_name((ga_class)c);
+		if (n)
+			json_object_set_new(sc, n, num(g->scores[c]));
+	}
+	json_object_set_new(k, "scores", sc);
+	json_object_set_new(k, "evidence", evidence_json(g->class_evidence, g->n_class_evidence));
+	json_t *fi = json_array();
+	for (size_t i = 0; i < g->n_findings; i++)
+		json_array_append_new(fi, json_integer((json_int_t)g->findings[i]));
+	json_object_set_new(k, "findings", fi);
+	(void)a;
+	return k;
+}
+
+static json_t *finding_json(const ga_analysis *a, size_t idx)
+{
+	const ga_finding *f = &a->findings[idx];
+	const ga_rule *r = f->rule;
+	const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "rank", json_integer((json_int_t)idx + 1));
+	json_object_set_new(o, "rule", str_or_null(r ? r->id : NULL));
+	json_object_set_new(o, "title", str_or_null(r ? r->title : NULL));
+	json_object_set_new(o, "class", r ? class_json(r->klass) : json_null());
+	json_object_set_new(o, "severity", r ? str_or_null(ga_severity_name(r->severity))
+	                                     : json_null());
+	json_object_set_new(o, "checklist", r ? json_integer(r->checklist) : json_null());
+	json_object_set_new(o, "kernel", g ? json_integer((json_int_t)f->group) : json_null());
+	json_object_set_new(o, "kernel_name", str_or_null(g ? g->name : NULL));
+	json_object_set_new(o, "estimate", num(f->estimate));
+	json_object_set_new(o, "saving", num(f->saving));
+	json_t *range = json_array();
+	json_array_append_new(range, num(r ? r->speedup_min : NAN));
+	json_array_append_new(range, num(r ? r->speedup_max : NAN));
+	json_object_set_new(o, "expected_speedup", range);
+	json_object_set_new(o, "estimated_speedup", num(ga_estimate_speedup(f->estimate)));
+	json_object_set_new(o, "evidence", evidence_json(f->evidence, f->n_evidence));
+	json_object_set_new(o, "fix", str_or_null(r ? r->fix : NULL));
+	return o;
+}
+
+static json_t *summary_json(const ga_analysis *a)
+{
+	json_t *s = json_object();
+	size_t launches = 0, counts[GA_CLASS__COUNT] = { 0 };
+	for (size_t i = 0; i < a->n_groups; i++) {
+		launches += a->groups[i].n_launches;
+		if (a->groups[i].klass >= 0 && a->groups[i].klass < GA_CLASS__COUNT)
+			counts[a->groups[i].klass]++;
+	}
+	json_object_set_new(s, "kernels", json_integer((json_int_t)a->n_groups));
+	json_object_set_new(s, "launches", json_integer((json_int_t)launches));
+	json_object_set_new(s, "total_gpu_ns", num(a->total_ns));
+	json_t *cl = json_object();
+	for (int c = 0; c < GA_CLASS__COUNT; c++) {
+		const char *n = ga_class_name((ga_class)c);
+		if (n)
+			json_object_set_new(cl, n, json_integer((json_int_t)counts[c]));
+	}
+	json_object_set_new(s, "classes", cl);
+
+	int max = -1;
+	for (size_t i = 0; i < a->n_findings; i++)
+		if (a->findings[i].rule && (int)a->findings[i].rule->severity > max)
+			max = (int)a->findings[i].rule->severity;
+	json_object_set_new(s, "max_severity",
+	                    max >= 0 ? str_or_null(ga_severity_name((ga_severity)max))
+	                             : json_null());
+	const ga_rule *top = a->n_findings ? a->findings[0].rule : NULL;
+	json_object_set_new(s, "top_finding", str_or_null(top ? top->id : NULL));
+	return s;
+}
+
+void *ga_report_json_value(const ga_analysis *a, const ga_ruleset *rs)
+{
+	json_t *root = json_object();
+	(void)rs;
+	json_object_set_new(root, "format", json_string(GA_REPORT_FORMAT));
+	json_object_set_new(root, "schema", json_integer(GA_REPORT_SCHEMA));
+	json_t *prof = a->profile ? (json_t *)ga_profile_to_json(a->profile) : NULL;
+	json_object_set_new(root, "profile", prof ? prof : json_null());
+
+	json_t *ks = json_array();
+	for (size_t i = 0; i < a->n_groups; i++)
+		json_array_append_new(ks, kernel_json(a, &a->groups[i]));
+	json_object_set_new(root, "kernels", ks);
+
+	json_t *fs = json_array();
+	for (size_t i = 0; i < a->n_findings; i++)
+		json_array_append_new(fs, finding_json(a, i));
+	json_object_set_new(root, "findings", fs);
+
+	json_object_set_new(root, "summary", summary_json(a));
+
+	json_t *ns = json_array();
+	for (size_t i = 0; i < a->n_notes; i++)
+		if (a->notes[i])
+			json_array_append_new(ns, str_or_null(a->notes[i]));
+	json_object_set_new(root, "notes", ns);
+	return root;
+}
+
+int ga_report_json(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o)
+{
+	json_t *root = ga_report_json_value(a, rs);
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (rc != 0 || fputc('\n', out) == EOF || fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,312 @@
+/* markdown.c: a short report for a pull-request comment (GitHub-flavoured
+ * Markdown): a heading, a one-line summary, the top findings and the
+ * kernels as tables, and the fixes of the top three findings in a collapsed
+ * <details> block.  Table cells escape '|' (also inside code spans, where
+ * GitHub's table parser needs it) and have no line breaks. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MD_TOP_FINDINGS 5   /* rows in the findings table unless verbose */
+#define MD_TOP_KERNELS 10   /* rows in the kernels table unless verbose */
+#define MD_FIXES 3          /* fixes shown in the <details> block */
+#define MD_NAME_COLS 60     /* kernel names longer than this are shortened */
+
+/* Prose: Markdown punctuation and HTML brackets are escaped so that a title
+ * cannot change the layout and "__syncthreads" does not turn bold, except
+ * inside `code spans` written by the rule author, which are kept as they
+ * are.  In a table cell (cell != 0) line breaks become spaces and '|' is
+ * escaped even inside code spans, as GitHub's table parser needs. */
+/* Whether s holds a run of exactly n backticks (closing a code span). */
+static int closing_run(const char *s, size_t n)
+{
+	while ((s = strchr(s, '`'))) {
+		size_t run = 0;
+		while (s[run] == '`')
+			run++;
+		if (run == n)
+			return 1;
+		s += run;
+	}
+	return 0;
+}
+
+static void put_prose(ga_buf *b, const char *s, int cell)
+{
+	size_t open = 0;  /* length of the backtick run that opened a code span */
+	while (s && *s) {
+		if (*s == '`') {
+			size_t run = 0;
+			while (s[run] == '`')
+				run++;
+			if (open) {
+				if (run == open)
+					open = 0;
+			} else if (closing_run(s + run, run)) {
+				open = run;
+			} else {
+				/* no closing run: literal backticks */
+				for (size_t i = 0; i < run; i++)
+					ga_buf_puts(b, "\\`");
+				s += run;
+				continue;
+			}
+			for (size_t i = 0; i < run; i++)
+				ga_buf_putc(b, '`');
+			s += run;
+			continue;
+		}
+		char c = *s++;
+		if (c == '\n' || c == '\r' || c == '\t') {
+			ga_buf_putc(b, cell || c == '\t' ? ' ' : c);
+		} else if (c == '|' && (cell || !open)) {
+			ga_buf_puts(b, "\\|");
+		} else if (open) {
+			ga_buf_putc(b, c);
+		} else if (c == '<') {
+			ga_buf_puts(b, "&lt;");
+		} else if (c == '>') {
+			ga_buf_puts(b, "&gt;");
+		} else if (strchr("\\*_[]", c)) {
+			ga_buf_putc(b, '\\');
+			ga_buf_putc(b, c);
+		} else {
+			ga_buf_putc(b, c);
+		}
+	}
+}
+
+static void put_text(ga_buf *b, const char *s)
+{
+	put_prose(b, s, 1);
+}
+
+/* A kernel name as a code span, shortened to MD_NAME_COLS. */
+static void put_code(ga_buf *b, const char *name)
+{
+	char *s = ga_short_name(name ? name : "?", MD_NAME_COLS);
+	int tick = strchr(s, '`') != NULL;
+	ga_buf_puts(b, tick ? "`` " : "`");
+	for (const char *p = s; *p; p++) {
+		if (*p == '|')
+			ga_buf_puts(b, "\\|");
+		else if (*p == '\n' || *p == '\r' || *p == '\t')
+			ga_buf_putc(b, ' ');
+		else
+			ga_buf_putc(b, *p);
+	}
+	ga_buf_puts(b, tick ? " ``" : "`");
+	free(s);
+}
+
+static const char *class_str(ga_class c)
+{
+	if (c < 0 || c >= GA_CLASS__COUNT)
+		return "unclassified";
+	const char *n = ga_class_name(c);
+	return n ? n : "unclassified";
+}
+
+static const char *severity_str(ga_severity s)
+{
+	const char *n = ga_severity_name(s);
+	return n ? n : "?";
+}
+
+static const char *rule_title(const ga_rule *r)
+{
+	if (!r)
+		return "?";
+	return r->title ? r->title : r->id ? r->id : "?";
+}
+
+static const char *group_name(const ga_analysis *a, size_t gi)
+{
+	if (gi >= a->n_groups)
+		return "?";
+	const ga_group *g = &a->groups[gi];
+	return g->name ? g->name : g->mangled ? g->mangled : "?";
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+/* The longest run of backticks in s, so a fence can be longer. */
+static size_t longest_tick_run(const char *s)
+{
+	size_t best = 0, run = 0;
+	for (; s && *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		if (run > best)
+			best = run;
+	}
+	return best;
+}
+
+static void summary(ga_buf *b, const ga_analysis *a)
+{
+	char d[32], p[32];
+	size_t launches = 0;
+	for (size_t i = 0; i < a->n_groups; i++)
+		launches += a->groups[i].n_launches;
+
+	if (a->n_findings == 0) {
+		ga_buf_puts(b, "No findings: every kernel is below the rules' thresholds. ");
+		ga_buf_printf(b, "%zu %s, %zu %s, %s of GPU time.\n", a->n_groups,
+		              plural(a->n_groups, "kernel", "kernels"), launches,
+		              plural(launches, "launch", "launches"),
+		              ga_fmt_duration(a->total_ns, d, sizeof(d)));
+		return;
+	}
+	const ga_finding *f = &a->findings[0];
+	ga_buf_printf(b, "**%zu %s** in %zu %s (%zu %s, %s of GPU time). Do first: **",
+	              a->n_findings, plural(a->n_findings, "finding", "findings"), a->n_groups,
+	              plural(a->n_groups, "kernel", "kernels"), launches,
+	              plural(launches, "launch", "launches"),
+	              ga_fmt_duration(a->total_ns, d, sizeof(d)));
+	put_text(b, rule_title(f->rule));
+	ga_buf_puts(b, "** in ");
+	put_code(b, group_name(a, f->group));
+	ga_buf_printf(b, ", saving ~%s%% of GPU time.\n", ga_fmt_pct(f->saving, 0, p, sizeof(p)));
+}
+
+static void findings_table(ga_buf *b, const ga_analysis *a, size_t shown)
+{
+	char p[32], r1[64];
+	ga_buf_puts(b, "\n#### What to do first\n\n");
+	ga_buf_puts(b, "| # | Kernel | Class | Finding | Saves (of total GPU time) | Expected speedup |\n");
+	ga_buf_puts(b, "|--:|--------|-------|---------|--------------------------:|-----------------:|\n");
+	for (size_t i = 0; i < shown; i++) {
+		const ga_finding *f = &a->findings[i];
+		const ga_rule *r = f->rule;
+		ga_buf_printf(b, "| %zu | ", i + 1);
+		put_code(b, group_name(a, f->group));
+		ga_buf_printf(b, " | %s | ", r ? class_str(r->klass) : "?");
+		put_text(b, rule_title(r));
+		if (r)
+			ga_buf_printf(b, " (%s)", severity_str(r->severity));
+		ga_buf_printf(b, " | %s%% | %s |\n", ga_fmt_pct(f->saving, 0, p, sizeof(p)),
+		              r ? ga_fmt_speedup_range(r->speedup_min, r->speedup_max, r1, sizeof(r1))
+		                : "n/a");
+	}
+	if (shown < a->n_findings)
+		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_findings - shown,
+		              plural(a->n_findings - shown, "finding", "findings"));
+}
+
+static void kernels_table(ga_buf *b, const ga_analysis *a, size_t shown)
+{
+	char p[32], d[32];
+	ga_buf_puts(b, "\n#### Kernels\n\n");
+	ga_buf_puts(b, "| Kernel | Class | % time | Mean time | Launches | Top finding |\n");
+	ga_buf_puts(b, "|--------|-------|-------:|----------:|---------:|-------------|\n");
+	for (size_t i = 0; i < shown; i++) {
+		const ga_group *g = &a->groups[i];
+		ga_buf_puts(b, "| ");
+		put_code(b, group_name(a, i));
+		ga_buf_printf(b, " | %s | %s%% | %s | %zu | ", class_str(g->klass),
+		              ga_fmt_pct(g->share, 1, p, sizeof(p)),
+		              ga_fmt_duration(g->mean_ns, d, sizeof(d)), g->n_launches);
+		if (g->n_findings && g->findings[0] < a->n_findings)
+			put_text(b, rule_title(a->findings[g->findings[0]].rule));
+		else
+			ga_buf_puts(b, "none");
+		ga_buf_puts(b, " |\n");
+	}
+	if (shown < a->n_groups)
+		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_groups - shown,
+		              plural(a->n_groups - shown, "kernel", "kernels"));
+}
+
+static void fixes(ga_buf *b, const ga_analysis *a)
+{
+	size_t n = a->n_findings < MD_FIXES ? a->n_findings : MD_FIXES;
+	if (n == 0)
+		return;
+	ga_buf_printf(b, "\n<details>\n<summary>How to fix the top %s</summary>\n",
+	              n == 1 ? "finding" : n == 2 ? "2 findings" : "3 findings");
+	for (size_t i = 0; i < n; i++) {
+		const ga_finding *f = &a->findings[i];
+		const ga_rule *r = f->rule;
+		ga_buf_printf(b, "\n**%zu. ", i + 1);
+		put_text(b, rule_title(r));
+		ga_buf_puts(b, "** in ");
+		put_code(b, group_name(a, f->group));
+		ga_buf_puts(b, "\n");
+		if (r && r->fix && *r->fix) {
+			ga_buf_putc(b, '\n');
+			put_prose(b, r->fix, 0);
+			ga_buf_putc(b, '\n');
+		}
+		if (r && r->example && *r->example) {
+			size_t ticks = longest_tick_run(r->example) + 1;
+			if (ticks < 3)
+				ticks = 3;
+			size_t len = strlen(r->example);
+			while (len && r->example[len - 1] == '\n')
+				len--;
+			ga_buf_putc(b, '\n');
+			for (size_t k = 0; k < ticks; k++)
+				ga_buf_putc(b, '`');
+			ga_buf_printf(b, "cuda\n%.*s\n", (int)len, r->example);
+			for (size_t k = 0; k < ticks; k++)
+				ga_buf_putc(b, '`');
+			ga_buf_putc(b, '\n');
+		}
+	}
+	ga_buf_puts(b, "\n</details>\n");
+}
+
+int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
+                       const ga_report_opts *o)
+{
+	static const ga_report_opts defaults = { 0 };
+	ga_buf b = { 0 };
+	const ga_profile *p = a->profile;
+	if (!o)
+		o = &defaults;
+
+	ga_buf_puts(&b, "### gpuadvise: ");
+	put_text(&b, p && p->device.name && *p->device.name ? p->device.name : "unknown device");
+	ga_buf_puts(&b, "\n\n");
+	if (o->recorded_label) {
+		ga_buf_puts(&b, "> **Recorded profile:** ");
+		put_text(&b, o->recorded_label);
+		ga_buf_puts(&b, "\n\n");
+	}
+	if (p && p->collection.incomplete) {
+		ga_buf_puts(&b, "> **Warning:** incomplete profile, results so far only");
+		if (p->collection.note && *p->collection.note) {
+			ga_buf_puts(&b, ": ");
+			put_text(&b, p->collection.note);
+		}
+		ga_buf_puts(&b, "\n\n");
+	}
+	summary(&b, a);
+
+	if (a->n_findings) {
+		size_t n = a->n_findings;
+		if (!o->verbose && n > MD_TOP_FINDINGS)
+			n = MD_TOP_FINDINGS;
+		findings_table(&b, a, n);
+	}
+	if (a->n_groups) {
+		size_t n = a->n_groups;
+		if (!o->verbose && n > MD_TOP_KERNELS)
+			n = MD_TOP_KERNELS;
+		kernels_table(&b, a, n);
+	}
+	fixes(&b, a);
+
+	int rc = 0;
+	if (b.len && fwrite(b.s, 1, b.len, out) != b.len)
+		rc = -1;
+	if (fflush(out) != 0 || ferror(out))
+		rc = -1;
+	ga_buf_free(&b);
+	return rc;
+}

@@ -1,0 +1,259 @@
+/* report.c: the table of output formats and the number formatting the
+ * formats share.  See report.h. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const ga_reporter ga_reporters[] = {
+	{ "text", "terminal report: what to do first, then every kernel", ga_report_text },
+	{ "json", "machine-readable report with the profile embedded", ga_report_json },
+	{ "markdown", "short summary for a pull-request comment", ga_report_markdown },
+};
+const size_t ga_n_reporters = GA_ARRAY_LEN(ga_reporters);
+
+const ga_reporter *ga_reporter_find(const char *name)
+{
+	if (!name)
+		return NULL;
+	if (strcmp(name, "md") == 0)
+		name = "markdown";
+	for (size_t i = 0; i < ga_n_reporters; i++)
+		if (strcmp(ga_reporters[i].name, name) == 0)
+			return &ga_reporters[i];
+	return NULL;
+}
+
+/* Three significant digits in the largest unit that keeps the value >= 1.
+ * A value that rounds up to 1000 moves on to the next unit, so 999.96 us
+ * reads "1.00 ms" and never "1000 us". */
+const char *ga_fmt_duration(double ns, char *buf, size_t len)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	if (!buf || len == 0)
+		return buf;
+	if (!isfinite(ns)) {
+		snprintf(buf, len, "n/a");
+		return buf;
+	}
+	const char *sign = ns < 0 ? "-" : "";
+	double v = fabs(ns);
+	size_t u = 0;
+	while (u + 1 < GA_ARRAY_LEN(units) && v >= 1000.0) {
+		v /= 1000.0;
+		u++;
+	}
+	for (;;) {
+		int decimals = u == 0 ? 0 : v < 10 ? 2 : v < 100 ? 1 : 0;
+		double scale = pow(10, decimals);
+		double r = floor(v * scale + 0.5) / scale;
+		if (r >= 1000.0 && u + 1 < GA_ARRAY_LEN(units)) {
+			v /= 1000.0;
+			u++;
+			continue;
+		}
+		snprintf(buf, len, "%s%.*f %s", sign, decimals, r, units[u]);
+		return buf;
+	}
+}
+
+const char *ga_fmt_value(double v, char *buf, size_t len)
+{
+	if (!buf || len == 0)
+		return buf;
+	double a = fabs(v);
+	if (isnan(v))
+		snprintf(buf, len, "n/a");
+	else if (isinf(v))
+		snprintf(buf, len, "%s", v < 0 ? "-inf" : "inf");
+	else if (a == 0)
+		snprintf(buf, len, "0");
+	else if (a >= 1e9 || a < 1e-3)
+		snprintf(buf, len, "%.3g", v);
+	else if (a >= 100)
+		snprintf(buf, len, "%.0f", v);  /* 1234, not 1.23e+03 */
+	else
+		snprintf(buf, len, "%.3g", v);
+	return buf;
+}
+
+const char *ga_fmt_pct(double frac, int decimals, char *buf, size_t len)
+{
+	if (!buf || len == 0)
+		return buf;
+	if (!isfinite(frac)) {
+		snprintf(buf, len, "n/a");
+		return buf;
+	}
+	if (decimals < 0)
+		decimals = 0;
+	double scale = pow(10, decimals);
+	/* Round half up; the small bias keeps 0.285 (28.4999... in binary)
+	 * from reading 28 when the author meant 28.5. */
+	double r = floor(frac * 100.0 * scale + 0.5 + 1e-9) / scale;
+	if (frac > 0 && r == 0)
+		snprintf(buf, len, "<%s", decimals == 0 ? "1" : decimals == 1 ? "0.1" : "0.01");
+	else
+		snprintf(buf, len, "%.*f", decimals, r == 0 ? 0.0 : r);
+	return buf;
+}
+
+double ga_estimate_speedup(double estimate)
+{
+	if (isnan(estimate) || estimate < 0)
+		return NAN;
+	if (estimate >= 1)
+		return INFINITY;
+	return 1.0 / (1.0 - estimate);
+}
+
+const char *ga_fmt_speedup(double s, char *buf, size_t len)
+{
+	if (!buf || len == 0)
+		return buf;
+	if (isnan(s))
+		snprintf(buf, len, "n/a");
+	else if (s > 100)
+		snprintf(buf, len, ">100x");
+	else if (s < 9.95)
+		snprintf(buf, len, "%.1fx", s);
+	else
+		snprintf(buf, len, "%.0fx", s);
+	return buf;
+}
+
+const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len)
+{
+	char a[32], b[32];
+	if (!buf || len == 0)
+		return buf;
+	if (isnan(lo) || isnan(hi))
+		snprintf(buf, len, "n/a");
+	else if (lo == hi)
+		snprintf(buf, len, "%sx", ga_fmt_value(lo, a, sizeof(a)));
+	else
+		snprintf(buf, len, "%s-%sx", ga_fmt_value(lo, a, sizeof(a)),
+		         ga_fmt_value(hi, b, sizeof(b)));
+	return buf;
+}
+
+size_t ga_text_width(const char *s)
+{
+	size_t w = 0;
+	if (!s)
+		return 0;
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		if (c == 0x1b) {
+			s++;
+			if (*s == '[') {
+				/* CSI: parameters up to a final byte 0x40..0x7e */
+				s++;
+				while (*s && !((unsigned char)*s >= 0x40 && (unsigned char)*s <= 0x7e))
+					s++;
+				if (*s)
+					s++;
+			} else if (*s) {
+				s++;
+			}
+			continue;
+		}
+		if ((c & 0xc0) != 0x80)
+			w++;
+		s++;
+	}
+	return w;
+}
+
+/* Byte offset after the first n code points of s. */
+static size_t utf8_prefix(const char *s, size_t n)
+{
+	size_t i = 0, cps = 0;
+	while (s[i]) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80) {
+			if (cps == n)
+				break;
+			cps++;
+		}
+		i++;
+	}
+	return i;
+}
+
+#define ELLIPSIS "\xe2\x80\xa6"  /* U+2026, one column */
+
+/* Offset of the '(' opening the parameter list: the first one outside
+ * template brackets, skipping "(anonymous namespace)".  -1 when none. */
+static long params_start(const char *name)
+{
+	static const char anon[] = "(anonymous namespace)";
+	int depth = 0;
+	for (size_t i = 0; name[i]; i++) {
+		char c = name[i];
+		if (c == '<')
+			depth++;
+		else if (c == '>' && depth > 0)
+			depth--;
+		else if (c == '(' && depth == 0) {
+			if (strncmp(name + i, anon, sizeof(anon) - 1) == 0) {
+				i += sizeof(anon) - 2;
+				continue;
+			}
+			return (long)i;
+		}
+	}
+	return -1;
+}
+
+/* name[0..n) with the arguments of its first template collapsed:
+ * "ns::K<a, b<c>>::run" -> "ns::K<…>::run".  NULL when it has none. */
+static char *collapse_template(const char *name, size_t n)
+{
+	const char *lt = memchr(name, '<', n);
+	if (!lt || lt == name)
+		return NULL;
+	int depth = 0;
+	for (const char *p = lt; p < name + n; p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && --depth == 0)
+			return ga_xasprintf("%.*s<" ELLIPSIS ">%.*s", (int)(lt - name), name,
+			                    (int)(name + n - p - 1), p + 1);
+	}
+	return NULL;
+}
+
+/* Shorter and shorter forms until one fits: the name; without a leading
+ * "void " (the return type of templated kernels); without the parameter
+ * list; with the template arguments collapsed too; cut with an ellipsis. */
+char *ga_short_name(const char *name, size_t max_cols)
+{
+	if (!name)
+		name = "?";
+	if (ga_text_width(name) <= max_cols)
+		return ga_xstrdup(name);
+	if (max_cols < 2)
+		return ga_xstrdup(ELLIPSIS);
+	if (ga_str_has_prefix(name, "void ") && name[5])
+		name += 5;
+	if (ga_text_width(name) <= max_cols)
+		return ga_xstrdup(name);
+	long p = params_start(name);
+	if (p > 0) {
+		char *base = ga_xasprintf("%.*s(" ELLIPSIS ")", (int)p, name);
+		if (ga_text_width(base) <= max_cols)
+			return base;
+		free(base);
+		char *c = collapse_template(name, (size_t)p);
+		if (c) {
+			base = ga_xasprintf("%s(" ELLIPSIS ")", c);
+			free(c);
+			if (ga_text_width(base) <= max_cols)
+				return base;
+			free(base);
+		}
+	}
+	size_t cut = utf8_prefix(name, max_cols - 1);
+	return ga_xasprintf("%.*s" ELLIPSIS, (int)cut, name);
+}

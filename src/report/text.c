@@ -1,0 +1,646 @@
+/* text.c: the terminal report.
+ *
+ * Layout: the device and what was collected, then "What to do first" (the
+ * top findings, ranked by the share of all GPU time they would save), then
+ * one block per kernel group with its class, evidence and findings, then the
+ * notes when verbose.  Prose is wrapped at the terminal width; code examples
+ * are printed verbatim.  Colour (ANSI) only when opts->color.  The output is
+ * deterministic: golden tests compare it byte for byte. */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_FINDINGS 5      /* shown in "What to do first" unless verbose */
+#define MIN_WIDTH 40
+#define NBSP '\x1f'         /* joins words the wrapper keeps together */
+
+#define C_RESET "\033[0m"
+#define C_BOLD "\033[1m"
+#define C_WARN "\033[1;33m"
+
+typedef struct {
+	ga_buf b;
+	int color;
+	size_t width;
+	int verbose;
+	int per_launch;
+} tctx;
+
+static const char *class_color(ga_class c)
+{
+	switch (c) {
+	case GA_CLASS_COMPUTE: return "\033[36m";     /* cyan */
+	case GA_CLASS_MEMORY: return "\033[33m";      /* yellow */
+	case GA_CLASS_LATENCY: return "\033[35m";     /* magenta */
+	case GA_CLASS_DIVERGENCE: return "\033[94m";  /* bright blue */
+	default: return "";
+	}
+}
+
+static const char *severity_color(ga_severity s)
+{
+	switch (s) {
+	case GA_SEV_HIGH: return "\033[1;31m";        /* bold red */
+	case GA_SEV_MEDIUM: return "\033[33m";        /* yellow */
+	case GA_SEV_LOW: return "\033[32m";           /* green */
+	default: return "";
+	}
+}
+
+/* Append text, wrapped in colour when colour is on. */
+static void paint(tctx *t, const char *code, const char *text)
+{
+	if (t->color && code && *code)
+		ga_buf_printf(&t->b, "%s%s" C_RESET, code, text);
+	else
+		ga_buf_puts(&t->b, text);
+}
+
+static const char *class_str(ga_class c)
+{
+	if (c < 0 || c >= GA_CLASS__COUNT)
+		return "unclassified";
+	const char *n = ga_class_name(c);
+	return n ? n : "unclassified";
+}
+
+static const char *severity_str(ga_severity s)
+{
+	const char *n = ga_severity_name(s);
+	return n ? n : "?";
+}
+
+static const char *group_name(const ga_group *g)
+{
+	return g->name ? g->name : g->mangled ? g->mangled : "?";
+}
+
+static const char *rule_title(const ga_rule *r)
+{
+	if (!r)
+		return "?";
+	return r->title ? r->title : r->id ? r->id : "?";
+}
+
+/* Join a formatted value to its unit ("1.00 ms") so wrapping keeps them on
+ * one line; works in place and returns s. */
+static char *nb(char *s)
+{
+	for (char *c = s; *c; c++)
+		if (*c == ' ')
+			*c = NBSP;
+	return s;
+}
+
+/* A duration whose number and unit stay together. */
+static const char *dur_nb(double ns, char *buf, size_t len)
+{
+	ga_fmt_duration(ns, buf, len);
+	return nb(buf);
+}
+
+static void spaces(ga_buf *b, size_t n)
+{
+	while (n--)
+		ga_buf_putc(b, ' ');
+}
+
+/* ---- wrapping ---------------------------------------------------------- */
+
+typedef struct {
+	ga_buf *b;
+	size_t col;        /* current column */
+	size_t indent;     /* of continuation lines */
+	size_t width;
+	int line_has_word; /* a word was written on this line already */
+	int pending_indent;/* indent not yet written on this (new) line */
+} wrapper;
+
+static size_t span_width(const char *s, size_t n)
+{
+	char *tmp = ga_xstrndup(s, n);
+	size_t w = ga_text_width(tmp);
+	free(tmp);
+	return w;
+}
+
+static void put_word(wrapper *w, const char *s, size_t n)
+{
+	size_t ww = span_width(s, n);
+	if (w->line_has_word && w->col + 1 + ww > w->width) {
+		ga_buf_putc(w->b, '\n');
+		w->col = 0;
+		w->line_has_word = 0;
+		w->pending_indent = 1;
+	}
+	if (w->pending_indent) {
+		spaces(w->b, w->indent);
+		w->col = w->indent;
+		w->pending_indent = 0;
+	} else if (w->line_has_word) {
+		ga_buf_putc(w->b, ' ');
+		w->col++;
+	}
+	for (size_t i = 0; i < n; i++)
+		ga_buf_putc(w->b, s[i] == NBSP ? ' ' : s[i]);
+	w->col += ww;
+	w->line_has_word = 1;
+}
+
+/* A word longer than a whole line that holds NBSP-joined parts is split at
+ * them rather than run past the margin. */
+static void add_word(wrapper *w, const char *s, size_t n)
+{
+	size_t avail = w->width > w->indent ? w->width - w->indent : 1;
+	if (span_width(s, n) > avail && memchr(s, NBSP, n)) {
+		size_t start = 0;
+		for (size_t i = 0; i <= n; i++) {
+			if (i == n || s[i] == NBSP) {
+				if (i > start)
+					put_word(w, s + start, i - start);
+				start = i + 1;
+			}
+		}
+		return;
+	}
+	put_word(w, s, n);
+}
+
+/* Append text wrapped at width.  The first line continues at column col (the
+ * caller has written that much already); later lines start with indent
+ * spaces.  A '\n' in text is a hard break and blank lines are kept.  Always
+ * ends with a newline. */
+static void wrap(ga_buf *b, const char *text, size_t col, size_t indent, size_t width)
+{
+	wrapper w = { b, col, indent, width, 0, 0 };
+	const char *p = text ? text : "";
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			break;
+		if (*p == '\n') {
+			ga_buf_putc(b, '\n');
+			w.col = 0;
+			w.line_has_word = 0;
+			w.pending_indent = 1;
+			p++;
+			continue;
+		}
+		const char *e = p;
+		while (*e && *e != ' ' && *e != '\t' && *e != '\n')
+			e++;
+		add_word(&w, p, (size_t)(e - p));
+		p = e;
+	}
+	if (w.line_has_word || !w.pending_indent)
+		ga_buf_putc(b, '\n');
+}
+
+/* Wrap the contents of a scratch buffer (which may hold colour codes), then
+ * free it. */
+static void wrap_buf(tctx *t, ga_buf *s, size_t col, size_t indent)
+{
+	wrap(&t->b, s->s ? s->s : "", col, indent, t->width);
+	ga_buf_free(s);
+}
+
+/* ---- pieces ------------------------------------------------------------ */
+
+static void heading(tctx *t, const char *title)
+{
+	paint(t, C_BOLD, title);
+	ga_buf_putc(&t->b, '\n');
+	for (size_t i = ga_text_width(title); i > 0; i--)
+		ga_buf_putc(&t->b, '-');
+	ga_buf_putc(&t->b, '\n');
+}
+
+/* "name = value, name = value" with each pair kept on one line. */
+static void evidence_list(ga_buf *s, const ga_evidence *ev, size_t n)
+{
+	char v[64];
+	for (size_t i = 0; i < n; i++)
+		ga_buf_printf(s, "%s%s%c=%c%s", i ? ", " : "", ev[i].name ? ev[i].name : "?",
+		              NBSP, NBSP, ga_fmt_value(ev[i].value, v, sizeof(v)));
+}
+
+static void dims(char *buf, size_t len, const unsigned d[3])
+{
+	snprintf(buf, len, "%ux%ux%u", d[0], d[1], d[2]);
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static size_t total_launches(const ga_analysis *a)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < a->n_groups; i++)
+		n += a->groups[i].n_launches;
+	return n;
+}
+
+static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
+{
+	const ga_profile *p = a->profile;
+	ga_buf s = { 0 };
+	char d[32];
+
+	if (p) {
+		const ga_device *dv = &p->device;
+		ga_buf_puts(&s, dv->name && *dv->name ? dv->name : "unknown device");
+		ga_buf_puts(&s, " (");
+		if (dv->chip && *dv->chip)
+			ga_buf_printf(&s, "%s, ", dv->chip);
+		if (dv->sm_count > 0)
+			ga_buf_printf(&s, "%d SMs, ", dv->sm_count);
+		ga_buf_printf(&s, "CC %d.%d)", dv->cc_major, dv->cc_minor);
+		if (dv->driver_version > 0)
+			ga_buf_printf(&s, ", driver %d.%d", dv->driver_version / 1000,
+			              dv->driver_version % 1000 / 10);
+		wrap_buf(t, &s, 0, 2);
+	}
+
+	size_t nl = total_launches(a);
+	ga_buf_printf(&s, "%zu %s, %zu %s profiled, %s GPU time", a->n_groups,
+	              plural(a->n_groups, "kernel", "kernels"), nl,
+	              plural(nl, "launch", "launches"), dur_nb(a->total_ns, d, sizeof(d)));
+	if (p) {
+		ga_buf_printf(&s, "; %zu %s", p->n_metrics, plural(p->n_metrics, "metric", "metrics"));
+		if (p->collection.passes > 0)
+			ga_buf_printf(&s, " in %d %s", p->collection.passes,
+			              plural((size_t)p->collection.passes, "pass", "passes"));
+	}
+	wrap_buf(t, &s, 0, 2);
+
+	if (o->recorded_label) {
+		/* A box, so nobody mistakes a recorded profile for a fresh run. */
+		ga_buf inner = { 0 };
+		char *text = ga_xasprintf("RECORDED PROFILE: %s", o->recorded_label);
+		size_t iw = t->width > 4 ? t->width - 4 : 1;
+		wrap(&inner, text, 0, 0, iw);
+		free(text);
+		size_t maxw = 0;
+		for (char *l = inner.s; l && *l;) {
+			char *e = strchr(l, '\n');
+			size_t w = span_width(l, (size_t)(e - l));
+			if (w > maxw)
+				maxw = w;
+			l = e + 1;
+		}
+		ga_buf_putc(&t->b, '\n');
+		ga_buf_putc(&t->b, '+');
+		for (size_t i = 0; i < maxw + 2; i++)
+			ga_buf_putc(&t->b, '-');
+		ga_buf_puts(&t->b, "+\n");
+		for (char *l = inner.s; l && *l;) {
+			char *e = strchr(l, '\n');
+			*e = '\0';
+			ga_buf_puts(&t->b, "| ");
+			paint(t, C_BOLD, l);
+			spaces(&t->b, maxw - ga_text_width(l));
+			ga_buf_puts(&t->b, " |\n");
+			l = e + 1;
+		}
+		ga_buf_putc(&t->b, '+');
+		for (size_t i = 0; i < maxw + 2; i++)
+			ga_buf_putc(&t->b, '-');
+		ga_buf_puts(&t->b, "+\n");
+		ga_buf_free(&inner);
+	}
+
+	if (p && p->collection.incomplete) {
+		ga_buf_putc(&t->b, '\n');
+		if (t->color)
+			ga_buf_puts(&s, C_WARN "warning:" C_RESET);
+		else
+			ga_buf_puts(&s, "warning:");
+		ga_buf_puts(&s, " incomplete profile, results so far only");
+		if (p->collection.app_signal > 0)
+			ga_buf_printf(&s, " (the application was ended by signal %d)",
+			              p->collection.app_signal);
+		ga_buf_printf(&s, ": %s", p->collection.note && *p->collection.note
+		              ? p->collection.note
+		              : "the application ended before profiling finished.");
+		wrap_buf(t, &s, 0, 2);
+	}
+}
+
+static void what_to_do_first(tctx *t, const ga_analysis *a)
+{
+	char b1[64], b2[64], b3[64];
+
+	ga_buf_putc(&t->b, '\n');
+	heading(t, "What to do first");
+	if (a->n_findings == 0) {
+		wrap(&t->b, "No findings: every kernel is below the rules' thresholds.", 0, 0,
+		     t->width);
+		return;
+	}
+	size_t shown = a->n_findings;
+	if (!t->verbose && shown > TOP_FINDINGS)
+		shown = TOP_FINDINGS;
+	for (size_t i = 0; i < shown; i++) {
+		const ga_finding *f = &a->findings[i];
+		const ga_rule *r = f->rule;
+		const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
+		ga_buf s = { 0 };
+
+		if (i)
+			ga_buf_putc(&t->b, '\n');
+		/* Keep "N. kernel:" short so the title starts on the same line. */
+		char *name = ga_short_name(g ? group_name(g) : "?", t->width / 2);
+		char *line = ga_xasprintf("%s: %s", name, rule_title(r));
+		char num[32];
+		snprintf(num, sizeof(num), "%2zu. ", i + 1);
+		ga_buf_puts(&t->b, num);
+		size_t col = strlen(num);
+		if (i == 0 && t->color) {
+			/* The headline: the one thing to do first. */
+			ga_buf_printf(&s, C_BOLD "%s" C_RESET, line);
+		} else {
+			ga_buf_puts(&s, line);
+		}
+		wrap_buf(t, &s, col, 4);
+		free(line);
+		free(name);
+
+		spaces(&t->b, 4);
+		ga_buf_printf(&s, "saves ~%s%% of total GPU time; ",
+		              ga_fmt_pct(f->saving, 0, b1, sizeof(b1)));
+		if (r) {
+			if (t->color)
+				ga_buf_printf(&s, "%s%s" C_RESET ", %s%s" C_RESET " severity",
+				              class_color(r->klass), class_str(r->klass),
+				              severity_color(r->severity), severity_str(r->severity));
+			else
+				ga_buf_printf(&s, "%s, %s severity", class_str(r->klass),
+				              severity_str(r->severity));
+		}
+		wrap_buf(t, &s, 4, 4);
+
+		spaces(&t->b, 4);
+		if (r)
+			ga_buf_printf(&s, "expected %s from the fix, ",
+			              ga_fmt_speedup_range(r->speedup_min, r->speedup_max, b2, sizeof(b2)));
+		ga_buf_printf(&s, "estimated %s on this kernel",
+		              ga_fmt_speedup(ga_estimate_speedup(f->estimate), b3, sizeof(b3)));
+		wrap_buf(t, &s, 4, 4);
+
+		if (f->n_evidence) {
+			spaces(&t->b, 4);
+			ga_buf_puts(&s, "evidence: ");
+			evidence_list(&s, f->evidence, f->n_evidence);
+			wrap_buf(t, &s, 4, 6);
+		}
+	}
+	if (shown < a->n_findings) {
+		ga_buf s = { 0 };
+		size_t more = a->n_findings - shown;
+		ga_buf_putc(&t->b, '\n');
+		ga_buf_printf(&s, "%zu more %s under Kernels below (--verbose lists all here).",
+		              more, plural(more, "finding", "findings"));
+		wrap_buf(t, &s, 0, 0);
+	}
+}
+
+/* Verbatim, each line indented; trailing blank lines dropped.  Code is never
+ * wrapped: the indent shrinks from 8 to 4 when the longest line would
+ * otherwise pass the width (and a line longer still runs past it). */
+static void example(tctx *t, const char *ex)
+{
+	size_t len = strlen(ex), longest = 0;
+	while (len && (ex[len - 1] == '\n' || ex[len - 1] == ' ' || ex[len - 1] == '\t'))
+		len--;
+	const char *p = ex, *end = ex + len;
+	while (p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		size_t w = span_width(p, (size_t)(e - p));
+		if (w > longest)
+			longest = w;
+		p = e + 1;
+	}
+	size_t indent = longest + 8 <= t->width ? 8 : 4;
+	p = ex;
+	while (p < end) {
+		const char *e = memchr(p, '\n', (size_t)(end - p));
+		if (!e)
+			e = end;
+		size_t n = (size_t)(e - p);
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
+			n--;
+		if (n) {
+			spaces(&t->b, indent);
+			ga_buf_printf(&t->b, "%.*s", (int)n, p);
+		}
+		ga_buf_putc(&t->b, '\n');
+		p = e + 1;
+	}
+}
+
+static void group_finding(tctx *t, const ga_analysis *a, const ga_finding *f)
+{
+	const ga_rule *r = f->rule;
+	ga_buf s = { 0 };
+	char b[64];
+
+	ga_buf_putc(&t->b, '\n');
+	spaces(&t->b, 2);
+	if (r) {
+		ga_buf_putc(&s, '[');
+		if (t->color)
+			ga_buf_printf(&s, "%s%s" C_RESET, severity_color(r->severity),
+			              severity_str(r->severity));
+		else
+			ga_buf_puts(&s, severity_str(r->severity));
+		ga_buf_puts(&s, "] ");
+	}
+	ga_buf_printf(&s, "%s \xe2\x80\x94 saves ~%s%% of this kernel", rule_title(r),
+	              ga_fmt_pct(f->estimate, 0, b, sizeof(b)));
+	wrap_buf(t, &s, 2, 4);
+
+	if (r && r->fix && *r->fix) {
+		spaces(&t->b, 4);
+		wrap(&t->b, r->fix, 4, 4, t->width);
+	}
+	if (r && r->example && *r->example) {
+		ga_buf_putc(&t->b, '\n');
+		example(t, r->example);
+	}
+}
+
+/* One row per launch of the group, columns aligned when they fit in the
+ * width; otherwise each launch becomes a wrapped line of its own. */
+static void launch_list(tctx *t, const ga_profile *p, const ga_group *g)
+{
+	char dur[64], gd[48], bd[48], idx[32], pid[32];
+	int wi = 0, wp = 0, wd = 0, wg = 0, wb = 0;
+
+	for (size_t i = 0; i < g->n_launches; i++) {
+		if (g->launches[i] >= p->n_launches)
+			continue;
+		const ga_launch *l = &p->launches[g->launches[i]];
+		int n;
+		if ((n = snprintf(idx, sizeof(idx), "#%ld", l->index)) > wi)
+			wi = n;
+		if ((n = snprintf(pid, sizeof(pid), "%d", l->pid)) > wp)
+			wp = n;
+		if ((n = (int)strlen(ga_fmt_duration(l->duration_ns, dur, sizeof(dur)))) > wd)
+			wd = n;
+		dims(gd, sizeof(gd), l->grid);
+		dims(bd, sizeof(bd), l->block);
+		if ((n = (int)strlen(gd)) > wg)
+			wg = n;
+		if ((n = (int)strlen(bd)) > wb)
+			wb = n;
+	}
+	/* "    #I  pid P  D  grid G  block B" */
+	size_t row = 4 + (size_t)wi + 6 + (size_t)wp + 2 + (size_t)wd + 7 + (size_t)wg + 8 + (size_t)wb;
+	int aligned = row <= t->width;
+
+	ga_buf_puts(&t->b, "  launches:\n");
+	for (size_t i = 0; i < g->n_launches; i++) {
+		if (g->launches[i] >= p->n_launches)
+			continue;
+		const ga_launch *l = &p->launches[g->launches[i]];
+		snprintf(idx, sizeof(idx), "#%ld", l->index);
+		ga_fmt_duration(l->duration_ns, dur, sizeof(dur));
+		dims(gd, sizeof(gd), l->grid);
+		dims(bd, sizeof(bd), l->block);
+		if (aligned) {
+			ga_buf_printf(&t->b, "    %-*s  pid %*d  %*s  grid %-*s  block %s\n", wi, idx,
+			              wp, l->pid, wd, dur, wg, gd, bd);
+		} else {
+			ga_buf s = { 0 };
+			spaces(&t->b, 4);
+			ga_buf_printf(&s, "%s: pid%c%d, %s, grid%c%s, block%c%s", idx, NBSP, l->pid,
+			              nb(dur), NBSP, gd, NBSP, bd);
+			wrap_buf(t, &s, 4, 6);
+		}
+	}
+}
+
+static void kernels(tctx *t, const ga_analysis *a)
+{
+	const ga_profile *p = a->profile;
+	char b1[64], b2[64], b3[64], gd[48], bd[48];
+
+	ga_buf_putc(&t->b, '\n');
+	heading(t, "Kernels");
+	if (a->n_groups == 0) {
+		ga_buf_puts(&t->b, "No kernels were profiled.\n");
+		return;
+	}
+	for (size_t gi = 0; gi < a->n_groups; gi++) {
+		const ga_group *g = &a->groups[gi];
+		ga_buf s = { 0 };
+
+		if (gi)
+			ga_buf_putc(&t->b, '\n');
+		/* The name on one line with its class; a name too long for that
+		 * is shortened there and given in full on the next lines. */
+		const char *cls = class_str(g->klass);
+		size_t room = t->width - ga_text_width(cls) - 3;
+		char *name = ga_short_name(group_name(g), room);
+		ga_buf_printf(&t->b, "%s [", name);
+		paint(t, class_color(g->klass), cls);
+		ga_buf_puts(&t->b, "]\n");
+		if (strcmp(name, group_name(g)) != 0) {
+			spaces(&t->b, 2);
+			ga_buf_printf(&s, "full name: %s", group_name(g));
+			wrap_buf(t, &s, 2, 4);
+		}
+		free(name);
+
+		spaces(&t->b, 2);
+		ga_buf_printf(&s, "%s%% of GPU time, %zu %s, mean %s, total %s",
+		              ga_fmt_pct(g->share, 1, b1, sizeof(b1)), g->n_launches,
+		              plural(g->n_launches, "launch", "launches"),
+		              dur_nb(g->mean_ns, b2, sizeof(b2)),
+		              dur_nb(g->total_ns, b3, sizeof(b3)));
+		wrap_buf(t, &s, 2, 4);
+		dims(gd, sizeof(gd), g->grid);
+		dims(bd, sizeof(bd), g->block);
+		spaces(&t->b, 2);
+		ga_buf_printf(&s, "grid %s, block %s", gd, bd);
+		wrap_buf(t, &s, 2, 4);
+
+		if (g->n_class_evidence) {
+			spaces(&t->b, 2);
+			ga_buf_puts(&s, "evidence: ");
+			evidence_list(&s, g->class_evidence, g->n_class_evidence);
+			wrap_buf(t, &s, 2, 4);
+		}
+		if (g->runner_up != GA_CLASS_NONE) {
+			spaces(&t->b, 2);
+			ga_buf_puts(&s, "runner-up: ");
+			if (t->color)
+				ga_buf_printf(&s, "%s%s" C_RESET, class_color(g->runner_up),
+				              class_str(g->runner_up));
+			else
+				ga_buf_puts(&s, class_str(g->runner_up));
+			ga_buf_puts(&s, " (close call)");
+			wrap_buf(t, &s, 2, 4);
+		}
+		if (t->verbose && g->class_note && *g->class_note) {
+			spaces(&t->b, 2);
+			ga_buf_printf(&s, "why: %s", g->class_note);
+			wrap_buf(t, &s, 2, 4);
+		}
+
+		if (t->per_launch && p && g->n_launches)
+			launch_list(t, p, g);
+
+		if (g->n_findings == 0) {
+			ga_buf_puts(&t->b, "  no findings\n");
+			continue;
+		}
+		for (size_t i = 0; i < g->n_findings; i++)
+			if (g->findings[i] < a->n_findings)
+				group_finding(t, a, &a->findings[g->findings[i]]);
+	}
+}
+
+static void notes(tctx *t, const ga_analysis *a)
+{
+	if (!a->n_notes)
+		return;
+	ga_buf_putc(&t->b, '\n');
+	heading(t, "Notes");
+	for (size_t i = 0; i < a->n_notes; i++) {
+		ga_buf_puts(&t->b, "- ");
+		wrap(&t->b, a->notes[i], 2, 2, t->width);
+	}
+}
+
+int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o)
+{
+	static const ga_report_opts defaults = { 0 };
+	if (!o)
+		o = &defaults;
+	tctx t = { { 0 }, o->color, o->width > 0 ? (size_t)o->width : 80, o->verbose,
+	           o->per_launch };
+	if (t.width < MIN_WIDTH)
+		t.width = MIN_WIDTH;
+
+	header(&t, a, o);
+	what_to_do_first(&t, a);
+	kernels(&t, a);
+	if (t.verbose)
+		notes(&t, a);
+
+	int rc = 0;
+	if (t.b.len && fwrite(t.b.s, 1, t.b.len, out) != t.b.len)
+		rc = -1;
+	if (fflush(out) != 0 || ferror(out))
+		rc = -1;
+	ga_buf_free(&t.b);
+	return rc;
+}

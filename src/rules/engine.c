@@ -1,0 +1,444 @@
+/* engine.c: group launches into kernels, classify each kernel, fire rules and
+ * rank findings by estimated whole-program time saved.  See engine.h. */
+#include "engine.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- grouping ------------------------------------------------------------ */
+
+typedef struct {
+	char *key;
+	size_t group;
+} slot;
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static char *group_key(const ga_launch *l)
+{
+	return ga_xasprintf("%d|%s|%u,%u,%u|%u,%u,%u", l->pid, l->mangled ? l->mangled : l->name,
+	                    l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+	                    l->block[2]);
+}
+
+static void build_groups(const ga_profile *p, ga_analysis *a)
+{
+	size_t cap = 16, cap_groups = 0;
+	while (cap < p->n_launches * 2 + 16)
+		cap *= 2;
+	slot *table = ga_xcalloc(cap, sizeof(*table));
+
+	for (size_t i = 0; i < p->n_launches; i++) {
+		const ga_launch *l = &p->launches[i];
+		char *key = group_key(l);
+		size_t h = (size_t)(hash_str(key) & (cap - 1));
+		while (table[h].key && strcmp(table[h].key, key) != 0)
+			h = (h + 1) & (cap - 1);
+		ga_group *g;
+		if (!table[h].key) {
+			table[h].key = key;
+			table[h].group = a->n_groups;
+			ga_group ng = {0};
+			ng.name = ga_xstrdup(l->name ? l->name : l->mangled);
+			ng.mangled = ga_xstrdup(l->mangled ? l->mangled : l->name);
+			ng.pid = l->pid;
+			memcpy(ng.grid, l->grid, sizeof(ng.grid));
+			memcpy(ng.block, l->block, sizeof(ng.block));
+			ng.klass = GA_CLASS_NONE;
+			ng.runner_up = GA_CLASS_NONE;
+			GA_PUSH(a->groups, a->n_groups, cap_groups, ng);
+		} else {
+			free(key);
+		}
+		g = &a->groups[table[h].group];
+		g->launches = ga_xrealloc(g->launches, (g->n_launches + 1) * sizeof(size_t));
+		g->launches[g->n_launches++] = i;
+	}
+	for (size_t i = 0; i < cap; i++)
+		free(table[i].key);
+	free(table);
+}
+
+static void aggregate(const ga_profile *p, ga_group *g)
+{
+	size_t nm = p->n_metrics;
+	double *sum = ga_xcalloc(nm ? nm : 1, sizeof(double));
+	double *wsum = ga_xcalloc(nm ? nm : 1, sizeof(double));
+	size_t timed = 0;
+
+	g->values = ga_xmalloc((nm ? nm : 1) * sizeof(double));
+	for (size_t k = 0; k < g->n_launches; k++) {
+		const ga_launch *l = &p->launches[g->launches[k]];
+		double d = l->duration_ns;
+		double w = (isfinite(d) && d > 0) ? d : 1.0;
+		if (isfinite(d) && d > 0) {
+			g->total_ns += d;
+			timed++;
+		}
+		for (size_t m = 0; m < nm; m++) {
+			double v = l->values ? l->values[m] : NAN;
+			if (!isfinite(v))
+				continue;
+			sum[m] += w * v;
+			wsum[m] += w;
+		}
+	}
+	for (size_t m = 0; m < nm; m++)
+		g->values[m] = wsum[m] > 0 ? sum[m] / wsum[m] : NAN;
+	g->mean_ns = timed ? g->total_ns / (double)timed : NAN;
+	free(sum);
+	free(wsum);
+}
+
+static int group_cmp(const void *x, const void *y)
+{
+	const ga_group *a = x, *b = y;
+	if (a->total_ns != b->total_ns)
+		return a->total_ns > b->total_ns ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+/* ---- expression environment --------------------------------------------- */
+
+typedef struct {
+	const char *name;
+	double value;
+	int ok;
+	char why[512];
+} named_val;
+
+typedef struct {
+	const ga_profile *p;
+	const ga_group *g;
+	const ga_launch *first;   /* a representative launch, for its configuration */
+	named_val *named;         /* expressions evaluated so far */
+	size_t n_named;
+	char last_missing[512];   /* why a named value was not available */
+} env;
+
+static int lookup_pseudo(const env *e, const char *name, double *out)
+{
+	const ga_launch *l = e->first;
+	const ga_device *d = &e->p->device;
+	const ga_group *g = e->g;
+	double threads = (double)l->block[0] * l->block[1] * l->block[2];
+	double grid = (double)l->grid[0] * l->grid[1] * l->grid[2];
+	double max_warps = d->max_threads_per_sm / 32.0;
+	const char *lim = l->occ_limiter ? l->occ_limiter : "";
+
+#define PSEUDO(n, expr, valid)                       \
+	if (strcmp(name, n) == 0) {                   \
+		if (!(valid))                         \
+			return -1;                    \
+		*out = (expr);                        \
+		return 0;                             \
+	}
+	PSEUDO("launch__grid_size", grid, 1);
+	PSEUDO("launch__block_size", threads, 1);
+	PSEUDO("launch__registers_per_thread", (double)l->registers, 1);
+	PSEUDO("launch__shared_mem_per_block", (double)(l->smem_static + l->smem_dynamic), 1);
+	PSEUDO("launch__occupancy_theoretical_pct", l->occ_theoretical_pct,
+	       l->occ_theoretical_pct > 0);
+	PSEUDO("launch__occupancy_limit_blocks", (double)l->occ_limit_blocks, l->occ_limiter);
+	PSEUDO("launch__occupancy_limit_registers", (double)l->occ_limit_registers, l->occ_limiter);
+	PSEUDO("launch__occupancy_limit_shared_mem", (double)l->occ_limit_smem, l->occ_limiter);
+	PSEUDO("launch__occupancy_limit_warps", (double)l->occ_limit_warps, l->occ_limiter);
+	PSEUDO("launch__occupancy_limiter_is_registers", strcmp(lim, "registers") == 0, l->occ_limiter);
+	PSEUDO("launch__occupancy_limiter_is_shared_mem", strcmp(lim, "shared_memory") == 0,
+	       l->occ_limiter);
+	PSEUDO("launch__occupancy_limiter_is_warps", strcmp(lim, "warps") == 0, l->occ_limiter);
+	PSEUDO("launch__occupancy_limiter_is_blocks", strcmp(lim, "blocks") == 0, l->occ_limiter);
+	if (strcmp(name, "launch__waves_per_sm") == 0) {
+		double warps_per_block = ceil(threads / 32.0);
+		double blocks_per_sm = l->occ_theoretical_pct / 100.0 * max_warps / warps_per_block;
+		if (!(blocks_per_sm > 0) || d->sm_count <= 0)
+			return -1;
+		*out = grid / (floor(blocks_per_sm + 1e-9) * d->sm_count);
+		return isfinite(*out) ? 0 : -1;
+	}
+	PSEUDO("launch__count", (double)g->n_launches, 1);
+	PSEUDO("launch__duration_ns", g->mean_ns, isfinite(g->mean_ns));
+	PSEUDO("launch__time_share", g->share, isfinite(g->share));
+	PSEUDO("device__sm_count", (double)d->sm_count, d->sm_count > 0);
+	PSEUDO("device__max_warps_per_sm", max_warps, max_warps > 0);
+	PSEUDO("device__max_threads_per_sm", (double)d->max_threads_per_sm, d->max_threads_per_sm > 0);
+	PSEUDO("device__mem_bandwidth_gbs", d->mem_bandwidth_gbs, d->mem_bandwidth_gbs > 0);
+	PSEUDO("device__cc", d->cc_major + d->cc_minor / 10.0, d->cc_major > 0);
+#undef PSEUDO
+	return -1;
+}
+
+static int lookup(void *ctx, const char *name, double *out)
+{
+	env *e = ctx;
+	for (size_t i = e->n_named; i-- > 0;) {
+		if (strcmp(e->named[i].name, name) == 0) {
+			if (!e->named[i].ok) {
+				snprintf(e->last_missing, sizeof(e->last_missing), "%s",
+				         e->named[i].why);
+				return -1;
+			}
+			*out = e->named[i].value;
+			return 0;
+		}
+	}
+	long idx = ga_profile_metric_index(e->p, name);
+	if (idx >= 0) {
+		double v = e->g->values[idx];
+		if (!isfinite(v))
+			return -1;
+		*out = v;
+		return 0;
+	}
+	return lookup_pseudo(e, name, out);
+}
+
+/* Evaluate an expression; on failure fill why. */
+static int eval(env *e, const ga_expr *x, double *out, char *why, size_t whylen)
+{
+	e->last_missing[0] = '\0';
+	ga_eval_status st = ga_expr_eval(x, lookup, e, out, why, whylen);
+	if (st == GA_EVAL_OK)
+		return 0;
+	if (st == GA_EVAL_MISSING && e->last_missing[0]) {
+		size_t n = strlen(why);
+		snprintf(why + n, whylen - n, " (%s)", e->last_missing);
+	}
+	return -1;
+}
+
+static void eval_named(env *e, const ga_named_expr *defs, size_t n)
+{
+	e->named = ga_xrealloc(e->named, (e->n_named + n + 1) * sizeof(*e->named));
+	for (size_t i = 0; i < n; i++) {
+		named_val *nv = &e->named[e->n_named];
+		memset(nv, 0, sizeof(*nv));
+		nv->name = defs[i].name;
+		nv->ok = eval(e, defs[i].expr, &nv->value, nv->why, sizeof(nv->why)) == 0;
+		if (!nv->ok) {
+			char *tmp = ga_xasprintf("%s: %s", defs[i].name, nv->why);
+			size_t n = strlen(tmp);
+			if (n >= sizeof(nv->why))
+				n = sizeof(nv->why) - 1;
+			memcpy(nv->why, tmp, n);
+			nv->why[n] = '\0';
+			free(tmp);
+		}
+		e->n_named++;
+	}
+}
+
+static void add_note(ga_analysis *a, size_t *cap, char *note)
+{
+	GA_PUSH(a->notes, a->n_notes, *cap, note);
+}
+
+static void evidence_for(env *e, char *const *names, size_t n, ga_evidence **out, size_t *nout)
+{
+	*out = ga_xcalloc(n ? n : 1, sizeof(**out));
+	*nout = n;
+	for (size_t i = 0; i < n; i++) {
+		double v;
+		(*out)[i].name = ga_xstrdup(names[i]);
+		(*out)[i].value = lookup(e, names[i], &v) == 0 ? v : NAN;
+	}
+}
+
+/* ---- classification ------------------------------------------------------ */
+
+static void classify(ga_analysis *a, size_t *note_cap, const ga_classifier *c, env *e,
+                     ga_group *g, int verbose)
+{
+	ga_class chosen = GA_CLASS_NONE;
+	char why[512];
+
+	for (int k = 0; k < GA_CLASS__COUNT; k++)
+		g->scores[k] = NAN;
+	eval_named(e, c->metrics, c->n_metrics);
+	for (size_t i = 0; i < c->n_order; i++) {
+		const ga_class_entry *ce = &c->order[i];
+		double s, w;
+		if (ce->score && eval(e, ce->score, &s, why, sizeof(why)) == 0)
+			g->scores[ce->klass] = s;
+		if (chosen != GA_CLASS_NONE)
+			continue;
+		if (eval(e, ce->when, &w, why, sizeof(why)) != 0) {
+			if (verbose)
+				add_note(a, note_cap, ga_xasprintf("%s: class %s not evaluable: %s",
+				                                   g->name, ga_class_name(ce->klass), why));
+			continue;
+		}
+		if (w != 0) {
+			chosen = ce->klass;
+			free(g->class_note);
+			g->class_note = ga_xasprintf("%s because %s", ga_class_name(ce->klass),
+			                             ce->when_src);
+		}
+	}
+	if (chosen == GA_CLASS_NONE) {
+		/* No rule held: fall back to the strongest score. */
+		double best = -INFINITY;
+		for (int k = 0; k < GA_CLASS__COUNT; k++)
+			if (isfinite(g->scores[k]) && g->scores[k] > best) {
+				best = g->scores[k];
+				chosen = (ga_class)k;
+			}
+		if (chosen != GA_CLASS_NONE)
+			g->class_note = ga_xasprintf("%s by highest score (no class condition held)",
+			                             ga_class_name(chosen));
+		else
+			g->class_note = ga_xstrdup("not classified: the classifier's metrics are "
+			                           "missing from the profile");
+	}
+	g->klass = chosen;
+	g->runner_up = GA_CLASS_NONE;
+	if (chosen != GA_CLASS_NONE && isfinite(g->scores[chosen])) {
+		double best = -INFINITY;
+		for (int k = 0; k < GA_CLASS__COUNT; k++) {
+			if (k == (int)chosen || !isfinite(g->scores[k]))
+				continue;
+			if (g->scores[k] > best) {
+				best = g->scores[k];
+				g->runner_up = (ga_class)k;
+			}
+		}
+		if (g->runner_up != GA_CLASS_NONE && g->scores[chosen] - best > c->close_margin)
+			g->runner_up = GA_CLASS_NONE;
+	}
+	evidence_for(e, c->evidence, c->n_evidence, &g->class_evidence, &g->n_class_evidence);
+}
+
+/* ---- rules ------------------------------------------------------------ */
+
+static int finding_cmp(const void *x, const void *y)
+{
+	const ga_finding *a = x, *b = y;
+	if (a->saving != b->saving)
+		return a->saving > b->saving ? -1 : 1;
+	if (a->rule->severity != b->rule->severity)
+		return a->rule->severity > b->rule->severity ? -1 : 1;
+	if (a->rule->checklist != b->rule->checklist)
+		return a->rule->checklist < b->rule->checklist ? -1 : 1;
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	return strcmp(a->rule->id, b->rule->id);
+}
+
+int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts *opts,
+               ga_analysis *a, ga_error *err)
+{
+	size_t note_cap = 0, find_cap = 0;
+	int verbose = opts && opts->verbose;
+
+	memset(a, 0, sizeof(*a));
+	a->profile = p;
+	if (!rs->has_classifier)
+		return ga_fail(err, GA_ERR_RULES, "no classifier: the rules directory has no "
+		               "classify.yaml");
+	build_groups(p, a);
+	for (size_t i = 0; i < a->n_groups; i++) {
+		aggregate(p, &a->groups[i]);
+		a->total_ns += a->groups[i].total_ns;
+	}
+	for (size_t i = 0; i < a->n_groups; i++)
+		a->groups[i].share = a->total_ns > 0 ? a->groups[i].total_ns / a->total_ns
+		                                     : 1.0 / (double)a->n_groups;
+	qsort(a->groups, a->n_groups, sizeof(*a->groups), group_cmp);
+
+	for (size_t gi = 0; gi < a->n_groups; gi++) {
+		ga_group *g = &a->groups[gi];
+		env e = {.p = p, .g = g, .first = &p->launches[g->launches[0]]};
+
+		classify(a, &note_cap, &rs->classifier, &e, g, verbose);
+		size_t class_named = e.n_named;
+
+		for (size_t ri = 0; ri < rs->n_rules; ri++) {
+			const ga_rule *r = &rs->rules[ri];
+			char why[512];
+			double w, est;
+
+			e.n_named = class_named;   /* rules see the classifier's names too */
+			eval_named(&e, r->metrics, r->n_metrics);
+			if (eval(&e, r->when, &w, why, sizeof(why)) != 0) {
+				if (verbose)
+					add_note(a, &note_cap, ga_xasprintf("%s: rule %s not evaluated: %s",
+					                                    g->name, r->id, why));
+				continue;
+			}
+			if (w == 0)
+				continue;
+			if (eval(&e, r->estimate, &est, why, sizeof(why)) != 0) {
+				if (verbose)
+					add_note(a, &note_cap, ga_xasprintf(
+						"%s: rule %s fired but its estimate is not evaluable (%s); "
+						"ranked with no saving", g->name, r->id, why));
+				est = 0;
+			}
+			if (est < 0)
+				est = 0;
+			if (est > 1)
+				est = 1;
+			ga_finding f = {0};
+			f.rule = r;
+			f.group = gi;
+			f.estimate = est;
+			f.saving = g->share * est;
+			evidence_for(&e, r->evidence, r->n_evidence, &f.evidence, &f.n_evidence);
+			GA_PUSH(a->findings, a->n_findings, find_cap, f);
+		}
+		free(e.named);
+	}
+	qsort(a->findings, a->n_findings, sizeof(*a->findings), finding_cmp);
+	for (size_t fi = 0; fi < a->n_findings; fi++) {
+		ga_group *g = &a->groups[a->findings[fi].group];
+		g->findings = ga_xrealloc(g->findings, (g->n_findings + 1) * sizeof(size_t));
+		g->findings[g->n_findings++] = fi;
+	}
+	return 0;
+}
+
+static void free_evidence(ga_evidence *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ev[i].name);
+	free(ev);
+}
+
+void ga_analysis_free(ga_analysis *a)
+{
+	for (size_t i = 0; i < a->n_groups; i++) {
+		ga_group *g = &a->groups[i];
+		free(g->name);
+		free(g->mangled);
+		free(g->launches);
+		free(g->values);
+		free(g->class_note);
+		free(g->findings);
+		free_evidence(g->class_evidence, g->n_class_evidence);
+	}
+	free(a->groups);
+	for (size_t i = 0; i < a->n_findings; i++)
+		free_evidence(a->findings[i].evidence, a->findings[i].n_evidence);
+	free(a->findings);
+	for (size_t i = 0; i < a->n_notes; i++)
+		free(a->notes[i]);
+	free(a->notes);
+	memset(a, 0, sizeof(*a));
+}
+
+int ga_analysis_max_severity(const ga_analysis *a)
+{
+	int max = -1;
+	for (size_t i = 0; i < a->n_findings; i++)
+		if ((int)a->findings[i].rule->severity > max)
+			max = (int)a->findings[i].rule->severity;
+	return max;
+}

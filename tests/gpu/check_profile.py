@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Assertions of the GPU suite on profiles and reports written by gpuadvise.
+
+    check_profile.py testapp PROFILE        names, launch configuration, metric sanity
+    check_profile.py classes REPORT         classes of the known kernels
+    check_profile.py names PROFILE a,b      exactly these kernels were profiled
+    check_profile.py launches PROFILE N I   N launches, the first with index I
+    check_profile.py crashed PROFILE N      N launches and the profile marked incomplete
+    check_profile.py pids PROFILE N         launches from N distinct processes
+Exit status 0 when every assertion holds; each failure is printed."""
+import json
+import sys
+
+failures = []
+
+
+def expect(cond, msg):
+    if not cond:
+        failures.append(msg)
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def base(name):
+    return name.split("(")[0]
+
+
+def by_name(prof):
+    out = {}
+    for l in prof["launches"]:
+        out.setdefault(base(l["name"]), []).append(l)
+    return out
+
+
+def val(l, metric):
+    v = l["values"].get(metric)
+    return float("nan") if v is None else v
+
+
+def testapp(path):
+    prof = load(path)
+    k = by_name(prof)
+    want = ["copy_coalesced", "copy_strided", "branch_evenodd", "chain_one_warp", "fma_loop",
+            "matmul_naive", "transpose_naive", "smem_conflict", "tiny_add"]
+    for w in want:
+        expect(w in k, f"kernel {w} missing (have {sorted(k)})")
+    if failures:
+        return
+    expect(prof["device"]["sm_count"] > 0, "device sm_count")
+    expect(prof["collection"]["passes"] >= 1, "passes recorded")
+    one = k["chain_one_warp"][0]
+    expect(one["grid"] == [1, 1, 1] and one["block"] == [32, 1, 1],
+           f"chain_one_warp config {one['grid']} {one['block']}")
+    expect(k["copy_coalesced"][0]["block"][0] == 256, "copy_coalesced block 256")
+    for w in want:
+        l = k[w][0]
+        expect(l["duration_ns"] and l["duration_ns"] > 0, f"{w}: duration")
+        expect(l["registers"] > 0, f"{w}: registers")
+    dram = val(k["copy_coalesced"][0], "dram__throughput.avg.pct_of_peak_sustained_elapsed")
+    expect(dram > 50, f"copy_coalesced DRAM throughput {dram:.1f}% (expected > 50%)")
+    s = k["copy_strided"][0]
+    spr = val(s, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") / \
+        max(val(s, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1)
+    expect(spr > 16, f"copy_strided sectors per load request {spr:.1f} (expected > 16)")
+    b = k["branch_evenodd"][0]
+    tpi = val(b, "smsp__thread_inst_executed.sum") / max(val(b, "smsp__inst_executed.sum"), 1)
+    expect(10 < tpi < 22, f"branch_evenodd threads per instruction {tpi:.1f} (expected ~16)")
+    occ = val(one, "sm__warps_active.avg.pct_of_peak_sustained_active")
+    expect(occ < 10, f"chain_one_warp achieved occupancy {occ:.1f}% (expected very low)")
+    smc = k["smem_conflict"][0]
+    conf = val(smc, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")
+    expect(conf > 0, f"smem_conflict bank conflicts {conf}")
+
+
+def classes(path):
+    rep = load(path)
+    got = {base(k["name"]): k["class"] for k in rep["kernels"]}
+    want = {"matmul_naive": "memory", "copy_strided": "memory", "branch_evenodd": "divergence",
+            "chain_one_warp": "latency", "fma_loop": "compute"}
+    for name, cls in want.items():
+        expect(got.get(name) == cls, f"{name}: class {got.get(name)} (expected {cls})")
+    tops = {}
+    for f in rep["findings"]:
+        tops.setdefault(base(f["kernel_name"]), f["rule"])
+    expect(tops.get("copy_strided") == "uncoalesced-global-access",
+           f"copy_strided top finding {tops.get('copy_strided')}")
+
+
+def names(path, want):
+    got = sorted({base(l["name"]) for l in load(path)["launches"]})
+    expect(got == sorted(want.split(",")), f"kernels {got} (expected {want})")
+
+
+def launches(path, n, first):
+    ls = load(path)["launches"]
+    expect(len(ls) == int(n), f"{len(ls)} launches (expected {n})")
+    if ls:
+        expect(ls[0]["index"] == int(first), f"first launch index {ls[0]['index']} (expected {first})")
+
+
+def crashed(path, n):
+    p = load(path)
+    expect(len(p["launches"]) == int(n), f"{len(p['launches'])} launches (expected {n})")
+    expect(p["collection"].get("incomplete") is True, "profile not marked incomplete")
+    expect(p["collection"].get("app_signal") == 6, f"app_signal {p['collection'].get('app_signal')}")
+
+
+def pids(path, n):
+    got = {l["pid"] for l in load(path)["launches"]}
+    expect(len(got) == int(n), f"{len(got)} processes (expected {n})")
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"testapp": testapp, "classes": classes, "names": names, "launches": launches,
+     "crashed": crashed, "pids": pids}[cmd](*args)
+    for f in failures:
+        print("FAIL:", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

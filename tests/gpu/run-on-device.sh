@@ -1,0 +1,78 @@
+#!/bin/bash
+# The whole GPU-machine session in one call (device time is scarce):
+#   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
+#   side by side.  Usage, from the repository root on the GPU machine:
+#     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
+#   steps: suite record demos torch ncu (default: all)
+# Everything lands in $OUT: logs, and results.tar.xz with the recordings.
+set -u
+B=${1:?build directory}; shift
+STEPS=${*:-suite record demos torch ncu}
+OUT=${OUT:-/tmp/gpuadvise-out}
+R=$OUT/work
+mkdir -p "$R/recorded"
+GA=$B/gpuadvise
+APP=$B/kernels/gpuadvise-testapp
+EXTRA=sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
+has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
+step() { echo; echo "=== $* ($(date +%T))"; }
+
+step device
+nvidia-smi -L
+"$GA" --version
+ls -la "$B" "$B/kernels" | head -40
+
+if has suite; then
+	step GPU suite
+	GPUADVISE=$GA BUILDDIR=$B timeout 400 tests/gpu/run.sh 2>&1 | tee "$R/gpu-suite.log"
+fi
+
+if has record; then
+	step record test-app kernels, with the Speed-of-Light composites for calibration
+	for k in $("$APP" --list); do
+		timeout 120 "$GA" --metrics "$EXTRA" -o "$R/recorded/testapp-$k.json" "$APP" --only "$k" \
+			>"$R/report-$k.txt" 2>&1 || echo "record $k: status $?"
+		head -30 "$R/report-$k.txt"
+	done
+	step one raw counter-data image for the offline evaluation test
+	timeout 60 "$GA" --save-counter-data "$R/recorded/counter-image.bin" -c 1 \
+		-o "$R/recorded/counter-image-profile.json" "$APP" --only copy_strided >/dev/null 2>&1
+	ls -la "$R/recorded/counter-image.bin" && xz -9 -f "$R/recorded/counter-image.bin"
+	step default metric set: passes and a full test-app report
+	"$GA" --list-metrics --chip GH100 | tail -1
+	timeout 120 "$GA" -f json -o "$R/recorded/testapp-all.json" "$APP" >"$R/testapp-all.report.json" 2>"$R/testapp-all.err"
+	cat "$R/testapp-all.err"
+	timeout 60 "$GA" --import "$R/recorded/testapp-all.json" | tee "$R/testapp-all.txt" | head -80
+fi
+
+if has demos; then
+	step demos, recorded for machines without a GPU
+	timeout 420 "$GA" --demo all --metrics "$EXTRA" -o "$R/recorded" >"$R/demo-all.txt" 2>"$R/demo-all.err"
+	echo "status $?"
+	tail -20 "$R/demo-all.err"
+	grep -A14 '^Summary' "$R/demo-all.txt"
+fi
+
+if has torch; then
+	step PyTorch workload, plain and profiled
+	timeout 120 python3 tests/gpu/pytorch_workload.py >"$R/torch-plain.txt" 2>&1
+	timeout 300 "$GA" -o "$R/recorded/pytorch.json" python3 tests/gpu/pytorch_workload.py \
+		>"$R/torch-prof.txt" 2>"$R/torch-prof.err"
+	echo "status $?"
+	tail -5 "$R/torch-prof.err"
+	grep -v '^ ' "$R/torch-plain.txt" | grep -E 'ok|checksum' >"$R/torch-plain.lines"
+	grep -E 'ok|checksum' "$R/torch-prof.txt" | grep -v '^ ' >"$R/torch-prof.lines"
+	cmp "$R/torch-plain.lines" "$R/torch-prof.lines" && echo "pytorch output unchanged"
+	head -60 "$R/torch-prof.txt"
+fi
+
+if has ncu; then
+	step ncu Speed-of-Light on the test app, for comparison
+	timeout 200 ncu --section SpeedOfLight --csv "$APP" >"$R/ncu-sol.csv" 2>"$R/ncu-sol.err"
+	echo "status $?"; tail -3 "$R/ncu-sol.err"
+fi
+
+step pack
+tar -C "$R" -cJf "$OUT/results.tar.xz" .
+cp "$R/gpu-suite.log" "$OUT/" 2>/dev/null
+ls -la "$OUT"

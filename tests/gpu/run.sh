@@ -1,0 +1,86 @@
+#!/bin/sh
+# GPU suite: live profiling of the test application.  Exits 77 (skipped)
+# where there is no usable NVIDIA GPU.  Environment (set by meson test):
+#   GPUADVISE  the gpuadvise binary   BUILDDIR  the build directory
+# Each check prints "ok - ..." or "not ok - ..."; the exit status is the
+# number of failures (capped), 0 when all pass.
+set -u
+GA=${GPUADVISE:-build/gpuadvise}
+BUILDDIR=${BUILDDIR:-$(dirname "$GA")}
+APP="$BUILDDIR/kernels/gpuadvise-testapp"
+HERE=$(cd "$(dirname "$0")" && pwd)
+CHECK="python3 $HERE/check_profile.py"
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "no NVIDIA GPU here: skipping the GPU suite"
+	exit 77
+fi
+if [ ! -x "$APP" ]; then
+	echo "test application $APP not built: skipping"
+	exit 77
+fi
+
+T=$(mktemp -d)
+export TMPDIR="$T/tmp"
+mkdir -p "$TMPDIR"
+fails=0
+pass() { echo "ok - $1"; }
+fail() { echo "not ok - $1"; fails=$((fails + 1)); }
+check() { # description, command...
+	d=$1; shift
+	if "$@" >"$T/check.out" 2>&1; then pass "$d"; else fail "$d"; sed 's/^/    /' "$T/check.out"; fi
+}
+no_rundir() {
+	[ -z "$(ls -A "$TMPDIR")" ]
+}
+
+# 1. Every kernel, report as JSON; the app's own output must be unchanged.
+"$GA" -f json -o "$T/all.json" "$APP" >"$T/all.report.json" 2>"$T/all.err"
+st=$?
+[ $st -eq 0 ] && pass "full run exits 0" || { fail "full run exits 0 (got $st)"; cat "$T/all.err"; }
+"$APP" >"$T/plain.out" 2>&1
+grep '^kernel ' "$T/plain.out" >"$T/plain.lines"
+"$GA" "$APP" 2>/dev/null | grep '^kernel ' >"$T/prof.lines"
+check "application output unchanged under profiling" cmp "$T/plain.lines" "$T/prof.lines"
+check "kernel names, launch configuration and metric sanity" $CHECK testapp "$T/all.json"
+check "classes of the known kernels" $CHECK classes "$T/all.report.json"
+check "no run directory left behind" no_rundir
+
+# 2. Filters.
+"$GA" -k copy_strided -o "$T/k.json" "$APP" >/dev/null 2>&1
+check "-k NAME selects one kernel" $CHECK names "$T/k.json" copy_strided
+"$GA" -k 'regex:^copy_' -o "$T/re.json" "$APP" >/dev/null 2>&1
+check "-k regex: selects matching kernels" $CHECK names "$T/re.json" copy_coalesced,copy_strided
+"$GA" -k tiny_add -s 2 -c 3 -o "$T/sc.json" "$APP" --only tiny_add --repeat 10 >/dev/null 2>&1
+check "--launch-skip 2 --launch-count 3" $CHECK launches "$T/sc.json" 3 2
+"$GA" --max-per-kernel 4 -o "$T/mpk.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
+check "--max-per-kernel bounds repeats" $CHECK launches "$T/mpk.json" 4 0
+
+# 3. A crashing application: results so far, its status, no leftovers.
+"$GA" -o "$T/crash.json" "$APP" --only copy_coalesced,fma_loop,tiny_add,branch_evenodd --crash-after 3 \
+	>"$T/crash.out" 2>"$T/crash.err"
+st=$?
+[ $st -eq 134 ] && pass "crashing app: status 134 (SIGABRT) propagated" || fail "crashing app status (got $st)"
+check "crashing app: kernels before the crash reported" $CHECK crashed "$T/crash.json" 3
+check "crashing app: no run directory left behind" no_rundir
+
+# 4. Child processes are profiled, kept apart by pid.
+"$GA" -o "$T/fork.json" "$APP" --only tiny_add,copy_coalesced --fork 2 >/dev/null 2>&1
+check "child processes profiled separately" $CHECK pids "$T/fork.json" 2
+
+# 5. Status propagation and no-kernel apps.
+"$GA" "$APP" --only tiny_add --exit-code 3 >/dev/null 2>&1
+st=$?
+[ $st -eq 3 ] && pass "app exit status 3 propagated" || fail "app exit status (got $st)"
+"$GA" "$APP" --no-kernels >/dev/null 2>"$T/nok.err"
+st=$?
+if [ $st -eq 4 ] && grep -q "launched no CUDA kernel" "$T/nok.err"; then pass "no-kernel app: exit 4 with message"
+else fail "no-kernel app (status $st)"; cat "$T/nok.err"; fi
+"$GA" /bin/true >/dev/null 2>"$T/true.err"
+st=$?
+if [ $st -eq 4 ] && grep -q "did not initialise CUDA" "$T/true.err"; then pass "non-CUDA program: exit 4 with message"
+else fail "non-CUDA program (status $st)"; cat "$T/true.err"; fi
+
+echo "$fails failed"
+rm -rf "$T"
+[ $fails -eq 0 ]
