@@ -86,12 +86,13 @@ static double poly_ref(double x)
     return val * x + 1.0;
 }
 
-// p(x) >= ~0.5 on |x| <= 0.9, so a relative tolerance suffices; 1e-3 leaves
-// room for FP32 rounding in 40-step Horner chains and the 8-term sums.
+// p(x) >= ~0.5 on |x| <= 0.9, so a relative tolerance suffices. A host
+// emulation of both variants stays within 1e-6 of the reference; 1e-4 leaves
+// ample room for the FP32 sums while catching any wrong coefficient.
 static bool check(char *detail, size_t len)
 {
     std::vector<float> out = ga_from_dev(d_out, NELEM);
-    GaChecker ck(1e-4, 1e-3);
+    GaChecker ck(1e-5, 1e-4);
     for (unsigned i = 0; i < NELEM; i += (i < 65536 ? 1 : 7)) {
         double ref = 0.0;
         for (int r = 0; r < EVALS; r++) ref += poly_ref(eval_point(h_in[i], r));

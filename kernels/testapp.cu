@@ -83,14 +83,14 @@ __global__ void chain_one_warp(double *out, double step, int count)
 // Eight independent FP32 FMA chains per thread, all in registers; only the
 // final sum is stored. Bound by the FMA pipe.
 #define FMA_CHAINS 8
-__host__ __device__ inline float fma_chains(unsigned tid, float mul, int iters)
+
+// Host reference for one thread of fma_loop (same operations, same order).
+static float fma_chains_host(unsigned tid, float mul, int iters)
 {
     float a[FMA_CHAINS];
     for (int j = 0; j < FMA_CHAINS; j++) a[j] = (float)((tid + 7u * j) % 1024u) * (1.0f / 1024.0f);
-    for (int k = 0; k < iters; k++) {
-#pragma unroll
+    for (int k = 0; k < iters; k++)
         for (int j = 0; j < FMA_CHAINS; j++) a[j] = fmaf(a[j], mul, 0.0001f * (float)(j + 1));
-    }
     float s = 0.0f;
     for (int j = 0; j < FMA_CHAINS; j++) s += a[j];
     return s;
@@ -298,7 +298,7 @@ static bool run_fma_loop(char *detail, size_t len)
     std::vector<float> got = ga_from_dev(out, n);
     ga_dev_free(out);
     GaChecker ck(1e-5, 1e-5);
-    for (unsigned i = 0; i < n; i += (i < 256 ? 1 : 101)) ck.add(i, got[i], fma_chains(i, mul, iters));
+    for (unsigned i = 0; i < n; i += (i < 256 ? 1 : 101)) ck.add(i, got[i], fma_chains_host(i, mul, iters));
     return ck.ok() || fail(detail, len, ck, "out");
 }
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -75,7 +76,9 @@ typedef struct {
 static struct {
 	pthread_mutex_t lock;
 	int initialized;
+	int profiler_initialized;
 	int fd;
+	int lock_fd;              /* run-wide lock: one process measures at a time */
 	int enabled;              /* still profiling (launch count not reached) */
 	pid_t pid;
 	ga_profile prof;          /* holds the metric list; no launches are kept */
@@ -97,7 +100,7 @@ static struct {
 	int pending;
 	ctx_state *pending_ctx;
 	ga_launch pending_launch;
-} G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+} G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1};
 
 /* ---- records ------------------------------------------------------------ */
 
@@ -377,6 +380,13 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	cs->next = G.ctxs;
 	G.ctxs = cs;
 
+	if (!G.profiler_initialized) {
+		/* Not in InitializeInjection: during cuInit the profiler is not
+		 * ready yet (CUPTI_ERROR_UNKNOWN there, seen on an H200). */
+		CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+		CUPTI_TRY(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
+		G.profiler_initialized = 1;
+	}
 	if (cuCtxGetDevice(&cs->cudev) != CUDA_SUCCESS) {
 		write_error("cupti", "cannot find the device of context %u", uid);
 		goto out;
@@ -605,6 +615,12 @@ static void launch_free(ga_launch *l)
 
 /* ---- the launch callbacks ------------------------------------------------ */
 
+static void unlock_run(void)
+{
+	if (G.lock_fd >= 0)
+		flock(G.lock_fd, LOCK_UN);
+}
+
 static void stop_profiling_everywhere(void)
 {
 	/* Launch count reached: stop listening, so the rest runs at full speed. */
@@ -635,8 +651,14 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		free(name);
 		return;
 	}
+	/* Counters are a device-wide resource: processes of one run (children
+	 * inherit the injection) take turns, one measured launch at a time. */
+	if (G.lock_fd >= 0)
+		while (flock(G.lock_fd, LOCK_EX) != 0 && errno == EINTR)
+			;
 	cs = ctx_get(cb->context, cb->contextUid);
 	if (!cs->ok) {
+		unlock_run();
 		free(name);
 		return;
 	}
@@ -671,6 +693,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 			write_error("cupti", "resetting the counter data failed: %s",
 			            ga_cupti_result_string(r));
 			launch_free(l);
+			unlock_run();
 			return;
 		}
 	}
@@ -682,6 +705,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 			write_error(cupti_code(r), "starting the range profiler failed: %s",
 			            ga_cupti_result_string(r));
 			launch_free(l);
+			unlock_run();
 			return;
 		}
 	}
@@ -763,6 +787,7 @@ static void on_exit_launch(void)
 out:
 	free(vals);
 	launch_free(l);
+	unlock_run();
 }
 
 static __thread int this_thread_pending;
@@ -904,6 +929,9 @@ GA_EXPORT int InitializeInjection(void)
 		pthread_mutex_unlock(&G.lock);
 		return 1;
 	}
+	path = ga_xasprintf("%s/profiling.lock", dir);
+	G.lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(path);
 	G.enabled = 1;
 	init_metrics();
 	init_filters();
@@ -926,16 +954,6 @@ GA_EXPORT int InitializeInjection(void)
 	for (size_t i = 0; i < GA_ARRAY_LEN(launch_cbids); i++)
 		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, launch_cbids[i]);
 	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
-	{
-		CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-		r = cuptiProfilerInitialize(&p);
-		if (r != CUPTI_SUCCESS) {
-			write_error(cupti_code(r), "cuptiProfilerInitialize failed: %s",
-			            ga_cupti_result_string(r));
-			G.enabled = 0;
-			cuptiEnableDomain(0, G.sub, CUPTI_CB_DOMAIN_DRIVER_API);
-		}
-	}
 	if (G.count == 0)
 		stop_profiling_everywhere();
 out:

@@ -408,6 +408,9 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 			ga_buf_printf(&note, "%d of %d processes ended without the normal exit path "
 			              "(crash, signal or _exit). ", g.n_processes - g.n_ended,
 			              g.n_processes);
+		if (g.cupti_errors)
+			ga_buf_printf(&note, "%d CUPTI error(s) while profiling, the first: %s. ",
+			              g.cupti_errors, g.first_error ? g.first_error : "?");
 		if (g.truncated_lines)
 			ga_buf_printf(&note, "%d record(s) were cut short and skipped. ",
 			              g.truncated_lines);

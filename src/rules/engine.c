@@ -106,6 +106,33 @@ static int group_cmp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
+/* Kernels of one process sharing a launch shape: sort by shape, count runs. */
+static int shape_cmp(const void *x, const void *y)
+{
+	const ga_group *a = *(ga_group *const *)x, *b = *(ga_group *const *)y;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	int c = memcmp(a->grid, b->grid, sizeof(a->grid));
+	return c ? c : memcmp(a->block, b->block, sizeof(a->block));
+}
+
+static void count_same_launch(ga_analysis *a)
+{
+	ga_group **v = ga_xcalloc(a->n_groups ? a->n_groups : 1, sizeof(*v));
+	for (size_t i = 0; i < a->n_groups; i++)
+		v[i] = &a->groups[i];
+	qsort(v, a->n_groups, sizeof(*v), shape_cmp);
+	for (size_t i = 0; i < a->n_groups;) {
+		size_t j = i;
+		while (j < a->n_groups && shape_cmp(&v[i], &v[j]) == 0)
+			j++;
+		for (size_t k = i; k < j; k++)
+			v[k]->same_launch = (int)(j - i);
+		i = j;
+	}
+	free(v);
+}
+
 /* ---- expression environment --------------------------------------------- */
 
 typedef struct {
@@ -167,6 +194,7 @@ static int lookup_pseudo(const env *e, const char *name, double *out)
 	PSEUDO("launch__count", (double)g->n_launches, 1);
 	PSEUDO("launch__duration_ns", g->mean_ns, isfinite(g->mean_ns));
 	PSEUDO("launch__time_share", g->share, isfinite(g->share));
+	PSEUDO("program__kernels_same_launch", (double)g->same_launch, g->same_launch > 0);
 	PSEUDO("device__sm_count", (double)d->sm_count, d->sm_count > 0);
 	PSEUDO("device__max_warps_per_sm", max_warps, max_warps > 0);
 	PSEUDO("device__max_threads_per_sm", (double)d->max_threads_per_sm, d->max_threads_per_sm > 0);
@@ -352,6 +380,7 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 		a->groups[i].share = a->total_ns > 0 ? a->groups[i].total_ns / a->total_ns
 		                                     : 1.0 / (double)a->n_groups;
 	qsort(a->groups, a->n_groups, sizeof(*a->groups), group_cmp);
+	count_same_launch(a);
 
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		ga_group *g = &a->groups[gi];

@@ -16,7 +16,9 @@
  *   shared_mem,warps,blocks} (1/0), launch__count (launches in the group),
  *   launch__duration_ns (mean), launch__time_share (0..1),
  *   device__sm_count, device__max_warps_per_sm, device__max_threads_per_sm,
- *   device__mem_bandwidth_gbs, device__cc (e.g. 9.0), plus any named
+ *   device__mem_bandwidth_gbs, device__cc (e.g. 9.0),
+ *   program__kernels_same_launch (kernels of the same process launched with
+ *   the same grid and block, this one included), plus any named
  *   expression defined earlier in the same rule or in the classifier. */
 #ifndef GA_ENGINE_H
 #define GA_ENGINE_H
@@ -61,6 +63,7 @@ struct ga_group {
 	char *class_note;         /* why the class was chosen (which `when` held) */
 	size_t *findings;         /* indices into analysis->findings, ranked */
 	size_t n_findings;
+	int same_launch;          /* kernels of this process with this grid and block */
 };
 
 typedef struct {

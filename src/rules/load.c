@@ -761,9 +761,12 @@ static ssize_t named_index(const ga_named_expr *m, size_t n, const char *name)
 
 /* Every identifier in expression e (from scalar n) must be a metric name
  * (it contains "__") or one of the named expressions m[0..n_usable); a name
- * defined at or after that point is reported as such. */
+ * defined at or after that point is reported as such.  Other names are
+ * reported only when `strict`: rules may also use the classifier's named
+ * expressions, which are checked by ga_ruleset_validate once the final
+ * classifier is known. */
 static void check_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, const char *what,
-                       const ga_named_expr *m, size_t n_usable, size_t n_all)
+                       const ga_named_expr *m, size_t n_usable, size_t n_all, int strict)
 {
 	struct strlist names = {0};
 	size_t i;
@@ -774,7 +777,7 @@ static void check_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, const
 		ssize_t k = named_index(m, n_all, name);
 		int line, col;
 
-		if (is_metric_name(name) || (k >= 0 && (size_t)k < n_usable))
+		if (is_metric_name(name) || (k >= 0 && (size_t)k < n_usable) || (k < 0 && !strict))
 			continue;
 		scalar_pos(L, n, find_word(scalar(n), name), &line, &col);
 		if (k >= 0 && (size_t)k == n_usable)
@@ -790,7 +793,8 @@ static void check_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, const
 }
 
 /* `metrics:` mapping of name -> expression. */
-static void load_named(struct loader *L, yaml_node_t *map, ga_named_expr **out, size_t *n_out)
+static void load_named(struct loader *L, yaml_node_t *map, int strict, ga_named_expr **out,
+                       size_t *n_out)
 {
 	yaml_node_pair_t *pair;
 	ga_named_expr *m = NULL;
@@ -828,7 +832,7 @@ static void load_named(struct loader *L, yaml_node_t *map, ga_named_expr **out, 
 	for (i = 0; i < n; i++) {
 		char *what = ga_xasprintf("metrics.%s", m[i].name);
 		if (get_expr(L, vnodes[i], what, &m[i].src, &m[i].expr) == 0)
-			check_refs(L, vnodes[i], m[i].expr, what, m, i, n);
+			check_refs(L, vnodes[i], m[i].expr, what, m, i, n, strict);
 		free(what);
 	}
 	free(vnodes);
@@ -836,9 +840,10 @@ static void load_named(struct loader *L, yaml_node_t *map, ga_named_expr **out, 
 	*n_out = n;
 }
 
-/* `evidence:` list of names, each a named expression or a metric. */
+/* `evidence:` list of names, each a named expression or a metric (checked
+ * here when `strict`, otherwise by ga_ruleset_validate). */
 static void load_evidence(struct loader *L, yaml_node_t *seq, const ga_named_expr *m,
-                          size_t n_m, char ***out, size_t *n_out)
+                          size_t n_m, int strict, char ***out, size_t *n_out)
 {
 	yaml_node_item_t *it;
 	char **v = NULL;
@@ -861,7 +866,7 @@ static void load_evidence(struct loader *L, yaml_node_t *seq, const ga_named_exp
 			         "expressions");
 			continue;
 		}
-		if (!is_metric_name(name) && named_index(m, n_m, name) < 0) {
+		if (strict && !is_metric_name(name) && named_index(m, n_m, name) < 0) {
 			node_err(L, x, "evidence '%s' is neither a named expression nor a metric "
 			         "name (metric names contain '__')", name);
 			continue;
@@ -873,10 +878,10 @@ static void load_evidence(struct loader *L, yaml_node_t *seq, const ga_named_exp
 }
 
 static void check_expr_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, const char *what,
-                            const ga_named_expr *m, size_t n_m)
+                            const ga_named_expr *m, size_t n_m, int strict)
 {
 	if (e)
-		check_refs(L, n, e, what, m, n_m, n_m);
+		check_refs(L, n, e, what, m, n_m, n_m, strict);
 }
 
 static const char *class_list(void)
@@ -1002,14 +1007,15 @@ static void load_rule(struct loader *L, yaml_node_t *map)
 	if (v[RK_SPEEDUP])
 		load_speedup(L, v[RK_SPEEDUP], &r);
 	if (v[RK_METRICS])
-		load_named(L, v[RK_METRICS], &r.metrics, &r.n_metrics);
+		load_named(L, v[RK_METRICS], 0, &r.metrics, &r.n_metrics);
 	if (v[RK_WHEN] && get_expr(L, v[RK_WHEN], "when", &r.when_src, &r.when) == 0)
-		check_expr_refs(L, v[RK_WHEN], r.when, "when", r.metrics, r.n_metrics);
+		check_expr_refs(L, v[RK_WHEN], r.when, "when", r.metrics, r.n_metrics, 0);
 	if (v[RK_ESTIMATE] &&
 	    get_expr(L, v[RK_ESTIMATE], "estimate", &r.estimate_src, &r.estimate) == 0)
-		check_expr_refs(L, v[RK_ESTIMATE], r.estimate, "estimate", r.metrics, r.n_metrics);
+		check_expr_refs(L, v[RK_ESTIMATE], r.estimate, "estimate", r.metrics, r.n_metrics,
+		                0);
 	if (v[RK_EVIDENCE])
-		load_evidence(L, v[RK_EVIDENCE], r.metrics, r.n_metrics, &r.evidence,
+		load_evidence(L, v[RK_EVIDENCE], r.metrics, r.n_metrics, 0, &r.evidence,
 		              &r.n_evidence);
 	if (v[RK_FIX])
 		r.fix = get_string(L, v[RK_FIX], "fix", 0);
@@ -1099,11 +1105,11 @@ static void load_order(struct loader *L, yaml_node_t *seq, ga_classifier *c)
 		}
 		what = ga_xasprintf("order[%zu].when", idx);
 		if (v[OK_WHEN] && get_expr(L, v[OK_WHEN], what, &e.when_src, &e.when) == 0)
-			check_expr_refs(L, v[OK_WHEN], e.when, what, c->metrics, c->n_metrics);
+			check_expr_refs(L, v[OK_WHEN], e.when, what, c->metrics, c->n_metrics, 1);
 		free(what);
 		what = ga_xasprintf("order[%zu].score", idx);
 		if (v[OK_SCORE] && get_expr(L, v[OK_SCORE], what, &e.score_src, &e.score) == 0)
-			check_expr_refs(L, v[OK_SCORE], e.score, what, c->metrics, c->n_metrics);
+			check_expr_refs(L, v[OK_SCORE], e.score, what, c->metrics, c->n_metrics, 1);
 		free(what);
 		/* Kept even when incomplete: a classifier with errors is
 		 * dropped as a whole, and freeing stays in one place. */
@@ -1135,9 +1141,9 @@ static void load_classifier(struct loader *L, yaml_node_t *map)
 	                           c.close_margin < 0))
 		node_err(L, v[CK_CLOSE_MARGIN], "'close_margin' must be a number >= 0");
 	if (v[CK_METRICS])
-		load_named(L, v[CK_METRICS], &c.metrics, &c.n_metrics);
+		load_named(L, v[CK_METRICS], 1, &c.metrics, &c.n_metrics);
 	if (v[CK_EVIDENCE])
-		load_evidence(L, v[CK_EVIDENCE], c.metrics, c.n_metrics, &c.evidence,
+		load_evidence(L, v[CK_EVIDENCE], c.metrics, c.n_metrics, 1, &c.evidence,
 		              &c.n_evidence);
 	if (v[CK_ORDER])
 		load_order(L, v[CK_ORDER], &c);
@@ -1330,29 +1336,77 @@ out:
 
 /* ---- whole-set checks ---- */
 
-static void validate_evidence(ga_diags *d, const char *path, int line, char **ev, size_t n_ev,
-                              const ga_named_expr *m, size_t n_m)
+static const ga_classifier *classifier_of(const ga_ruleset *rs)
 {
+	return rs->has_classifier ? &rs->classifier : NULL;
+}
+
+/* Can a rule (named expressions m) or the classifier (m is its own, cls
+ * NULL) refer to this name? */
+static int name_known(const char *name, const ga_named_expr *m, size_t n_m,
+                      const ga_classifier *cls)
+{
+	return is_metric_name(name) || named_index(m, n_m, name) >= 0 ||
+	       (cls && named_index(cls->metrics, cls->n_metrics, name) >= 0);
+}
+
+struct unknown_walk {
+	ga_diags *d;
+	const ga_rule *r;
+	const ga_classifier *cls;
+	const char *what;
+};
+
+static void report_unknown(void *ctx, const char *name)
+{
+	struct unknown_walk *w = ctx;
+
+	if (name_known(name, w->r->metrics, w->r->n_metrics, w->cls))
+		return;
+	ga_diags_add(w->d, w->r->path, w->r->line, 0, "rule '%s': unknown name '%s' in '%s' "
+	             "(not a named expression of the rule or the classifier; metric names "
+	             "contain '__')", w->r->id, name, w->what);
+}
+
+static void validate_rule_names(ga_diags *d, const ga_rule *r, const ga_classifier *cls)
+{
+	struct unknown_walk w = { d, r, cls, NULL };
+	char *what;
 	size_t i;
 
-	for (i = 0; i < n_ev; i++) {
-		if (!is_metric_name(ev[i]) && named_index(m, n_m, ev[i]) < 0)
-			ga_diags_add(d, path, line, 0, "evidence '%s' is neither a named expression "
-			             "nor a metric name", ev[i]);
+	for (i = 0; i < r->n_metrics; i++) {
+		what = ga_xasprintf("metrics.%s", r->metrics[i].name);
+		w.what = what;
+		ga_expr_foreach_name(r->metrics[i].expr, report_unknown, &w);
+		free(what);
+	}
+	w.what = "when";
+	ga_expr_foreach_name(r->when, report_unknown, &w);
+	w.what = "estimate";
+	ga_expr_foreach_name(r->estimate, report_unknown, &w);
+	for (i = 0; i < r->n_evidence; i++) {
+		if (!name_known(r->evidence[i], r->metrics, r->n_metrics, cls))
+			ga_diags_add(d, r->path, r->line, 0, "rule '%s': evidence '%s' is neither a "
+			             "named expression of the rule or the classifier nor a metric "
+			             "name (metric names contain '__')", r->id, r->evidence[i]);
 	}
 }
 
 int ga_ruleset_validate(const ga_ruleset *rs, ga_diags *d)
 {
+	const ga_classifier *cls = classifier_of(rs);
 	size_t n0 = d->n, i, j;
 
-	if (!rs->has_classifier)
+	if (!cls) {
 		ga_diags_add(d, NULL, 0, 0, "no classifier loaded: a rules directory must hold "
 		             "classify.yaml with a top-level 'classifier' key");
-	else
-		validate_evidence(d, rs->classifier.path, 0, rs->classifier.evidence,
-		                  rs->classifier.n_evidence, rs->classifier.metrics,
-		                  rs->classifier.n_metrics);
+	} else {
+		for (i = 0; i < cls->n_evidence; i++) {
+			if (!name_known(cls->evidence[i], cls->metrics, cls->n_metrics, NULL))
+				ga_diags_add(d, cls->path, 0, 0, "classifier: evidence '%s' is neither "
+				             "a named expression nor a metric name", cls->evidence[i]);
+		}
+	}
 	for (i = 0; i < rs->n_rules; i++) {
 		const ga_rule *r = &rs->rules[i];
 		for (j = 0; j < i; j++) {
@@ -1360,8 +1414,7 @@ int ga_ruleset_validate(const ga_ruleset *rs, ga_diags *d)
 				ga_diags_add(d, r->path, r->line, 0, "rule id '%s' is also used by %s",
 				             r->id, rs->rules[j].path);
 		}
-		validate_evidence(d, r->path, r->line, r->evidence, r->n_evidence, r->metrics,
-		                  r->n_metrics);
+		validate_rule_names(d, r, cls);
 	}
 	return (int)(d->n - n0);
 }
@@ -1372,24 +1425,27 @@ struct metric_walk {
 	struct strlist *out;
 	const ga_named_expr *m;
 	size_t n_m;
+	const ga_classifier *cls;   /* for rules: its names are visible too */
 };
 
 static void add_metric(void *ctx, const char *name)
 {
 	struct metric_walk *w = ctx;
 
-	if (ga_str_has_prefix(name, "launch__") || ga_str_has_prefix(name, "device__"))
+	if (ga_str_has_prefix(name, "launch__") || ga_str_has_prefix(name, "device__") ||
+	    ga_str_has_prefix(name, "program__"))
 		return;
-	if (named_index(w->m, w->n_m, name) >= 0)
+	if (named_index(w->m, w->n_m, name) >= 0 ||
+	    (w->cls && named_index(w->cls->metrics, w->cls->n_metrics, name) >= 0))
 		return;
 	GA_PUSH(w->out->v, w->out->n, w->out->cap, ga_xstrdup(name));
 }
 
 static void walk_scope(struct strlist *out, const ga_named_expr *m, size_t n_m,
-                       const ga_expr *const *exprs, size_t n_exprs,
+                       const ga_classifier *cls, const ga_expr *const *exprs, size_t n_exprs,
                        char *const *evidence, size_t n_evidence)
 {
-	struct metric_walk w = { out, m, n_m };
+	struct metric_walk w = { out, m, n_m, cls };
 	size_t i;
 
 	for (i = 0; i < n_m; i++)
@@ -1409,7 +1465,8 @@ size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out)
 	for (i = 0; i < rs->n_rules; i++) {
 		const ga_rule *r = &rs->rules[i];
 		const ga_expr *e[2] = { r->when, r->estimate };
-		walk_scope(&l, r->metrics, r->n_metrics, e, 2, r->evidence, r->n_evidence);
+		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 2, r->evidence,
+		           r->n_evidence);
 	}
 	if (rs->has_classifier) {
 		const ga_classifier *c = &rs->classifier;
@@ -1418,7 +1475,7 @@ size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out)
 			e[2 * i] = c->order[i].when;
 			e[2 * i + 1] = c->order[i].score;
 		}
-		walk_scope(&l, c->metrics, c->n_metrics, e, 2 * c->n_order, c->evidence,
+		walk_scope(&l, c->metrics, c->n_metrics, NULL, e, 2 * c->n_order, c->evidence,
 		           c->n_evidence);
 		free(e);
 	}

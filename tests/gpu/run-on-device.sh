@@ -22,6 +22,15 @@ nvidia-smi -L
 "$GA" --version
 ls -la "$B" "$B/kernels" | head -40
 
+step smoke: two kernels, verbose
+timeout 120 "$GA" -v "$APP" --only tiny_add,copy_strided 2>&1 | tee "$R/smoke.txt" | head -70
+echo "status ${PIPESTATUS[0]}"
+if ! grep -q 'copy_strided' "$R/smoke.txt"; then
+	echo "smoke failed: does the driver load the injection library?"
+	CUDA_INJECTION64_PATH=$(readlink -f "$B/libgpuadvise-inject.so") LD_DEBUG=libs \
+		"$APP" --only tiny_add 2>&1 | grep -iE 'inject|jansson|cupti|error' | head -20
+fi
+
 if has suite; then
 	step GPU suite
 	GPUADVISE=$GA BUILDDIR=$B timeout 400 tests/gpu/run.sh 2>&1 | tee "$R/gpu-suite.log"

@@ -35,7 +35,7 @@ no_rundir() {
 }
 
 # 1. Every kernel, report as JSON; the app's own output must be unchanged.
-"$GA" -f json -o "$T/all.json" "$APP" >"$T/all.report.json" 2>"$T/all.err"
+"$GA" -f json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" >"$T/all.app.out" 2>"$T/all.err"
 st=$?
 [ $st -eq 0 ] && pass "full run exits 0" || { fail "full run exits 0 (got $st)"; cat "$T/all.err"; }
 "$APP" >"$T/plain.out" 2>&1

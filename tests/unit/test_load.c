@@ -560,6 +560,73 @@ static void test_classifier_replaced(void **state)
 	remove_scratch();
 }
 
+/* Rules may use the classifier's named expressions; names that are defined
+ * nowhere are reported by ga_ruleset_validate, once the classifier is known. */
+static void test_validate_names(void **state)
+{
+	ga_ruleset rs;
+	ga_diags d = {0};
+	char *s, *expect, *path, **names;
+	size_t n, i;
+
+	(void)state;
+	snprintf(scratch, sizeof(scratch), "/tmp/ga-test-load-XXXXXX");
+	assert_non_null(mkdtemp(scratch));
+	write_file("uses-classifier.yaml",
+	           "id: uses-classifier\ntitle: t\nclass: divergence\nchecklist: 2\n"
+	           "severity: low\nspeedup: [1, 2]\nmetrics:\n  loss: 100 - warp_eff\n"
+	           "when: loss > 30 and sm < 50\nestimate: loss / 100\n"
+	           "evidence: [warp_eff, loss]\nfix: f\nexample: e\nexplain: x\n");
+	write_file("typo.yaml",
+	           "# a comment first\n"
+	           "id: typo\ntitle: t\nclass: memory\nchecklist: 2\nseverity: low\n"
+	           "speedup: [1, 2]\nmetrics:\n  ratio: a__b / c__d\n  r2: ratio * raito\n"
+	           "when: ratio > 1 and raito > 2\nestimate: 0.5\nevidence: [ratio, ratoi]\n"
+	           "fix: f\nexample: e\nexplain: x\n");
+
+	/* Loading alone is fine: the classifier may come from another directory. */
+	ga_ruleset_init(&rs);
+	assert_int_equal(ga_rules_load_dir(&rs, scratch, &d), 0);
+	assert_int_equal(rs.n_rules, 2);
+
+	/* Without a classifier, 'warp_eff' and 'sm' are unknown too: one
+	 * diagnostic for the classifier, three per rule. */
+	assert_int_equal(ga_ruleset_validate(&rs, &d), 7);
+	ga_diags_free(&d);
+
+	assert_int_equal(ga_rules_load_dir(&rs, "rules-good", &d), 0);
+	assert_int_equal(ga_ruleset_validate(&rs, &d), 3);
+	s = print_diags(&d);
+	path = ga_xasprintf("%s/typo.yaml", scratch);
+	expect = ga_xasprintf(
+	        "%s:2: error: rule 'typo': unknown name 'raito' in 'metrics.r2' (not a named "
+	        "expression of the rule or the classifier; metric names contain '__')\n"
+	        "%s:2: error: rule 'typo': unknown name 'raito' in 'when' (not a named "
+	        "expression of the rule or the classifier; metric names contain '__')\n"
+	        "%s:2: error: rule 'typo': evidence 'ratoi' is neither a named expression of "
+	        "the rule or the classifier nor a metric name (metric names contain '__')\n",
+	        path, path, path);
+	assert_string_equal(s, expect);
+	free(s);
+	free(expect);
+
+	/* Metric names leave out the classifier's named expressions. */
+	n = ga_ruleset_metric_names(&rs, &names);
+	for (i = 0; i < n; i++) {
+		assert_true(strcmp(names[i], "sm") != 0);
+		assert_true(strcmp(names[i], "warp_eff") != 0);
+		assert_true(strcmp(names[i], "loss") != 0);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+
+	free(path);
+	ga_ruleset_free(&rs);
+	ga_diags_free(&d);
+	remove_scratch();
+}
+
 /* Positions of errors inside expressions in scalars of every style. */
 static void test_expression_positions(void **state)
 {
@@ -610,6 +677,38 @@ static void test_expression_positions(void **state)
 	remove_scratch();
 }
 
+#ifdef GA_TEST_RULES
+/* The shipped rules load and validate cleanly, and read only metric names. */
+static void test_shipped_rules(void **state)
+{
+	ga_ruleset rs;
+	ga_diags d = {0};
+	char **names;
+	size_t n, i;
+
+	(void)state;
+	ga_ruleset_init(&rs);
+	if (ga_rules_load_dir(&rs, GA_TEST_RULES, &d) != 0 || ga_ruleset_validate(&rs, &d) != 0)
+		fail_with_diags(&d, GA_TEST_RULES);
+	assert_true(rs.has_classifier);
+	assert_true(rs.n_rules >= 1);
+	for (i = 0; i < rs.n_rules; i++)
+		assert_true(ga_str_has_prefix(rs.rules[i].path, GA_TEST_RULES "/"));
+	n = ga_ruleset_metric_names(&rs, &names);
+	assert_true(n >= 1);
+	for (i = 0; i < n; i++) {
+		if (!strstr(names[i], "__") || ga_str_has_prefix(names[i], "launch__") ||
+		    ga_str_has_prefix(names[i], "device__"))
+			fail_msg("metric_names gave '%s'", names[i]);
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	ga_ruleset_free(&rs);
+	ga_diags_free(&d);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -622,7 +721,11 @@ int main(void)
 		cmocka_unit_test(test_missing_dir_and_file),
 		cmocka_unit_test(test_same_dir_duplicate_id),
 		cmocka_unit_test(test_classifier_replaced),
+		cmocka_unit_test(test_validate_names),
 		cmocka_unit_test(test_expression_positions),
+#ifdef GA_TEST_RULES
+		cmocka_unit_test(test_shipped_rules),
+#endif
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
