@@ -410,8 +410,8 @@ static int show_demo(const ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *
 		fprintf(out, "%s%s", i ? " -> " : "", r->v[i].name);
 	fprintf(out, "\n\n");
 	if (r->recorded)
-		snprintf(label, sizeof(label), "RECORDED on %s, %s (no GPU here: showing the profile "
-		         "recorded on the GPU machine)", r->gpu, r->date);
+		snprintf(label, sizeof(label), "recorded on %s, %s (no GPU here: this is the "
+		         "profile recorded on the GPU machine)", r->gpu, r->date);
 	fprintf(out, "Step 1: profile the slow variant, %s (%s)\n\n", r->v[0].name,
 	        r->v[0].description);
 	ga_report_opts ro = {.color = c->color, .verbose = c->cfg->verbose, .width = 80,

@@ -88,7 +88,8 @@ static struct argp_option options[] = {
 	 "full speed", 1},
 	{"max-per-kernel", OPT_MAX_PER_KERNEL, "N", 0, "Profile each (kernel, grid, block) at most "
 	 "N times; later repeats run unprofiled (default 0: no limit)", 1},
-	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics (comma-separated)", 1},
+	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
+	 1},
 	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
 	 "Write the first raw counter-data image to FILE (test fixtures)", 1},
 	{0, 0, 0, 0, "Input and output:", 2},
@@ -100,8 +101,8 @@ static struct argp_option options[] = {
 	 "output", 2},
 	{"fail-on", OPT_FAIL_ON, "SEVERITY", 0, "Exit with status 1 when a finding of SEVERITY "
 	 "(low, medium, high) or above is reported", 2},
-	{"verbose", 'v', 0, 0, "Show every finding, the class reasoning and why rules did not "
-	 "fire", 2},
+	{"verbose", 'v', 0, 0, "Show every finding, the class reasoning, and rules that could "
+	 "not be evaluated (missing metrics)", 2},
 	{"per-launch", OPT_PER_LAUNCH, 0, 0, "List every launch of each kernel", 2},
 	{"color", OPT_COLOR, "WHEN", 0, "Colour: auto (default: only on a terminal, never when "
 	 "NO_COLOR is set), always, never", 2},
@@ -688,6 +689,11 @@ int main(int argc, char **argv)
 	ga_ruleset rs;
 	int rc;
 
+	/* argp's usage errors: our status 2 (its default is 64), and name the
+	 * program plainly rather than by the path it was started with. */
+	argp_err_exit_status = EXIT_USAGE;
+	if (argc > 0)
+		argv[0] = "gpuadvise";
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &ps) != 0)
 		return EXIT_USAGE;
 	if (cfg.check_rules)

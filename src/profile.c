@@ -402,6 +402,7 @@ static json_t *collection_to_json(const ga_collection *c)
 	put(o, "wall_seconds", jnumber(c->wall_seconds));
 	put_int(o, "app_status", c->app_status);
 	put_int(o, "app_signal", c->app_signal);
+	put_int(o, "app_peak_rss_kb", c->app_peak_rss_kb);
 	put(o, "incomplete", jcheck(json_boolean(c->incomplete)));
 	put_str(o, "note", c->note);
 	return o;
@@ -708,6 +709,7 @@ static int collection_parse(const jctx *c, json_t *o, ga_collection *col)
 	    get_double(c, o, "wall_seconds", &col->wall_seconds) ||
 	    get_int(c, o, "app_status", 0, INT_MIN, &col->app_status) ||
 	    get_int(c, o, "app_signal", 0, 0, &col->app_signal) ||
+	    get_long(c, o, "app_peak_rss_kb", 0, &col->app_peak_rss_kb) ||
 	    get_string(c, o, "note", 0, &col->note))
 		return -1;
 	inc = member(o, "incomplete");

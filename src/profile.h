@@ -45,6 +45,7 @@ typedef struct {
 	double wall_seconds;     /* whole run under profiling, 0 if unknown */
 	int app_status;          /* exit status of the app (-1 unknown) */
 	int app_signal;          /* signal that ended the app, 0 none */
+	long app_peak_rss_kb;    /* peak resident memory of the app process under profiling, 0 unknown */
 	int incomplete;          /* 1 when the app ended before profiling finished */
 	char *note;              /* free text: why incomplete, etc. */
 } ga_collection;

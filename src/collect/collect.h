@@ -39,6 +39,7 @@ typedef struct {
 	int exit_status;            /* when exited */
 	int signal;                 /* when killed by a signal */
 	int launched;               /* 1 if exec succeeded */
+	long peak_rss_kb;           /* ru_maxrss of the application process */
 	int cuda_processes;         /* processes in which CUDA loaded the injection library */
 	double wall_seconds;
 } ga_app_result;

@@ -129,6 +129,13 @@ int ga_host_evaluate(ga_host *h, const uint8_t *data, size_t size, size_t range,
 	CUpti_Profiler_Host_EvaluateToGpuValues_Params p =
 		{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
 	CUptiResult r;
+	size_t nranges = 0;
+
+	if (ga_host_num_ranges(data, size, &nranges, err) != 0)
+		return -1;
+	if (range >= nranges)
+		return ga_fail(err, GA_ERR_PROFILING, "range %zu requested, the image holds %zu",
+		               range, nranges);
 
 	p.pHostObject = h->obj;
 	p.pCounterDataImage = data;
@@ -148,6 +155,5 @@ int ga_host_evaluate(ga_host *h, const uint8_t *data, size_t size, size_t range,
 		if (cuptiProfilerHostEvaluateToGpuValues(&p) != CUPTI_SUCCESS)
 			values[i] = NAN;
 	}
-	(void)err;
 	return 0;
 }

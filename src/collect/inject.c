@@ -365,6 +365,63 @@ static const char *support_problem(const CUpti_Profiler_DeviceSupported_Params *
 
 /* Set up range profiling in ctx (current on this thread).  Called with the
  * lock held, at the context's first selected launch. */
+/* The range profiler is enabled only around each measured launch, under the
+ * run-wide lock: counters are a device-wide resource, and a context that
+ * kept it enabled would shut out the other processes of the run (seen on an
+ * H200 with two child processes). */
+static void measure_disable(ctx_state *cs)
+{
+	if (cs->rp) {
+		CUpti_RangeProfiler_Disable_Params p = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		cuptiRangeProfilerDisable(&p);
+		cs->rp = NULL;
+	}
+}
+
+static int measure_begin(ctx_state *cs)
+{
+	{
+		CUpti_RangeProfiler_Enable_Params p = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+		p.ctx = cs->ctx;
+		CUPTI_TRY(cuptiRangeProfilerEnable(&p), "enabling the range profiler");
+		cs->rp = p.pRangeProfilerObject;
+	}
+	{
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
+			{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.counterDataSize = cs->cdata_size;
+		p.pCounterData = cs->cdata;
+		CUPTI_TRY(cuptiRangeProfilerCounterDataImageInitialize(&p), "initialising the counter data");
+	}
+	{
+		CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.configSize = cs->cfg->config_size;
+		p.pConfig = cs->cfg->config;
+		p.counterDataImageSize = cs->cdata_size;
+		p.pCounterDataImage = cs->cdata;
+		p.range = CUPTI_AutoRange;
+		p.replayMode = CUPTI_KernelReplay;
+		p.maxRangesPerPass = 1;
+		p.numNestingLevels = 1;
+		p.minNestingLevel = 1;
+		p.passIndex = 0;
+		p.targetNestingLevel = 1;
+		CUPTI_TRY(cuptiRangeProfilerSetConfig(&p), "configuring the range profiler");
+	}
+	{
+		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		CUPTI_TRY(cuptiRangeProfilerStart(&p), "starting the range profiler");
+	}
+	return 0;
+out:
+	measure_disable(cs);
+	return -1;
+}
+
 static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 {
 	ctx_state *cs;
@@ -437,30 +494,7 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		cs->cdata_size = p.counterDataSize;
 		cs->cdata = ga_xcalloc(1, cs->cdata_size);
 	}
-	{
-		CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
-			{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.counterDataSize = cs->cdata_size;
-		p.pCounterData = cs->cdata;
-		CUPTI_TRY(cuptiRangeProfilerCounterDataImageInitialize(&p), "initialising the counter data");
-	}
-	{
-		CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.configSize = cs->cfg->config_size;
-		p.pConfig = cs->cfg->config;
-		p.counterDataImageSize = cs->cdata_size;
-		p.pCounterDataImage = cs->cdata;
-		p.range = CUPTI_AutoRange;
-		p.replayMode = CUPTI_KernelReplay;
-		p.maxRangesPerPass = 1;
-		p.numNestingLevels = 1;
-		p.minNestingLevel = 1;
-		p.passIndex = 0;
-		p.targetNestingLevel = 1;
-		CUPTI_TRY(cuptiRangeProfilerSetConfig(&p), "configuring the range profiler");
-	}
+	measure_disable(cs);
 	fill_device(cs, chip);
 	{
 		json_t *rec = json_object();
@@ -477,18 +511,15 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	}
 	cs->ok = 1;
 out:
+	if (!cs->ok)
+		measure_disable(cs);
 	free(avail);
 	return cs;
 }
 
 static void ctx_release(ctx_state *cs)
 {
-	if (cs->rp) {
-		CUpti_RangeProfiler_Disable_Params p = {CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		cuptiRangeProfilerDisable(&p);
-		cs->rp = NULL;
-	}
+	measure_disable(cs);
 	cs->ok = 0;
 	free(cs->cdata);
 	cs->cdata = NULL;
@@ -540,10 +571,11 @@ static void occupancy(ctx_state *cs, CUfunction f, ga_launch *l)
 	l->occ_theoretical_pct = 100.0 * blocks * warps / max_warps;
 	if (l->occ_theoretical_pct > 100.0)
 		l->occ_theoretical_pct = 100.0;
-	/* Name the resource that allows the fewest blocks. */
+	/* Name the resource that allows the fewest blocks; ties go to the
+	 * launch shape (blocks, then warps), as in the engine. */
 	struct { const char *name; int v; } lim[] = {
+		{"blocks", l->occ_limit_blocks}, {"warps", l->occ_limit_warps},
 		{"registers", l->occ_limit_registers}, {"shared_memory", l->occ_limit_smem},
-		{"warps", l->occ_limit_warps}, {"blocks", l->occ_limit_blocks},
 	};
 	size_t best = 0;
 	for (size_t i = 1; i < GA_ARRAY_LEN(lim); i++)
@@ -682,32 +714,10 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	l->duration_ns = NAN;
 	occupancy(cs, f, l);
 
-	{
-		CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
-			{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.counterDataSize = cs->cdata_size;
-		p.pCounterData = cs->cdata;
-		CUptiResult r = cuptiRangeProfilerCounterDataImageInitialize(&p);
-		if (r != CUPTI_SUCCESS) {
-			write_error("cupti", "resetting the counter data failed: %s",
-			            ga_cupti_result_string(r));
-			launch_free(l);
-			unlock_run();
-			return;
-		}
-	}
-	{
-		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		CUptiResult r = cuptiRangeProfilerStart(&p);
-		if (r != CUPTI_SUCCESS) {
-			write_error(cupti_code(r), "starting the range profiler failed: %s",
-			            ga_cupti_result_string(r));
-			launch_free(l);
-			unlock_run();
-			return;
-		}
+	if (measure_begin(cs) != 0) {
+		launch_free(l);
+		unlock_run();
+		return;
 	}
 	G.pending = 1;
 	G.pending_ctx = cs;
@@ -785,6 +795,7 @@ static void on_exit_launch(void)
 	if (G.count >= 0 && G.profiled >= G.count)
 		stop_profiling_everywhere();
 out:
+	measure_disable(cs);
 	free(vals);
 	launch_free(l);
 	unlock_run();

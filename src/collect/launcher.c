@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -339,12 +340,14 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		fprintf(stderr, "gpuadvise: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
-	while (waitpid(child, &status, 0) < 0) {
+	struct rusage ru = {0};
+	while (wait4(child, &status, 0, &ru) < 0) {
 		if (errno != EINTR) {
 			status = 0;
 			break;
 		}
 	}
+	res->peak_rss_kb = ru.ru_maxrss;
 	res->wall_seconds = now_seconds() - t0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
@@ -392,6 +395,7 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	p->collection.wall_seconds = res->wall_seconds;
 	p->collection.app_status = res->exited ? res->exit_status : -1;
 	p->collection.app_signal = res->signal;
+	p->collection.app_peak_rss_kb = res->peak_rss_kb;
 	{
 		ga_buf note = {0};
 		if (res->signal) {

@@ -410,8 +410,8 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 }
 
 /* Verbatim, each line indented; trailing blank lines dropped.  Code is never
- * wrapped: the indent shrinks from 8 to 4 when the longest line would
- * otherwise pass the width (and a line longer still runs past it). */
+ * wrapped: the indent shrinks from 8 to 4 when the longest line
+ * would otherwise pass the width (and a line longer still runs past it). */
 static void example(tctx *t, const char *ex)
 {
 	size_t len = strlen(ex), longest = 0;

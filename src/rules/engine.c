@@ -121,7 +121,8 @@ static void count_same_launch(ga_analysis *a)
 	ga_group **v = ga_xcalloc(a->n_groups ? a->n_groups : 1, sizeof(*v));
 	for (size_t i = 0; i < a->n_groups; i++)
 		v[i] = &a->groups[i];
-	qsort(v, a->n_groups, sizeof(*v), shape_cmp);
+	if (a->n_groups)
+		qsort(v, a->n_groups, sizeof(*v), shape_cmp);
 	for (size_t i = 0; i < a->n_groups;) {
 		size_t j = i;
 		while (j < a->n_groups && shape_cmp(&v[i], &v[j]) == 0)
@@ -151,6 +152,25 @@ typedef struct {
 	char last_missing[512];   /* why a named value was not available */
 } env;
 
+/* The resource allowing the fewest blocks per SM.  Ties go to the launch
+ * shape first (blocks, then warps): a 32-thread block with no shared memory
+ * is limited by the block count, not by the shared memory it does not use.
+ * Recomputed from the recorded limits so older profiles read the same. */
+static const char *limiter_of(const ga_launch *l)
+{
+	struct { const char *name; int v; } lim[] = {
+		{"blocks", l->occ_limit_blocks}, {"warps", l->occ_limit_warps},
+		{"registers", l->occ_limit_registers}, {"shared_memory", l->occ_limit_smem},
+	};
+	size_t best = 0;
+	if (!l->occ_limiter)
+		return "";
+	for (size_t i = 1; i < GA_ARRAY_LEN(lim); i++)
+		if (lim[i].v < lim[best].v)
+			best = i;
+	return lim[best].name;
+}
+
 static int lookup_pseudo(const env *e, const char *name, double *out)
 {
 	const ga_launch *l = e->first;
@@ -159,7 +179,7 @@ static int lookup_pseudo(const env *e, const char *name, double *out)
 	double threads = (double)l->block[0] * l->block[1] * l->block[2];
 	double grid = (double)l->grid[0] * l->grid[1] * l->grid[2];
 	double max_warps = d->max_threads_per_sm / 32.0;
-	const char *lim = l->occ_limiter ? l->occ_limiter : "";
+	const char *lim = limiter_of(l);
 
 #define PSEUDO(n, expr, valid)                       \
 	if (strcmp(name, n) == 0) {                   \
@@ -236,10 +256,10 @@ static int eval(env *e, const ga_expr *x, double *out, char *why, size_t whylen)
 	ga_eval_status st = ga_expr_eval(x, lookup, e, out, why, whylen);
 	if (st == GA_EVAL_OK)
 		return 0;
-	if (st == GA_EVAL_MISSING && e->last_missing[0]) {
-		size_t n = strlen(why);
-		snprintf(why + n, whylen - n, " (%s)", e->last_missing);
-	}
+	if (st == GA_EVAL_MISSING && e->last_missing[0])
+		/* A named expression failed: say why it failed, not that a
+		 * "metric" of that name is missing. */
+		snprintf(why, whylen, "%s", e->last_missing);
 	return -1;
 }
 
@@ -379,7 +399,8 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 	for (size_t i = 0; i < a->n_groups; i++)
 		a->groups[i].share = a->total_ns > 0 ? a->groups[i].total_ns / a->total_ns
 		                                     : 1.0 / (double)a->n_groups;
-	qsort(a->groups, a->n_groups, sizeof(*a->groups), group_cmp);
+	if (a->n_groups)
+		qsort(a->groups, a->n_groups, sizeof(*a->groups), group_cmp);
 	count_same_launch(a);
 
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
@@ -425,7 +446,8 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 		}
 		free(e.named);
 	}
-	qsort(a->findings, a->n_findings, sizeof(*a->findings), finding_cmp);
+	if (a->n_findings)
+		qsort(a->findings, a->n_findings, sizeof(*a->findings), finding_cmp);
 	for (size_t fi = 0; fi < a->n_findings; fi++) {
 		ga_group *g = &a->groups[a->findings[fi].group];
 		g->findings = ga_xrealloc(g->findings, (g->n_findings + 1) * sizeof(size_t));

@@ -7,7 +7,7 @@
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
 B=${1:?build directory}; shift
-STEPS=${*:-suite record demos torch ncu}
+STEPS=${*:-suite record demos torch ncu bench}
 OUT=${OUT:-/tmp/gpuadvise-out}
 R=$OUT/work
 mkdir -p "$R/recorded"
@@ -79,6 +79,11 @@ if has ncu; then
 	step ncu Speed-of-Light on the test app, for comparison
 	timeout 200 ncu --section SpeedOfLight --csv "$APP" >"$R/ncu-sol.csv" 2>"$R/ncu-sol.err"
 	echo "status $?"; tail -3 "$R/ncu-sol.err"
+fi
+
+if has bench; then
+	step overhead benchmark
+	timeout 540 bench/overhead.sh "$B" "${BENCH_REPS:-2}" 2>&1 | tee "$R/overhead.txt"
 fi
 
 step pack

@@ -65,8 +65,8 @@ check "crashing app: kernels before the crash reported" $CHECK crashed "$T/crash
 check "crashing app: no run directory left behind" no_rundir
 
 # 4. Child processes are profiled, kept apart by pid.
-"$GA" -o "$T/fork.json" "$APP" --only tiny_add,copy_coalesced --fork 2 >/dev/null 2>&1
-check "child processes profiled separately" $CHECK pids "$T/fork.json" 2
+"$GA" -o "$T/fork.json" "$APP" --only tiny_add,copy_coalesced --fork 2 >/dev/null 2>"$T/fork.err"
+check "child processes profiled separately" $CHECK pids "$T/fork.json" 2 || cat "$T/fork.err"
 
 # 5. Status propagation and no-kernel apps.
 "$GA" "$APP" --only tiny_add --exit-code 3 >/dev/null 2>&1

@@ -359,7 +359,7 @@ static void test_output_layout(void **state)
 		"\"collection\":{\"tool_version\":\"0.1.0\",\"date\":\"2025-01-02T03:04:05Z\","
 		"\"mode\":\"synthetic\","
 		"\"command\":\"./app --size 1024 \\\"quoted\\\" \\\\ back\\tslash\","
-		"\"passes\":7,\"wall_seconds\":12.25,\"app_status\":3,\"app_signal\":9,"
+		"\"passes\":7,\"wall_seconds\":12.25,\"app_status\":3,\"app_signal\":9,\"app_peak_rss_kb\":0,"
 		"\"incomplete\":true,\"note\":\"stopped early (synthetic)\"},"
 		"\"metrics\":[\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
 		"\"dram__bytes.sum\",\"a_metric_after_b\"],\"launches\":[{\"name\":"));

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Do gpuadvise's classes (cheap proxy metrics) agree with the Speed-of-Light
+composites (sm__throughput, gpu__compute_memory_throughput: 9 passes on
+GH100)?  Reads recordings that were collected with both (tests/gpu/
+run-on-device.sh adds the composites with --metrics) and runs gpuadvise on
+each.  Usage: bench/classes_vs_sol.py GPUADVISE RECORDING...
+
+The composite verdict follows the seeds' Speed-of-Light table: SM >= 60 and
+ahead -> compute; memory >= 60 and ahead -> memory; both < 40 -> latency; in
+between, the higher of the two.  Divergence is not a SOL class, so a kernel
+gpuadvise calls divergent is compared on the SOL class it would otherwise get
+and listed separately."""
+import json, subprocess, sys, tempfile, os
+
+SM = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+MEM = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+
+
+def sol_class(sm, mem):
+    if max(sm, mem) < 40:
+        return "latency"
+    return "compute" if sm > mem else "memory"
+
+
+def profiles(path):
+    d = json.load(open(path))
+    if d.get("format") == "gpuadvise-demo":
+        for v in d["variants"]:
+            yield f"{d['demo']}/{v['name']}", v["profile"]
+    else:
+        yield os.path.basename(path), d
+
+
+def main():
+    ga, paths = sys.argv[1], sys.argv[2:]
+    rows, agree, total = [], 0, 0
+    for path in paths:
+        for label, prof in profiles(path):
+            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+                json.dump(prof, f)
+            out = subprocess.run([ga, "--import", f.name, "-f", "json"], capture_output=True,
+                                 text=True)
+            os.unlink(f.name)
+            rep = json.loads(out.stdout)
+            for k in rep["kernels"]:
+                l = rep["profile"]["launches"][k["launch_indices"][0]]
+                sm, mem = l["values"].get(SM), l["values"].get(MEM)
+                if sm is None or mem is None:
+                    continue
+                sol = sol_class(sm, mem)
+                ours = k["class"]
+                ok = ours == sol or ours == "divergence"
+                total += 1
+                agree += ok
+                rows.append((label, k["name"].split("(")[0][:28], sm, mem, sol, ours,
+                             "" if ok else "DIFFERS"))
+    print(f"{'recording':26} {'kernel':28} {'SM%':>6} {'MEM%':>6} {'SOL class':10} {'gpuadvise':10}")
+    for r in rows:
+        print(f"{r[0][:26]:26} {r[1]:28} {r[2]:6.1f} {r[3]:6.1f} {r[4]:10} {r[5]:10} {r[6]}")
+    print(f"{agree} of {total} kernels agree with the composite Speed-of-Light class")
+    return 0 if agree == total else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Overhead benchmark, run on the GPU machine (tests/gpu/run-on-device.sh calls
+# it): the time each tool adds over the plain run of the same program, in the
+# same session.  Usage: bench/overhead.sh BUILD_DIR [REPS]
+# Prints a table: program, launches, plain, gpuadvise, ncu SOL, ncu full (s,
+# medians of REPS runs; ncu --set full runs once), added-time ratios
+# gpuadvise/ncu, passes and peak RSS of the profiled process.
+set -u
+B=${1:?build dir}; REPS=${2:-3}
+GA=$B/gpuadvise
+K=$B/kernels
+T=$(mktemp -d)
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+wall() { # seconds for one run of "$@", output discarded
+	local s e
+	s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+	awk "BEGIN { print $e - $s }"
+}
+measure() { # reps, command...
+	local n=$1; shift
+	for _ in $(seq "$n"); do wall "$@"; done | median
+}
+
+printf '%-28s %8s %8s %9s %8s %9s %9s %9s %6s %8s\n' program launches plain gpuadvise ncu_sol ncu_full 'ga/sol' 'ga/full' passes rss_MiB
+run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command...
+	local name=$1 ncu=$2 opts=$3; shift 3
+	local plain ga sol=nan full=nan
+	plain=$(measure "$REPS" "$@")
+	ga=$(measure "$REPS" "$GA" $opts -o "$T/p.json" "$@")
+	[ "$ncu" != none ] && sol=$(measure "$REPS" ncu --section SpeedOfLight "$@")
+	[ "$ncu" = both ] && full=$(measure 1 ncu --set full "$@")
+	read -r launches passes rss < <(python3 -c "
+import json; p=json.load(open('$T/p.json'))
+print(len(p['launches']), p['collection']['passes'], p['collection'].get('app_peak_rss_kb', 0) // 1024)")
+	python3 - "$name" "$launches" "$plain" "$ga" "$sol" "$full" "$passes" "$rss" <<'PY'
+import sys
+n, l, plain, ga, sol, full, passes, rss = sys.argv[1:]
+plain, ga, sol, full = map(float, (plain, ga, sol, full))
+add = lambda t: max(t - plain, 1e-9)
+r = lambda t: add(ga) / add(t) if t == t else float("nan")
+print(f"{n:28} {l:>8} {plain:8.2f} {ga:9.2f} {sol:8.2f} {full:9.2f} "
+      f"{r(sol):9.3f} {r(full):9.3f} {passes:>6} {rss:>8}  (x{ga/plain:.2f} of plain)")
+PY
+}
+
+if [ -n "${BENCH_QUICK:-}" ]; then
+	# A short check between full runs: no ncu --set full, no demos.
+	run_case testapp sol "" "$K/gpuadvise-testapp"
+	run_case "pytorch train 100 steps" none "--max-per-kernel 3" python3 tests/gpu/pytorch_train.py 100
+	rm -rf "$T"
+	exit 0
+fi
+run_case testapp both "" "$K/gpuadvise-testapp"
+for d in matmul transpose reduction fusion; do
+	run_case "demo $d (all variants)" both "" "$K/gpuadvise-demo-$d" --reps 1 --warmup 0
+done
+# ncu --set full on every PyTorch launch takes minutes: Speed-of-Light only.
+run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py
+run_case "pytorch train 100 steps" none "--max-per-kernel 3" python3 tests/gpu/pytorch_train.py 100
+run_case "pytorch train 100 steps, all" none "--max-per-kernel 0" python3 tests/gpu/pytorch_train.py 100
+rm -rf "$T"
