@@ -77,6 +77,8 @@ static struct {
 	pthread_mutex_t lock;
 	int initialized;
 	int profiler_initialized;
+	int lock_held;            /* this process holds the run's counter lock */
+	int lock_gave_up;
 	int fd;
 	int lock_fd;              /* run-wide lock: one process measures at a time */
 	int enabled;              /* still profiling (launch count not reached) */
@@ -101,6 +103,8 @@ static struct {
 	ctx_state *pending_ctx;
 	ga_launch pending_launch;
 } G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1};
+
+static long env_long(const char *name, long dflt);
 
 /* ---- records ------------------------------------------------------------ */
 
@@ -365,10 +369,6 @@ static const char *support_problem(const CUpti_Profiler_DeviceSupported_Params *
 
 /* Set up range profiling in ctx (current on this thread).  Called with the
  * lock held, at the context's first selected launch. */
-/* The range profiler is enabled only around each measured launch, under the
- * run-wide lock: counters are a device-wide resource, and a context that
- * kept it enabled would shut out the other processes of the run (seen on an
- * H200 with two child processes). */
 static void measure_disable(ctx_state *cs)
 {
 	if (cs->rp) {
@@ -379,14 +379,40 @@ static void measure_disable(ctx_state *cs)
 	}
 }
 
-static int measure_begin(ctx_state *cs)
+/* Enable the range profiler in the context, once, and size the
+ * counter-data image. */
+static int measure_enable(ctx_state *cs)
 {
+	if (cs->rp)
+		return 0;
 	{
 		CUpti_RangeProfiler_Enable_Params p = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
 		p.ctx = cs->ctx;
 		CUPTI_TRY(cuptiRangeProfilerEnable(&p), "enabling the range profiler");
 		cs->rp = p.pRangeProfilerObject;
 	}
+	if (!cs->cdata) {
+		CUpti_RangeProfiler_GetCounterDataSize_Params p =
+			{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.pMetricNames = cs->cfg->names;
+		p.numMetrics = cs->cfg->n_names;
+		p.maxNumOfRanges = 1;
+		p.maxNumRangeTreeNodes = 1;
+		CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&p), "sizing the counter data");
+		cs->cdata_size = p.counterDataSize;
+		cs->cdata = ga_xcalloc(1, cs->cdata_size);
+	}
+	return 0;
+out:
+	return -1;
+}
+
+static int measure_begin(ctx_state *cs)
+{
+	int fresh = cs->rp == NULL;
+	if (measure_enable(cs) != 0)
+		goto out;
 	{
 		CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
 			{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
@@ -395,7 +421,7 @@ static int measure_begin(ctx_state *cs)
 		p.pCounterData = cs->cdata;
 		CUPTI_TRY(cuptiRangeProfilerCounterDataImageInitialize(&p), "initialising the counter data");
 	}
-	{
+	if (fresh) {
 		CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 		p.pRangeProfilerObject = cs->rp;
 		p.configSize = cs->cfg->config_size;
@@ -476,25 +502,6 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	cs->cfg = chip_config(chip, avail);
 	if (!cs->cfg)
 		goto out;
-	{
-		CUpti_RangeProfiler_Enable_Params p = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-		p.ctx = ctx;
-		CUPTI_TRY(cuptiRangeProfilerEnable(&p), "enabling the range profiler");
-		cs->rp = p.pRangeProfilerObject;
-	}
-	{
-		CUpti_RangeProfiler_GetCounterDataSize_Params p =
-			{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.pMetricNames = cs->cfg->names;
-		p.numMetrics = cs->cfg->n_names;
-		p.maxNumOfRanges = 1;
-		p.maxNumRangeTreeNodes = 1;
-		CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&p), "sizing the counter data");
-		cs->cdata_size = p.counterDataSize;
-		cs->cdata = ga_xcalloc(1, cs->cdata_size);
-	}
-	measure_disable(cs);
 	fill_device(cs, chip);
 	{
 		json_t *rec = json_object();
@@ -647,10 +654,50 @@ static void launch_free(ga_launch *l)
 
 /* ---- the launch callbacks ------------------------------------------------ */
 
-static void unlock_run(void)
+/* GPU counters are a device-wide resource: while one process has the range
+ * profiler enabled, another gets CUPTI_ERROR_HARDWARE_BUSY, and disabling and
+ * re-enabling it within a context crashed on an H200.  So the processes of
+ * a run (children inherit the injection library) take turns a process at a
+ * time: the first to profile holds the run's lock file until its contexts
+ * are destroyed or it exits (the kernel drops the lock even on a crash).  A
+ * process waits up to GPUADVISE_LOCK_WAIT seconds (default 10) and then runs
+ * unprofiled, with a note, rather than risk stalling processes that wait for
+ * each other.  Returns 1 when this process may profile. */
+static int hold_counters(void)
 {
-	if (G.lock_fd >= 0)
+	if (G.lock_held || G.lock_fd < 0)
+		return G.lock_fd < 0 || G.lock_held;
+	if (G.lock_gave_up)
+		return 0;
+	long wait_ms = env_long("GPUADVISE_LOCK_WAIT", 10) * 1000;
+	for (long waited = 0;; waited += 10) {
+		if (flock(G.lock_fd, LOCK_EX | LOCK_NB) == 0) {
+			G.lock_held = 1;
+			return 1;
+		}
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return 1;       /* no locking here: try anyway */
+		if (waited >= wait_ms)
+			break;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	G.lock_gave_up = 1;
+	write_error("busy", "another process of this run held the GPU counters for %ld s; this "
+	            "process ran unprofiled (raise GPUADVISE_LOCK_WAIT to wait longer)",
+	            wait_ms / 1000);
+	return 0;
+}
+
+static void release_counters(void)
+{
+	int any = 0;
+	for (ctx_state *cs = G.ctxs; cs; cs = cs->next)
+		any |= cs->rp != NULL;
+	if (!any && G.lock_held) {
 		flock(G.lock_fd, LOCK_UN);
+		G.lock_held = 0;
+	}
 }
 
 static void stop_profiling_everywhere(void)
@@ -683,14 +730,12 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		free(name);
 		return;
 	}
-	/* Counters are a device-wide resource: processes of one run (children
-	 * inherit the injection) take turns, one measured launch at a time. */
-	if (G.lock_fd >= 0)
-		while (flock(G.lock_fd, LOCK_EX) != 0 && errno == EINTR)
-			;
+	if (!hold_counters()) {
+		free(name);
+		return;
+	}
 	cs = ctx_get(cb->context, cb->contextUid);
 	if (!cs->ok) {
-		unlock_run();
 		free(name);
 		return;
 	}
@@ -716,7 +761,6 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 
 	if (measure_begin(cs) != 0) {
 		launch_free(l);
-		unlock_run();
 		return;
 	}
 	G.pending = 1;
@@ -795,10 +839,8 @@ static void on_exit_launch(void)
 	if (G.count >= 0 && G.profiled >= G.count)
 		stop_profiling_everywhere();
 out:
-	measure_disable(cs);
 	free(vals);
 	launch_free(l);
-	unlock_run();
 }
 
 static __thread int this_thread_pending;
@@ -815,6 +857,7 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 		for (ctx_state *cs = G.ctxs; cs; cs = cs->next)
 			if (cs->ctx == rd->context && cs->ok)
 				ctx_release(cs);
+		release_counters();
 		pthread_mutex_unlock(&G.lock);
 		return;
 	}
@@ -883,6 +926,7 @@ static void init_filters(void)
 	G.skip = env_long(GA_ENV_LAUNCH_SKIP, 0);
 	G.count = env_long(GA_ENV_LAUNCH_COUNT, -1);
 	G.max_per_kernel = env_long(GA_ENV_MAX_PER_KERNEL, 0);
+
 	const char *keep = getenv(GA_ENV_KEEP_IMAGE);
 	G.keep_image = keep && *keep ? ga_xstrdup(keep) : NULL;
 }

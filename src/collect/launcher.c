@@ -33,7 +33,8 @@
 
 typedef struct {
 	int n_processes, n_ended;
-	int permission, another_profiler, unsupported, cupti_errors;
+	int permission, another_profiler, unsupported, cupti_errors, busy;
+	char *busy_msg;
 	char *first_error;          /* message of the first fatal-kind error */
 	char **bad_metrics;
 	size_t n_bad, cap_bad;
@@ -127,6 +128,12 @@ static void note_error(gather_state *g, json_t *rec)
 				return;
 		if (m)
 			GA_PUSH(g->bad_metrics, g->n_bad, g->cap_bad, ga_xstrdup(m));
+		return;
+	}
+	if (strcmp(code, "busy") == 0) {
+		if (!g->busy_msg)
+			g->busy_msg = ga_xstrdup(msg);
+		g->busy++;
 		return;
 	}
 	if (strcmp(code, "permission") == 0)
@@ -412,6 +419,8 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 			ga_buf_printf(&note, "%d of %d processes ended without the normal exit path "
 			              "(crash, signal or _exit). ", g.n_processes - g.n_ended,
 			              g.n_processes);
+		if (g.busy)
+			ga_buf_printf(&note, "%d process(es) ran unprofiled: %s. ", g.busy, g.busy_msg);
 		if (g.cupti_errors)
 			ga_buf_printf(&note, "%d CUPTI error(s) while profiling, the first: %s. ",
 			              g.cupti_errors, g.first_error ? g.first_error : "?");
@@ -477,6 +486,7 @@ out:
 	free(prog);
 	free(metrics);
 	free(g.first_error);
+	free(g.busy_msg);
 	for (size_t i = 0; i < g.n_bad; i++)
 		free(g.bad_metrics[i]);
 	free(g.bad_metrics);
