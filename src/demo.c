@@ -253,6 +253,10 @@ static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *pro
 		}
 		free(v->prof.collection.mode);
 		v->prof.collection.mode = ga_xasprintf("demo %s/%s", name, v->name);
+		/* Record the command without this machine's install path. */
+		free(v->prof.collection.command);
+		v->prof.collection.command = ga_xasprintf("gpuadvise-demo-%s --variant %s", name,
+		                                          v->name);
 		fprintf(stderr, "gpuadvise: demo %s: timing variant %s\n", name, v->name);
 		v->time_ms = time_variant(prog, v->name, err);
 		if (!isfinite(v->time_ms))

@@ -87,7 +87,8 @@ static struct argp_option options[] = {
 	{"launch-count", 'c', "N", 0, "Profile at most N launches, then let the program run at "
 	 "full speed", 1},
 	{"max-per-kernel", OPT_MAX_PER_KERNEL, "N", 0, "Profile each (kernel, grid, block) at most "
-	 "N times; later repeats run unprofiled (default 0: no limit)", 1},
+	 "N times; later repeats run unprofiled and are counted at the mean duration "
+	 "(default 5; 0: every launch)", 1},
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 1},
 	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
@@ -289,8 +290,15 @@ static int check_rules(const char *dir)
 	ga_ruleset rs;
 	ga_diags d = {0};
 	int rc = 0;
+	char *cls = ga_xasprintf("%s/classify.yaml", dir);
+	char *base = NULL;
 
 	ga_ruleset_init(&rs);
+	/* A directory of additions or overrides has no classifier of its own:
+	 * check it on top of the installed rules, the way gpuadvise uses it. */
+	if (access(cls, F_OK) != 0 && (base = ga_default_rules_dir()) != NULL)
+		ga_rules_load_dir(&rs, base, &d);
+	free(cls);
 	ga_rules_load_dir(&rs, dir, &d);
 	if (d.n == 0)
 		ga_ruleset_validate(&rs, &d);
@@ -299,10 +307,13 @@ static int check_rules(const char *dir)
 		fprintf(stderr, "gpuadvise: %zu error%s in %s\n", d.n, d.n == 1 ? "" : "s", dir);
 		rc = EXIT_RULES;
 	} else {
-		printf("%s: %zu rules and the classifier are valid\n", dir, rs.n_rules);
+		printf("%s: %zu rules and the classifier are valid%s%s%s\n", dir, rs.n_rules,
+		       base ? " (checked on top of the installed rules in " : "",
+		       base ? base : "", base ? ")" : "");
 	}
 	ga_diags_free(&d);
 	ga_ruleset_free(&rs);
+	free(base);
 	return rc;
 }
 
@@ -684,7 +695,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	ga_config cfg = {.launch_count = -1, .fail_on = -1};
+	ga_config cfg = {.launch_count = -1, .fail_on = -1, .max_per_kernel = 5};
 	parse_state ps = {.cfg = &cfg};
 	ga_ruleset rs;
 	int rc;

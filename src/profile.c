@@ -73,6 +73,9 @@ void ga_profile_free(ga_profile *p)
 	for (i = 0; i < p->n_launches; i++)
 		launch_free(&p->launches[i]);
 	free(p->launches);
+	for (i = 0; i < p->n_unprofiled; i++)
+		free(p->unprofiled[i].mangled);
+	free(p->unprofiled);
 	free(p->source_path);
 	ga_profile_init(p);
 }
@@ -464,8 +467,27 @@ void *ga_profile_to_json(const ga_profile *p)
 		if (json_array_append_new(launches, ga_launch_to_json(p, &p->launches[i])) != 0)
 			json_oom();
 	put(root, "launches", launches);
+	if (p->n_unprofiled) {
+		json_t *un = jcheck(json_array());
+		for (i = 0; i < p->n_unprofiled; i++)
+			if (json_array_append_new(un, ga_unprofiled_to_json(&p->unprofiled[i])) != 0)
+				json_oom();
+		put(root, "unprofiled", un);
+	}
 	return root;
 }
+
+void *ga_unprofiled_to_json(const ga_unprofiled *u)
+{
+	json_t *o = jcheck(json_object());
+	put_str(o, "mangled", u->mangled);
+	put_int(o, "pid", u->pid);
+	put(o, "grid", jdim3(u->grid));
+	put(o, "block", jdim3(u->block));
+	put_int(o, "launches", u->launches);
+	return o;
+}
+
 
 /* jansson hands over many small pieces: append them with memcpy, keeping
  * ga_buf's invariant (NUL-terminated, cap counts the terminator). */
@@ -936,10 +958,42 @@ static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_
 		if (launch_from_json(p, v, &c, &ix) != 0)
 			goto out;
 	}
+	arr = json_object_get(root, "unprofiled");
+	if (arr && !json_is_array(arr)) {
+		field_fail(&top, "unprofiled", "expected an array");
+		goto out;
+	}
+	json_array_foreach(arr, i, v) {
+		char *where = ga_xasprintf("%s: unprofiled[%zu]", label, i);
+		int bad = ga_unprofiled_from_json(p, v, where, err);
+		free(where);
+		if (bad)
+			goto out;
+	}
 	rc = 0;
 out:
 	index_free(&ix);
 	return rc;
+}
+
+int ga_unprofiled_from_json(ga_profile *p, void *json, const char *where, ga_error *err)
+{
+	json_t *o = json;
+	char path[64] = "";
+	jctx c = {where, path, err};
+	ga_unprofiled u = {0};
+
+	if (!json_is_object(o))
+		return field_fail(&c, "", "expected an object");
+	if (get_string(&c, o, "mangled", 1, &u.mangled) ||
+	    get_int(&c, o, "pid", 0, INT_MIN, &u.pid) ||
+	    get_dim3(&c, o, "grid", u.grid) || get_dim3(&c, o, "block", u.block) ||
+	    get_long(&c, o, "launches", 0, &u.launches)) {
+		free(u.mangled);
+		return -1;
+	}
+	GA_PUSH(p->unprofiled, p->n_unprofiled, p->cap_unprofiled, u);
+	return 0;
 }
 
 /* Parse text (len bytes) into *p, which is (re)initialised first: pass a

@@ -73,6 +73,16 @@ typedef struct {
 	double *values;          /* [profile->n_metrics]; NAN = missing */
 } ga_launch;
 
+/* Launches of one kernel left unprofiled by the per-kernel bound
+ * (--max-per-kernel): counted so their GPU time is not lost from the ranking.
+ * The engine charges them the mean duration of the profiled launches. */
+typedef struct {
+	char *mangled;
+	int pid;
+	unsigned grid[3], block[3];
+	long launches;
+} ga_unprofiled;
+
 typedef struct {
 	int schema;
 	ga_device device;
@@ -81,6 +91,8 @@ typedef struct {
 	size_t n_metrics;
 	ga_launch *launches;
 	size_t n_launches, cap_launches;
+	ga_unprofiled *unprofiled;  /* optional "unprofiled" array */
+	size_t n_unprofiled, cap_unprofiled;
 	char *source_path;       /* file it was imported from, if any */
 } ga_profile;
 
@@ -113,5 +125,9 @@ int ga_device_from_json(ga_device *d, void *json, const char *where, ga_error *e
 /* Added with profile.c: free a device's strings (a standalone ga_device
  * filled by ga_device_from_json; ga_profile_free covers p->device). */
 void ga_device_free(ga_device *d);
+
+/* The "unprofiled" entries: one JSON object each (also a collector record). */
+void *ga_unprofiled_to_json(const ga_unprofiled *u);
+int ga_unprofiled_from_json(ga_profile *p, void *json, const char *where, ga_error *err);
 
 #endif

@@ -70,7 +70,9 @@ typedef struct ctx_state {
 
 typedef struct {
 	char *key;
-	long count;
+	char *mangled;
+	unsigned grid[3], block[3];
+	long count;               /* launches seen after --launch-skip */
 } repeat_slot;
 
 static struct {
@@ -255,7 +257,8 @@ static int repeat_allowed(const char *mangled, const unsigned grid[3], const uns
 			return ++G.repeats[i].count <= G.max_per_kernel;
 		}
 	}
-	repeat_slot s = {key, 1};
+	repeat_slot s = {key, ga_xstrdup(mangled), {grid[0], grid[1], grid[2]},
+	                 {block[0], block[1], block[2]}, 1};
 	GA_PUSH(G.repeats, G.n_repeats, G.cap_repeats, s);
 	return 1;
 }
@@ -884,6 +887,19 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 static void at_exit(void)
 {
 	pthread_mutex_lock(&G.lock);
+	/* Launches left unprofiled by the per-kernel bound, so that the report
+	 * can still charge their time to the kernel. */
+	for (size_t i = 0; i < G.n_repeats; i++) {
+		repeat_slot *r = &G.repeats[i];
+		if (r->count <= G.max_per_kernel)
+			continue;
+		ga_unprofiled u = {r->mangled, (int)G.pid, {r->grid[0], r->grid[1], r->grid[2]},
+		                   {r->block[0], r->block[1], r->block[2]},
+		                   r->count - G.max_per_kernel};
+		json_t *rec = (json_t *)ga_unprofiled_to_json(&u);
+		json_object_set_new(rec, "type", json_string("unprofiled"));
+		write_record(rec);
+	}
 	write_record(json_pack("{s:s, s:i, s:I, s:I, s:I}", "type", "end", "pid", (int)G.pid,
 	                       "launches", (json_int_t)G.total_launches,
 	                       "matched", (json_int_t)G.matched,

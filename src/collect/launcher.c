@@ -204,6 +204,10 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 			if (ga_launch_from_json(p, rec, where, &lerr) != 0)
 				g->truncated_lines++;
 			free(where);
+		} else if (strcmp(type, "unprofiled") == 0) {
+			ga_error uerr = {0};
+			if (ga_unprofiled_from_json(p, rec, path, &uerr) != 0)
+				g->truncated_lines++;
 		} else if (strcmp(type, "error") == 0) {
 			note_error(g, rec);
 		}

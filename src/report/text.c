@@ -560,10 +560,11 @@ static void kernels(tctx *t, const ga_analysis *a)
 		free(name);
 
 		spaces(&t->b, 2);
-		ga_buf_printf(&s, "%s%% of GPU time, %zu %s, mean %s, total %s",
-		              ga_fmt_pct(g->share, 1, b1, sizeof(b1)), g->n_launches,
-		              plural(g->n_launches, "launch", "launches"),
-		              dur_nb(g->mean_ns, b2, sizeof(b2)),
+		ga_buf_printf(&s, "%s%% of GPU time, %zu %s", ga_fmt_pct(g->share, 1, b1, sizeof(b1)),
+		              g->n_launches, plural(g->n_launches, "launch", "launches"));
+		if (g->unprofiled > 0)
+			ga_buf_printf(&s, " (+%ld not profiled, counted at the mean)", g->unprofiled);
+		ga_buf_printf(&s, ", mean %s, total %s", dur_nb(g->mean_ns, b2, sizeof(b2)),
 		              dur_nb(g->total_ns, b3, sizeof(b3)));
 		wrap_buf(t, &s, 2, 4);
 		dims(gd, sizeof(gd), g->grid);

@@ -62,6 +62,19 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 		g->launches = ga_xrealloc(g->launches, (g->n_launches + 1) * sizeof(size_t));
 		g->launches[g->n_launches++] = i;
 	}
+	/* Launches the collector counted but did not profile. */
+	for (size_t i = 0; i < p->n_unprofiled; i++) {
+		const ga_unprofiled *u = &p->unprofiled[i];
+		char *key = ga_xasprintf("%d|%s|%u,%u,%u|%u,%u,%u", u->pid, u->mangled, u->grid[0],
+		                         u->grid[1], u->grid[2], u->block[0], u->block[1],
+		                         u->block[2]);
+		size_t h = (size_t)(hash_str(key) & (cap - 1));
+		while (table[h].key && strcmp(table[h].key, key) != 0)
+			h = (h + 1) & (cap - 1);
+		if (table[h].key)
+			a->groups[table[h].group].unprofiled += u->launches;
+		free(key);
+	}
 	for (size_t i = 0; i < cap; i++)
 		free(table[i].key);
 	free(table);
@@ -94,6 +107,8 @@ static void aggregate(const ga_profile *p, ga_group *g)
 	for (size_t m = 0; m < nm; m++)
 		g->values[m] = wsum[m] > 0 ? sum[m] / wsum[m] : NAN;
 	g->mean_ns = timed ? g->total_ns / (double)timed : NAN;
+	if (timed && g->unprofiled > 0)
+		g->total_ns += g->mean_ns * (double)g->unprofiled;
 	free(sum);
 	free(wsum);
 }
@@ -211,7 +226,7 @@ static int lookup_pseudo(const env *e, const char *name, double *out)
 		*out = grid / (floor(blocks_per_sm + 1e-9) * d->sm_count);
 		return isfinite(*out) ? 0 : -1;
 	}
-	PSEUDO("launch__count", (double)g->n_launches, 1);
+	PSEUDO("launch__count", (double)g->n_launches + (double)g->unprofiled, 1);
 	PSEUDO("launch__duration_ns", g->mean_ns, isfinite(g->mean_ns));
 	PSEUDO("launch__time_share", g->share, isfinite(g->share));
 	PSEUDO("program__kernels_same_launch", (double)g->same_launch, g->same_launch > 0);

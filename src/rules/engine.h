@@ -3,7 +3,8 @@
  *
  * Launches are grouped by (pid, mangled name, grid, block).  A group's metric
  * values are the duration-weighted means of its launches' values (plain mean
- * when durations are unknown).  Each group gets one class; each rule whose
+ * when durations are unknown).  Launches left unprofiled by the per-kernel
+ * bound are charged the mean duration of the profiled ones.  Each group gets one class; each rule whose
  * `when` holds for the group gives a finding, ranked by the fraction of the
  * whole program's GPU time it is estimated to save:
  *     saving = group share of total GPU time x rule estimate (clamped 0..1).
@@ -64,6 +65,7 @@ struct ga_group {
 	size_t *findings;         /* indices into analysis->findings, ranked */
 	size_t n_findings;
 	int same_launch;          /* kernels of this process with this grid and block */
+	long unprofiled;          /* further launches not profiled (--max-per-kernel) */
 };
 
 typedef struct {

@@ -6,6 +6,7 @@
     check_profile.py names PROFILE a,b      exactly these kernels were profiled
     check_profile.py launches PROFILE N I   N launches, the first with index I
     check_profile.py crashed PROFILE N      N launches and the profile marked incomplete
+    check_profile.py unprofiled PROFILE N   N launches counted but left unprofiled
     check_profile.py pids PROFILE N         launches from N distinct processes
 Exit status 0 when every assertion holds; each failure is printed."""
 import json
@@ -101,6 +102,12 @@ def launches(path, n, first):
         expect(ls[0]["index"] == int(first), f"first launch index {ls[0]['index']} (expected {first})")
 
 
+def unprofiled(path, n):
+    u = load(path).get("unprofiled", [])
+    got = sum(e["launches"] for e in u)
+    expect(got == int(n), f"{got} unprofiled launches recorded (expected {n})")
+
+
 def crashed(path, n):
     p = load(path)
     expect(len(p["launches"]) == int(n), f"{len(p['launches'])} launches (expected {n})")
@@ -116,7 +123,7 @@ def pids(path, n):
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"testapp": testapp, "classes": classes, "names": names, "launches": launches,
-     "crashed": crashed, "pids": pids}[cmd](*args)
+     "crashed": crashed, "pids": pids, "unprofiled": unprofiled}[cmd](*args)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

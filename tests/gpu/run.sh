@@ -55,6 +55,7 @@ check "-k regex: selects matching kernels" $CHECK names "$T/re.json" copy_coales
 check "--launch-skip 2 --launch-count 3" $CHECK launches "$T/sc.json" 3 2
 "$GA" --max-per-kernel 4 -o "$T/mpk.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
 check "--max-per-kernel bounds repeats" $CHECK launches "$T/mpk.json" 4 0
+check "--max-per-kernel counts the launches it skips" $CHECK unprofiled "$T/mpk.json" 16
 
 # 3. A crashing application: results so far, its status, no leftovers.
 "$GA" -o "$T/crash.json" "$APP" --only copy_coalesced,fma_loop,tiny_add,branch_evenodd --crash-after 3 \
