@@ -110,6 +110,7 @@ static json_t *finding_json(const ga_analysis *a, size_t idx)
 	json_object_set_new(o, "rule", str_or_null(r ? r->id : NULL));
 	json_object_set_new(o, "title", str_or_null(r ? r->title : NULL));
 	json_object_set_new(o, "class", r ? class_json(r->klass) : json_null());
+	json_object_set_new(o, "kernel_class", g ? class_json(g->klass) : json_null());
 	json_object_set_new(o, "severity", r ? str_or_null(ga_severity_name(r->severity))
 	                                     : json_null());
 	json_object_set_new(o, "checklist", r ? json_integer(r->checklist) : json_null());

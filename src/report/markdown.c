@@ -185,7 +185,7 @@ static void findings_table(ga_buf *b, const ga_analysis *a, size_t shown)
 		const ga_rule *r = f->rule;
 		ga_buf_printf(b, "| %zu | ", i + 1);
 		put_code(b, group_name(a, f->group));
-		ga_buf_printf(b, " | %s | ", r ? class_str(r->klass) : "?");
+		ga_buf_printf(b, " | %s | ", class_str(a->groups[f->group].klass));
 		put_text(b, rule_title(r));
 		if (r)
 			ga_buf_printf(b, " (%s)", severity_str(r->severity));

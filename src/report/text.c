@@ -374,12 +374,15 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 		ga_buf_printf(&s, "saves ~%s%% of total GPU time; ",
 		              ga_fmt_pct(f->saving, 0, b1, sizeof(b1)));
 		if (r) {
+			/* The kernel's class, not the rule's: a memory-bound kernel can
+			 * still have a compute fix (tensor cores for a naive matmul). */
+			ga_class kc = a->groups[f->group].klass;
 			if (t->color)
-				ga_buf_printf(&s, "%s%s" C_RESET ", %s%s" C_RESET " severity",
-				              class_color(r->klass), class_str(r->klass),
+				ga_buf_printf(&s, "%s%s" C_RESET "-bound kernel, %s%s" C_RESET " severity",
+				              class_color(kc), class_str(kc),
 				              severity_color(r->severity), severity_str(r->severity));
 			else
-				ga_buf_printf(&s, "%s, %s severity", class_str(r->klass),
+				ga_buf_printf(&s, "%s-bound kernel, %s severity", class_str(kc),
 				              severity_str(r->severity));
 		}
 		wrap_buf(t, &s, 4, 4);

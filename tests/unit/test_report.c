@@ -345,7 +345,7 @@ static void test_text_plain(void **state)
 	assert_true(t1 < t2 && t2 < t3 && t3 < kern);
 
 	/* Savings, speedups, evidence with NAN */
-	assert_non_null(strstr(t1, "saves ~38% of total GPU time; memory, high severity"));
+	assert_non_null(strstr(t1, "saves ~38% of total GPU time; memory-bound kernel, high severity"));
 	assert_non_null(strstr(t1, "expected 2-10x from the fix, estimated 2.0x on this kernel"));
 	assert_non_null(strstr(t1, "evidence: sectors_per_request = 16, l1_hit_rate = n/a"));
 	assert_non_null(strstr(t2, "saves ~19% of total GPU time; divergence, medium severity"));
