@@ -348,7 +348,7 @@ static void test_text_plain(void **state)
 	assert_non_null(strstr(t1, "saves ~38% of total GPU time; memory-bound kernel, high severity"));
 	assert_non_null(strstr(t1, "expected 2-10x from the fix, estimated 2.0x on this kernel"));
 	assert_non_null(strstr(t1, "evidence: sectors_per_request = 16, l1_hit_rate = n/a"));
-	assert_non_null(strstr(t2, "saves ~19% of total GPU time; divergence, medium severity"));
+	assert_non_null(strstr(t2, "saves ~19% of total GPU time; divergence-bound kernel, medium severity"));
 	assert_non_null(strstr(t2, "expected 1.5-3x from the fix, estimated 4.0x on this kernel"));
 
 	/* Kernel blocks */
