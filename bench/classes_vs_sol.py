@@ -9,7 +9,8 @@ The composite verdict follows the seeds' Speed-of-Light table: SM >= 60 and
 ahead -> compute; memory >= 60 and ahead -> memory; both < 40 -> latency; in
 between, the higher of the two.  Divergence is not a SOL class, so a kernel
 gpuadvise calls divergent is compared on the SOL class it would otherwise get
-and listed separately."""
+and listed separately.  It also replays each recording as --quick would have
+collected it (only the classifier's required metrics) and compares."""
 import json, subprocess, sys, tempfile, os
 
 SM = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
@@ -31,17 +32,37 @@ def profiles(path):
         yield os.path.basename(path), d
 
 
+def quick_metrics(ga):
+    out = subprocess.run([ga, "--quick", "--list-metrics"], capture_output=True, text=True)
+    return {l for l in out.stdout.split("\n") if l and not l.startswith("#")}
+
+
+def strip(prof, keep):
+    """The profile as a --quick collection would have recorded it."""
+    p = json.loads(json.dumps(prof))
+    p["metrics"] = [m for m in p["metrics"] if m in keep]
+    for l in p["launches"]:
+        l["values"] = {k: v for k, v in l["values"].items() if k in keep}
+    return p
+
+
+def classes(ga, prof):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(prof, f)
+    out = subprocess.run([ga, "--import", f.name, "-f", "json"], capture_output=True, text=True)
+    os.unlink(f.name)
+    return json.loads(out.stdout)
+
+
 def main():
     ga, paths = sys.argv[1], sys.argv[2:]
-    rows, agree, total = [], 0, 0
+    keep = quick_metrics(ga)
+    rows, agree, total, quick_agree = [], 0, 0, 0
     for path in paths:
         for label, prof in profiles(path):
-            with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-                json.dump(prof, f)
-            out = subprocess.run([ga, "--import", f.name, "-f", "json"], capture_output=True,
-                                 text=True)
-            os.unlink(f.name)
-            rep = json.loads(out.stdout)
+            rep = classes(ga, prof)
+            quick = {(k["name"], tuple(k["grid"]), tuple(k["block"])): k["class"]
+                     for k in classes(ga, strip(prof, keep))["kernels"]}
             for k in rep["kernels"]:
                 l = rep["profile"]["launches"][k["launch_indices"][0]]
                 sm, mem = l["values"].get(SM), l["values"].get(MEM)
@@ -50,14 +71,19 @@ def main():
                 sol = sol_class(sm, mem)
                 ours = k["class"]
                 ok = ours == sol or ours == "divergence"
+                q = quick.get((k["name"], tuple(k["grid"]), tuple(k["block"])), "?")
                 total += 1
                 agree += ok
-                rows.append((label, k["name"].split("(")[0][:28], sm, mem, sol, ours,
-                             "" if ok else "DIFFERS"))
-    print(f"{'recording':26} {'kernel':28} {'SM%':>6} {'MEM%':>6} {'SOL class':10} {'gpuadvise':10}")
+                quick_agree += q == ours
+                rows.append((label, k["name"].split("(")[0][:28], sm, mem, sol, ours, q,
+                             ("" if ok else "DIFFERS") + ("" if q == ours else " QUICK-DIFFERS")))
+    print(f"{'recording':26} {'kernel':28} {'SM%':>6} {'MEM%':>6} {'SOL class':10} "
+          f"{'gpuadvise':10} {'--quick':10}")
     for r in rows:
-        print(f"{r[0][:26]:26} {r[1]:28} {r[2]:6.1f} {r[3]:6.1f} {r[4]:10} {r[5]:10} {r[6]}")
+        print(f"{r[0][:26]:26} {r[1]:28} {r[2]:6.1f} {r[3]:6.1f} {r[4]:10} {r[5]:10} {r[6]:10} {r[7]}")
     print(f"{agree} of {total} kernels agree with the composite Speed-of-Light class")
+    print(f"{quick_agree} of {total} kernels get the same class with --quick "
+          f"({len(keep)} metrics) as with the default metrics")
     return 0 if agree == total else 1
 
 

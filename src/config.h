@@ -32,6 +32,7 @@ typedef struct {
 	char **rule_dirs;           /* --rules DIR (repeatable), after the defaults */
 	size_t n_rule_dirs;
 	int no_default_rules;
+	int quick;                  /* --quick: classifier metrics only, one pass */
 	/* output */
 	const char *export_path;    /* -o */
 	const char *format;         /* text | json | markdown */
@@ -40,6 +41,10 @@ typedef struct {
 	int verbose;
 	int per_launch;
 	ga_color_mode color;
+	/* comparison with a baseline */
+	const char *baseline;       /* --baseline FILE */
+	double regression_threshold;/* --regression-threshold, percent; < 0: not given (10) */
+	int fail_on_regression;     /* --fail-on regression */
 } ga_config;
 
 /* Directory holding the running executable (malloc'd). */

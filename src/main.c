@@ -16,10 +16,12 @@
 
 #include <jansson.h>
 
+#include "baseline.h"
 #include "collect/collect.h"
 #include "config.h"
 #include "demo.h"
 #include "ga_build.h"
+#include "outname.h"
 #include "profile.h"
 #include "report/report.h"
 #include "rules/engine.h"
@@ -53,6 +55,9 @@ enum {
 	OPT_COLOR,
 	OPT_DEMO,
 	OPT_NO_DEFAULT_RULES,
+	OPT_QUICK,
+	OPT_BASELINE,
+	OPT_REGRESSION_THRESHOLD,
 };
 
 const char *argp_program_version = "gpuadvise " GA_VERSION;
@@ -68,11 +73,16 @@ static const char doc[] =
 	"  gpuadvise -o run.json ./app         also keep the profile as JSON\n"
 	"  gpuadvise --import run.json         analyse a saved profile (no GPU needed)\n"
 	"  gpuadvise --import run.json -f markdown   summary for a pull-request comment\n"
+	"  gpuadvise --import new.json --baseline old.json --fail-on regression\n"
+	"                                      CI gate against an older profile\n"
+	"  mpirun -n 4 gpuadvise -o rank%q{OMPI_COMM_WORLD_RANK}.json ./app\n"
+	"                                      one profile per MPI rank (also %p, %h)\n"
 	"  gpuadvise --demo matmul             a bundled sample, before and after its fix\n"
 	"  gpuadvise --demo list               the bundled samples\n"
 	"  gpuadvise --explain uncoalesced-global-access\n"
 	"\n"
-	"Exit status: 0 ok; 1 findings at or above --fail-on; 2 usage error or missing file; "
+	"Exit status: 0 ok; 1 findings at or above --fail-on (or a regression, with --fail-on "
+	"regression); 2 usage error, missing file or invalid profile or baseline; "
 	"3 rule file errors; 4 profiling failed (no GPU, no counter permission, no kernel "
 	"launched); otherwise the application's own failing status.\n"
 	"See gpuadvise(1) and gpuadvise-rules(5).";
@@ -89,6 +99,8 @@ static struct argp_option options[] = {
 	{"max-per-kernel", OPT_MAX_PER_KERNEL, "N", 0, "Profile each (kernel, grid, block) at most "
 	 "N times; later repeats run unprofiled and are counted at the mean duration "
 	 "(default 5; 0: every launch)", 1},
+	{"quick", OPT_QUICK, 0, 0, "Classify in one replay pass: collect only what the "
+	 "classifier needs (most rules then cannot fire)", 1},
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 1},
 	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
@@ -96,12 +108,18 @@ static struct argp_option options[] = {
 	{0, 0, 0, 0, "Input and output:", 2},
 	{"import", OPT_IMPORT, "FILE", 0, "Analyse a saved profile (or JSON report) instead of "
 	 "running a program", 2},
-	{"export", 'o', "FILE", 0, "Write the profile as JSON to FILE", 2},
-	{"format", 'f', "FMT", 0, "Report format: text (default), json, markdown", 2},
+	{"export", 'o', "FILE", 0, "Write the profile as JSON to FILE (%p: pid, %h: host name, "
+	 "%q{ENV}: environment variable ENV, %%: a %)", 2},
+	{"format", 'f', "FMT", 0, "Report format: text (default), json, markdown, junit", 2},
 	{"log-file", OPT_LOG_FILE, "FILE", 0, "Write the report to FILE instead of standard "
-	 "output", 2},
+	 "output (%p, %h, %q{ENV} as for -o)", 2},
 	{"fail-on", OPT_FAIL_ON, "SEVERITY", 0, "Exit with status 1 when a finding of SEVERITY "
-	 "(low, medium, high) or above is reported", 2},
+	 "(low, medium, high) or above is reported; 'regression': when a kernel regressed "
+	 "against --baseline", 2},
+	{"baseline", OPT_BASELINE, "FILE", 0, "Compare with an older profile or JSON report, "
+	 "kernel by kernel: time, class, findings", 2},
+	{"regression-threshold", OPT_REGRESSION_THRESHOLD, "PCT", 0, "With --baseline: a kernel "
+	 "more than PCT percent slower is a regression (default 10)", 2},
 	{"verbose", 'v', 0, 0, "Show every finding, the class reasoning, and rules that could "
 	 "not be evaluated (missing metrics)", 2},
 	{"per-launch", OPT_PER_LAUNCH, 0, 0, "List every launch of each kernel", 2},
@@ -176,17 +194,34 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'f':
 		if (!ga_reporter_find(arg))
-			argp_error(state, "unknown format '%s' (text, json, markdown)", arg);
+			argp_error(state, "unknown format '%s' (text, json, markdown, junit)", arg);
 		c->format = arg;
 		break;
 	case OPT_LOG_FILE:
 		c->log_file = arg;
 		break;
 	case OPT_FAIL_ON:
-		c->fail_on = ga_severity_from_name(arg);
-		if (c->fail_on < 0)
-			argp_error(state, "--fail-on expects low, medium or high, not '%s'", arg);
+		c->fail_on_regression = strcmp(arg, "regression") == 0;
+		c->fail_on = c->fail_on_regression ? -1 : ga_severity_from_name(arg);
+		if (c->fail_on < 0 && !c->fail_on_regression)
+			argp_error(state, "--fail-on expects low, medium, high or regression, not '%s'",
+			           arg);
 		break;
+	case OPT_BASELINE:
+		c->baseline = arg;
+		break;
+	case OPT_REGRESSION_THRESHOLD: {
+		char *end;
+		errno = 0;
+		double v = strtod(arg, &end);
+		if (end != arg && *end == '%')
+			end++;
+		if (errno || end == arg || *end || !(v >= 0) || !isfinite(v))
+			argp_error(state, "--regression-threshold expects a percentage such as 10 or "
+			           "2.5, not '%s'", arg);
+		c->regression_threshold = v;
+		break;
+	}
 	case 'v':
 		c->verbose = 1;
 		break;
@@ -205,6 +240,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'r':
 		GA_PUSH(c->rule_dirs, c->n_rule_dirs, ps->cap_rule_dirs, arg);
+		break;
+	case OPT_QUICK:
+		c->quick = 1;
 		break;
 	case OPT_NO_DEFAULT_RULES:
 		c->no_default_rules = 1;
@@ -240,6 +278,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "give only one of PROGRAM, --import, --demo, --check-rules");
 		if (modes == 0 && !info)
 			argp_error(state, "no PROGRAM to profile (or --import FILE, --demo NAME)");
+		if (c->baseline && !c->app_argv && c->n_imports == 0)
+			argp_error(state, "--baseline compares a profile: give PROGRAM or --import");
+		if (c->fail_on_regression && !c->baseline)
+			argp_error(state, "--fail-on regression needs --baseline FILE");
+		if (c->regression_threshold >= 0 && !c->baseline)
+			argp_error(state, "--regression-threshold needs --baseline FILE");
 		break;
 	}
 	default:
@@ -371,7 +415,9 @@ static int explain_rule(const ga_ruleset *rs, const char *id)
 static size_t collect_metrics(const ga_config *cfg, const ga_ruleset *rs, char ***out)
 {
 	char **names = NULL;
-	size_t n = ga_ruleset_metric_names(rs, &names), cap = n;
+	size_t n = cfg->quick ? ga_classifier_required_metric_names(rs, &names)
+	                      : ga_ruleset_metric_names(rs, &names);
+	size_t cap = n;
 	int have_duration = 0;
 	for (size_t i = 0; i < n; i++)
 		have_duration |= strcmp(names[i], "gpu__time_duration.sum") == 0;
@@ -446,29 +492,7 @@ static int list_metrics(const ga_config *cfg, const ga_ruleset *rs)
 /* Load a profile, or the profile embedded in a gpuadvise JSON report. */
 static int load_profile(const char *path, ga_profile *p, ga_error *err)
 {
-	json_error_t jerr;
-	json_t *root = json_load_file(path, 0, &jerr);
-	if (root) {
-		const char *fmt = json_string_value(json_object_get(root, "format"));
-		if (fmt && strcmp(fmt, "gpuadvise-report") == 0) {
-			json_t *prof = json_object_get(root, "profile");
-			char *text = prof ? json_dumps(prof, 0) : NULL;
-			int rc;
-			if (!text) {
-				json_decref(root);
-				return ga_fail(err, GA_ERR_PROFILE, "%s: report has no 'profile'", path);
-			}
-			rc = ga_profile_load_string(p, text, path, err);
-			free(text);
-			json_decref(root);
-			if (rc == 0) {
-				free(p->source_path);
-				p->source_path = ga_xstrdup(path);
-			}
-			return rc;
-		}
-		json_decref(root);
-	}
+	/* ga_profile_load reads reports too, parsing the file once. */
 	return ga_profile_load(p, path, err);
 }
 
@@ -504,27 +528,59 @@ static int use_color(const ga_config *cfg, FILE *out)
 	return isatty(fileno(out));
 }
 
+/* What a report needs besides the profile: the baseline to compare with
+ * and the files the profile was pooled from (both optional). */
+typedef struct {
+	const ga_profile *baseline;
+	const ga_report_input *inputs;
+	size_t n_inputs;
+} report_extra;
+
 /* Analyse and report one profile; returns the exit status for findings. */
 static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const ga_profile *p,
-                              const char *recorded_label)
+                              const char *recorded_label, const report_extra *x)
 {
-	ga_analysis a;
+	ga_analysis a, ba;
+	ga_comparison cmp;
 	ga_error err = {0};
-	ga_analyze_opts ao = {.verbose = cfg->verbose};
+	ga_analyze_opts ao = {.verbose = cfg->verbose}, bao = {0};
 	FILE *out = stdout;
-	int rc = 0;
+	char *log_text = NULL;      /* --log-file: the report, built in memory */
+	size_t log_len = 0;
+	int rc = 0, have_base = 0;
 
 	if (ga_analyze(p, rs, &ao, &a, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);
 		return exit_for_error(&err);
 	}
+	if (x && x->baseline) {
+		if (ga_analyze(x->baseline, rs, &bao, &ba, &err) != 0) {
+			fprintf(stderr, "gpuadvise: --baseline %s: %s\n", cfg->baseline, err.msg);
+			ga_analysis_free(&a);
+			return exit_for_error(&err);
+		}
+		ga_compare_opts co = {
+			.threshold = (cfg->regression_threshold >= 0 ? cfg->regression_threshold
+			                                             : 10.0) / 100.0,
+			.severity = cfg->fail_on >= 0 ? cfg->fail_on : GA_SEV_HIGH,
+		};
+		ga_compare(&a, &ba, cfg->baseline, &co, &cmp);
+		have_base = 1;
+		/* Also on the terminal, whatever the report's format and file. */
+		char *warning = ga_baseline_warning(&cmp);
+		if (warning)
+			fprintf(stderr, "gpuadvise: warning: %s\n", warning);
+		free(warning);
+	}
+	/* --log-file: the report is built in memory and then written
+	 * atomically, so the file never holds half a report. */
 	if (cfg->log_file) {
-		out = fopen(cfg->log_file, "w");
+		out = open_memstream(&log_text, &log_len);
 		if (!out) {
 			fprintf(stderr, "gpuadvise: cannot write %s: %s\n", cfg->log_file,
 			        strerror(errno));
-			ga_analysis_free(&a);
-			return EXIT_USAGE;
+			rc = EXIT_USAGE;
+			goto out;
 		}
 	}
 	ga_report_opts ro = {
@@ -533,16 +589,40 @@ static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const 
 		.per_launch = cfg->per_launch,
 		.width = 80,
 		.recorded_label = recorded_label,
+		.baseline = have_base ? &cmp : NULL,
+		/* ga_fail_mode lists the severities in their order, after DEFAULT */
+		.fail_on = cfg->fail_on_regression ? GA_FAIL_REGRESSION
+		           : cfg->fail_on >= 0 ? (ga_fail_mode)(GA_FAIL_LOW + cfg->fail_on)
+		                               : GA_FAIL_DEFAULT,
+		.inputs = x ? x->inputs : NULL,
+		.n_inputs = x ? x->n_inputs : 0,
 	};
 	const ga_reporter *rep = ga_reporter_find(cfg->format ? cfg->format : "text");
 	if (rep->write(out, &a, rs, &ro) != 0 || fflush(out) != 0) {
 		fprintf(stderr, "gpuadvise: writing the report failed: %s\n", strerror(errno));
 		rc = EXIT_USAGE;
 	}
-	if (out != stdout)
-		fclose(out);
+	if (out != stdout) {
+		if (fclose(out) != 0 && rc == 0) {
+			fprintf(stderr, "gpuadvise: writing the report failed: %s\n",
+			        strerror(errno));
+			rc = EXIT_USAGE;
+		}
+		if (rc == 0 && ga_write_file_atomic(cfg->log_file, log_text, log_len, &err) != 0) {
+			fprintf(stderr, "gpuadvise: %s\n", err.msg);
+			rc = EXIT_USAGE;
+		}
+		free(log_text);
+	}
 	if (rc == 0 && cfg->fail_on >= 0 && ga_analysis_max_severity(&a) >= cfg->fail_on)
 		rc = EXIT_FINDINGS;
+	if (rc == 0 && cfg->fail_on_regression && have_base && cmp.n_regressions > 0)
+		rc = EXIT_FINDINGS;
+out:
+	if (have_base) {
+		ga_comparison_free(&cmp);
+		ga_analysis_free(&ba);
+	}
 	ga_analysis_free(&a);
 	return rc;
 }
@@ -563,10 +643,11 @@ static int export_profile(const ga_config *cfg, const ga_profile *p)
 	return 0;
 }
 
-static int run_import(const ga_config *cfg, const ga_ruleset *rs)
+static int run_import(const ga_config *cfg, const ga_ruleset *rs, const ga_profile *baseline)
 {
 	ga_profile p;
 	ga_error err = {0};
+	ga_report_input *inputs = ga_xcalloc(cfg->n_imports ? cfg->n_imports : 1, sizeof(*inputs));
 	int rc;
 
 	ga_profile_init(&p);
@@ -577,8 +658,12 @@ static int run_import(const ga_config *cfg, const ga_ruleset *rs)
 			fprintf(stderr, "gpuadvise: %s\n", err.msg);
 			ga_profile_free(&one);
 			ga_profile_free(&p);
+			free(inputs);
 			return err.code == GA_ERR_NOT_FOUND ? EXIT_USAGE : EXIT_USAGE;
 		}
+		inputs[i].path = cfg->imports[i];
+		inputs[i].first_launch = i == 0 ? 0 : p.n_launches;
+		inputs[i].n_launches = one.n_launches;
 		if (i == 0) {
 			p = one;
 			continue;
@@ -600,14 +685,41 @@ static int run_import(const ga_config *cfg, const ga_ruleset *rs)
 		}
 		ga_profile_free(&one);
 	}
-	rc = analyse_and_report(cfg, rs, &p, NULL);
+	report_extra x = {.baseline = baseline, .inputs = inputs, .n_inputs = cfg->n_imports};
+	rc = analyse_and_report(cfg, rs, &p, NULL, &x);
 	if (rc == 0 || rc == EXIT_FINDINGS) {
 		int e = export_profile(cfg, &p);
 		if (e)
 			rc = e;
 	}
 	ga_profile_free(&p);
+	free(inputs);
 	return rc;
+}
+
+static const char *env_lookup(const char *name)
+{
+	return getenv(name);
+}
+
+/* Expand *path (see outname.h) into *owned, which then replaces it. */
+static int expand_output_name(const char *option, const char **path, char **owned)
+{
+	ga_error err = {0};
+	char host[256] = "";
+
+	if (!*path)
+		return 0;
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	*owned = ga_expand_output_name(option, *path, (long)getpid(), host, env_lookup, &err);
+	if (!*owned) {
+		fprintf(stderr, "gpuadvise: %s\n", err.msg);
+		return -1;
+	}
+	*path = *owned;
+	return 0;
 }
 
 static int app_failure_status(const ga_app_result *r)
@@ -619,7 +731,7 @@ static int app_failure_status(const ga_app_result *r)
 	return 0;
 }
 
-static int run_live(const ga_config *cfg, const ga_ruleset *rs)
+static int run_live(const ga_config *cfg, const ga_ruleset *rs, const ga_profile *baseline)
 {
 	ga_profile p;
 	ga_error err = {0};
@@ -678,7 +790,8 @@ static int run_live(const ga_config *cfg, const ga_ruleset *rs)
 		rc = app_rc ? app_rc : EXIT_PROFILING;
 		goto out;
 	}
-	rc = analyse_and_report(cfg, rs, &p, NULL);
+	report_extra x = {.baseline = baseline};
+	rc = analyse_and_report(cfg, rs, &p, NULL, &x);
 	if (rc == 0 || rc == EXIT_FINDINGS) {
 		int e = export_profile(cfg, &p);
 		if (e)
@@ -695,9 +808,12 @@ out:
 
 int main(int argc, char **argv)
 {
-	ga_config cfg = {.launch_count = -1, .fail_on = -1, .max_per_kernel = 5};
+	ga_config cfg = {.launch_count = -1, .fail_on = -1, .max_per_kernel = 5,
+	                 .regression_threshold = -1};
 	parse_state ps = {.cfg = &cfg};
 	ga_ruleset rs;
+	ga_profile base;
+	char *export_path = NULL, *log_file = NULL;
 	int rc;
 
 	/* argp's usage errors: our status 2 (its default is 64), and name the
@@ -707,10 +823,20 @@ int main(int argc, char **argv)
 		argv[0] = "gpuadvise";
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &ps) != 0)
 		return EXIT_USAGE;
-	if (cfg.check_rules)
-		return check_rules(cfg.check_rules);
-
+	/* From here on every path leaves through `out`, which frees what the
+	 * options allocated. */
 	ga_ruleset_init(&rs);
+	/* %p, %h, %q{ENV} in output names (one file per process under mpirun). */
+	if (expand_output_name("-o", &cfg.export_path, &export_path) != 0 ||
+	    expand_output_name("--log-file", &cfg.log_file, &log_file) != 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (cfg.check_rules) {
+		rc = check_rules(cfg.check_rules);
+		goto out;
+	}
+
 	rc = load_rules(&cfg, &rs);
 	if (rc)
 		goto out;
@@ -732,12 +858,23 @@ int main(int argc, char **argv)
 		};
 		rc = ga_demo_main(&dc);
 		free_names(metrics, n);
-	} else if (cfg.n_imports) {
-		rc = run_import(&cfg, &rs);
 	} else {
-		rc = run_live(&cfg, &rs);
+		/* The baseline first: a bad one should not cost a profiling run. */
+		ga_error err = {0};
+		ga_profile_init(&base);
+		if (cfg.baseline && load_profile(cfg.baseline, &base, &err) != 0) {
+			fprintf(stderr, "gpuadvise: --baseline: %s\n", err.msg);
+			rc = EXIT_USAGE;
+		} else if (cfg.n_imports) {
+			rc = run_import(&cfg, &rs, cfg.baseline ? &base : NULL);
+		} else {
+			rc = run_live(&cfg, &rs, cfg.baseline ? &base : NULL);
+		}
+		ga_profile_free(&base);
 	}
 out:
+	free(export_path);
+	free(log_file);
 	ga_ruleset_free(&rs);
 	free(cfg.imports);
 	free(cfg.rule_dirs);

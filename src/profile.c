@@ -996,6 +996,9 @@ int ga_unprofiled_from_json(ga_profile *p, void *json, const char *where, ga_err
 	return 0;
 }
 
+/* The "format" of a JSON report (src/report/json.c). */
+#define GA_REPORT_FORMAT_NAME "gpuadvise-report"
+
 /* Parse text (len bytes) into *p, which is (re)initialised first: pass a
  * fresh or already freed profile.  On failure *p is left empty. */
 static int load_text(ga_profile *p, const char *text, size_t len, const char *label,
@@ -1003,6 +1006,7 @@ static int load_text(ga_profile *p, const char *text, size_t len, const char *la
 {
 	json_error_t jerr;
 	json_t *root;
+	const char *fmt;
 	int rc;
 
 	ga_profile_init(p);
@@ -1015,7 +1019,19 @@ static int load_text(ga_profile *p, const char *text, size_t len, const char *la
 			               label, jerr.line, jerr.column, jerr.text);
 		return ga_fail(err, GA_ERR_PROFILE, "%s: invalid JSON: %s", label, jerr.text);
 	}
-	rc = profile_from_root(p, root, label, err);
+	/* A gpuadvise JSON report (-f json) embeds the profile it was made
+	 * from: read that one, so a saved report can be imported again. */
+	fmt = json_string_value(json_object_get(root, "format"));
+	if (fmt && strcmp(fmt, GA_REPORT_FORMAT_NAME) == 0) {
+		json_t *inner = json_object_get(root, "profile");
+		if (!json_is_object(inner)) {
+			json_decref(root);
+			return ga_fail(err, GA_ERR_PROFILE, "%s: report has no 'profile'", label);
+		}
+		rc = profile_from_root(p, inner, label, err);
+	} else {
+		rc = profile_from_root(p, root, label, err);
+	}
 	json_decref(root);
 	if (rc != 0)
 		ga_profile_free(p);

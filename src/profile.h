@@ -107,7 +107,9 @@ ga_launch *ga_profile_add_launch(ga_profile *p);
 double ga_launch_total_threads(const ga_launch *l);
 
 /* JSON.  Load reports malformed input with line:column and names missing or
- * ill-typed fields.  Both return 0 on success, -1 with err set. */
+ * ill-typed fields.  Both return 0 on success, -1 with err set.  A JSON
+ * report of gpuadvise (format "gpuadvise-report") is read as the profile it
+ * embeds. */
 int ga_profile_load(ga_profile *p, const char *path, ga_error *err);
 int ga_profile_load_string(ga_profile *p, const char *text, const char *label, ga_error *err);
 /* Serialise to a malloc'd string (pretty when indent > 0). */

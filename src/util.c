@@ -135,6 +135,10 @@ void ga_buf_puts(ga_buf *b, const char *s)
 void ga_buf_vprintf(ga_buf *b, const char *fmt, va_list ap)
 {
 	va_list ap2;
+	/* Never true; said so for gcc, which under -fsanitize=undefined
+	 * otherwise warns of a null format string below. */
+	if (!fmt)
+		return;
 	va_copy(ap2, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap2);
 	va_end(ap2);
@@ -200,11 +204,46 @@ char *ga_read_file(const char *path, size_t *len, ga_error *err)
 	return ga_buf_take(&b);
 }
 
+static int write_all(int fd, const char *data, size_t len)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* A device or a pipe (/dev/stdout, a FIFO): written where it is, since
+ * it cannot be replaced by a rename. */
+static int write_in_place(const char *path, const char *data, size_t len, ga_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return ga_fail(err, GA_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+	if (write_all(fd, data, len) != 0) {
+		ga_fail(err, GA_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (close(fd) != 0)
+		return ga_fail(err, GA_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
 int ga_write_file_atomic(const char *path, const char *data, size_t len, ga_error *err)
 {
-	char *tmp = NULL;
+	char *tmp = NULL, *real = NULL;
+	const char *target = path;
+	struct stat st;
 	int fd = -1, rc = -1;
-	size_t off = 0;
 
 	if (strcmp(path, "-") == 0) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)
@@ -212,34 +251,52 @@ int ga_write_file_atomic(const char *path, const char *data, size_t len, ga_erro
 			               strerror(errno));
 		return 0;
 	}
-	tmp = ga_xasprintf("%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return ga_fail(err, GA_ERR_IO, "cannot write %s: it is a directory", path);
+		if (!S_ISREG(st.st_mode))
+			return write_in_place(path, data, len, err);
+		/* Through a symbolic link: replace the file it names, keeping
+		 * the link. */
+		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) &&
+		    (real = realpath(path, NULL)) != NULL)
+			target = real;
+	}
+	/* O_EXCL: never follow a link planted under the temporary name, and
+	 * never take over a file that is not ours (a stale one of a crashed
+	 * run with the same pid: try another name). */
+	for (int n = 0; n < 100; n++) {
+		free(tmp);
+		tmp = n ? ga_xasprintf("%s.tmp.%ld.%d", target, (long)getpid(), n)
+		        : ga_xasprintf("%s.tmp.%ld", target, (long)getpid());
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
 	if (fd < 0) {
-		ga_fail(err, GA_ERR_IO, "cannot create %s: %s", tmp, strerror(errno));
+		ga_fail(err, GA_ERR_IO, "cannot write %s: %s (creating %s)", path, strerror(errno),
+		        tmp);
+		free(tmp);
+		tmp = NULL;     /* not ours: leave it */
 		goto out;
 	}
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			ga_fail(err, GA_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
-			goto out;
-		}
-		off += (size_t)w;
+	if (write_all(fd, data, len) != 0) {
+		ga_fail(err, GA_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+		goto out;
 	}
 	if (fsync(fd) != 0 && errno != EINVAL) {
-		ga_fail(err, GA_ERR_IO, "cannot sync %s: %s", tmp, strerror(errno));
+		ga_fail(err, GA_ERR_IO, "cannot write %s: fsync: %s", path, strerror(errno));
 		goto out;
 	}
 	if (close(fd) != 0) {
 		fd = -1;
-		ga_fail(err, GA_ERR_IO, "cannot close %s: %s", tmp, strerror(errno));
+		ga_fail(err, GA_ERR_IO, "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, path) != 0) {
-		ga_fail(err, GA_ERR_IO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+	if (rename(tmp, target) != 0) {
+		ga_fail(err, GA_ERR_IO, "cannot write %s: %s (renaming %s into place)", path,
+		        strerror(errno), tmp);
 		goto out;
 	}
 	rc = 0;
@@ -249,6 +306,7 @@ out:
 	if (rc != 0 && tmp)
 		unlink(tmp);
 	free(tmp);
+	free(real);
 	return rc;
 }
 

@@ -65,7 +65,12 @@ char *ga_buf_take(ga_buf *b);
 
 /* Read a whole file.  Returns a NUL-terminated malloc'd buffer or NULL with err set. */
 char *ga_read_file(const char *path, size_t *len, ga_error *err);
-/* Write data atomically: PATH.tmp.PID, fsync, rename.  "-" writes to stdout. */
+/* Write data atomically: a new file PATH.tmp.PID (O_EXCL; another suffix if
+ * that name is taken), fsync, rename over PATH, so PATH is either the old or
+ * the whole new content, and on failure the temporary file is removed.
+ * "-" writes to stdout; a PATH that is a device or a pipe (/dev/stdout) is
+ * written in place; a symbolic link is kept and the file it names replaced;
+ * a directory is an error.  Messages name PATH. */
 int ga_write_file_atomic(const char *path, const char *data, size_t len, ga_error *err);
 
 int ga_str_has_prefix(const char *s, const char *prefix);

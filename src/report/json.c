@@ -1,7 +1,11 @@
 /* json.c: the machine-readable report.
  *
  * {"format": "gpuadvise-report", "schema": 1, "profile": {...},
- *  "kernels": [...], "findings": [...], "summary": {...}, "notes": [...]}
+ *  "kernels": [...], "findings": [...], "summary": {...}, "notes": [...],
+ *  "processes": [...], "baseline": {...} or null}
+ *
+ * docs/report.schema.json describes it (checked against real output by
+ * tests/cli/run.sh).
  *
  * Keys are written in a fixed order (jansson keeps insertion order), every
  * key is always present, and numbers that are not finite (NAN: not
@@ -160,7 +164,155 @@ static json_t *summary_json(const ga_analysis *a)
 	return s;
 }
 
+/* ---- processes and baseline (added with --baseline) -------------------- */
+
+static json_t *processes_json(const ga_analysis *a, const ga_report_opts *o)
+{
+	ga_process *v = NULL;
+	size_t n = ga_report_processes(a, o, &v);
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *p = json_object();
+		json_object_set_new(p, "pid", json_integer(v[i].pid));
+		json_t *files = json_array();
+		for (size_t f = 0; f < v[i].n_files; f++)
+			json_array_append_new(files, str_or_null(v[i].files[f]));
+		json_object_set_new(p, "files", files);
+		json_object_set_new(p, "kernels", json_integer((json_int_t)v[i].n_kernels));
+		json_object_set_new(p, "launches", json_integer((json_int_t)v[i].n_launches));
+		json_object_set_new(p, "total_ns", num(v[i].total_ns));
+		json_object_set_new(p, "share", num(v[i].share));
+		json_array_append_new(arr, p);
+	}
+	ga_processes_free(v, n);
+	return arr;
+}
+
+static json_t *severity_json(const ga_rule *r)
+{
+	return r ? str_or_null(ga_severity_name(r->severity)) : json_null();
+}
+
+static json_t *finding_changes_json(const ga_finding_change *v, size_t n, int with_regression)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *f = json_object();
+		json_object_set_new(f, "rule", str_or_null(v[i].rule ? v[i].rule->id : NULL));
+		json_object_set_new(f, "title", str_or_null(v[i].rule ? v[i].rule->title : NULL));
+		json_object_set_new(f, "severity", severity_json(v[i].rule));
+		if (with_regression)
+			json_object_set_new(f, "regression", json_boolean(v[i].regression));
+		json_array_append_new(arr, f);
+	}
+	return arr;
+}
+
+static json_t *pct_or_null(double frac)
+{
+	return isfinite(frac) ? json_real(frac * 100.0) : json_null();
+}
+
+/* What both kinds of entries share: name, launch shape, process, time, class. */
+static void side_json(json_t *o, const char *prefix, const ga_group *g, double mean_ns)
+{
+	char key[64];
+	snprintf(key, sizeof(key), "%sgrid", prefix);
+	json_object_set_new(o, key, dims_json(g->grid));
+	snprintf(key, sizeof(key), "%sblock", prefix);
+	json_object_set_new(o, key, dims_json(g->block));
+	snprintf(key, sizeof(key), "%spid", prefix);
+	json_object_set_new(o, key, json_integer(g->pid));
+	snprintf(key, sizeof(key), "%smean_ns", prefix);
+	json_object_set_new(o, key, num(mean_ns));
+	snprintf(key, sizeof(key), "%sclass", prefix);
+	json_object_set_new(o, key, class_json(g->klass));
+}
+
+static json_t *change_json(const ga_comparison *c, const ga_kernel_change *k)
+{
+	const ga_group *g = k->cur != GA_NO_GROUP ? &c->cur->groups[k->cur] : NULL;
+	const ga_group *b = k->base != GA_NO_GROUP ? &c->base->groups[k->base] : NULL;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "name", str_or_null(g ? g->name : b->name));
+	if (g)
+		json_object_set_new(o, "kernel", json_integer((json_int_t)k->cur));
+	if (g && b)
+		json_object_set_new(o, "match", json_string(k->match == GA_MATCH_SHAPE ? "shape"
+		                                                                      : "name"));
+	if (g)
+		side_json(o, "", g, k->cur_ns);
+	if (b)
+		side_json(o, "baseline_", b, k->base_ns);
+	if (g && b) {
+		json_object_set_new(o, "change_pct", pct_or_null(k->change));
+		json_object_set_new(o, "slower", json_boolean(k->slower));
+		json_object_set_new(o, "class_changed", json_boolean(k->class_changed));
+	}
+	if (g)
+		json_object_set_new(o, "new_findings", finding_changes_json(k->added, k->n_added, 1));
+	json_object_set_new(o, g ? "gone_findings" : "findings",
+	                    finding_changes_json(k->removed, k->n_removed, 0));
+	if (g && b) {
+		json_t *m = json_object();
+		for (size_t i = 0; i < k->n_metrics; i++) {
+			json_t *pair = json_object();
+			json_object_set_new(pair, "baseline", num(k->metrics[i].base));
+			json_object_set_new(pair, "current", num(k->metrics[i].cur));
+			json_object_set_new(m, k->metrics[i].name, pair);
+		}
+		json_object_set_new(o, "metrics", m);
+	}
+	if (g)
+		json_object_set_new(o, "regression", json_boolean(k->regression));
+	return o;
+}
+
+static json_t *baseline_json(const ga_comparison *c)
+{
+	json_t *o = json_object();
+	const ga_profile *bp = c->base ? c->base->profile : NULL;
+	char *warning = ga_baseline_warning(c);
+
+	json_object_set_new(o, "file", str_or_null(c->label));
+	json_t *dev = json_object();
+	json_object_set_new(dev, "name", str_or_null(bp ? bp->device.name : NULL));
+	json_object_set_new(dev, "chip", str_or_null(bp ? bp->device.chip : NULL));
+	json_object_set_new(o, "device", dev);
+	json_object_set_new(o, "date", str_or_null(bp ? bp->collection.date : NULL));
+	json_object_set_new(o, "same_gpu", json_boolean(c->same_device));
+	json_object_set_new(o, "durations_compared", json_boolean(c->same_device));
+	json_object_set_new(o, "warning", str_or_null(warning));
+	free(warning);
+	json_object_set_new(o, "threshold_pct", json_real(c->threshold * 100.0));
+	json_object_set_new(o, "severity", str_or_null(ga_severity_name((ga_severity)c->severity)));
+	json_object_set_new(o, "regressions", json_integer((json_int_t)c->n_regressions));
+	json_object_set_new(o, "slower", json_integer((json_int_t)c->n_slower));
+	json_object_set_new(o, "baseline_total_ns", num(c->base_total_ns));
+	json_object_set_new(o, "total_ns", num(c->cur_total_ns));
+	json_object_set_new(o, "total_change_pct", pct_or_null(c->total_change));
+
+	json_t *matched = json_array(), *only_new = json_array(), *only_base = json_array();
+	for (size_t i = 0; i < c->n_kernels; i++) {
+		const ga_kernel_change *k = &c->kernels[i];
+		json_t *dst = k->cur == GA_NO_GROUP ? only_base
+		              : k->base == GA_NO_GROUP ? only_new : matched;
+		json_array_append_new(dst, change_json(c, k));
+	}
+	json_object_set_new(o, "kernels", matched);
+	json_object_set_new(o, "only_new", only_new);
+	json_object_set_new(o, "only_baseline", only_base);
+	return o;
+}
+
 void *ga_report_json_value(const ga_analysis *a, const ga_ruleset *rs)
+{
+	return ga_report_json_value_opts(a, rs, NULL);
+}
+
+void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
+                                const ga_report_opts *o)
 {
 	json_t *root = json_object();
 	(void)rs;
@@ -186,12 +338,16 @@ void *ga_report_json_value(const ga_analysis *a, const ga_ruleset *rs)
 		if (a->notes[i])
 			json_array_append_new(ns, str_or_null(a->notes[i]));
 	json_object_set_new(root, "notes", ns);
+
+	json_object_set_new(root, "processes", processes_json(a, o));
+	json_object_set_new(root, "baseline", o && o->baseline ? baseline_json(o->baseline)
+	                                                       : json_null());
 	return root;
 }
 
 int ga_report_json(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o)
 {
-	json_t *root = ga_report_json_value(a, rs);
+	json_t *root = ga_report_json_value_opts(a, rs, o);
 	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	if (rc != 0 || fputc('\n', out) == EOF || fflush(out) != 0 || ferror(out))

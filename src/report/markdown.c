@@ -261,6 +261,157 @@ static void fixes(ga_buf *b, const ga_analysis *a)
 	ga_buf_puts(b, "\n</details>\n");
 }
 
+/* ---- processes and baseline (added with --baseline) -------------------- */
+
+static void processes_table(ga_buf *b, const ga_analysis *a, const ga_report_opts *o)
+{
+	ga_process *v = NULL;
+	size_t n = ga_report_processes(a, o, &v), kernels = 0, launches = 0;
+	char d[32], p[32];
+
+	ga_buf_puts(b, "\n#### Processes\n\n");
+	ga_buf_puts(b, "| Process | Kernels | Launches | GPU time | % time | File |\n");
+	ga_buf_puts(b, "|--------:|--------:|---------:|---------:|-------:|------|\n");
+	for (size_t i = 0; i < n; i++) {
+		ga_buf_printf(b, "| %d | %zu | %zu | %s | %s%% | ", v[i].pid, v[i].n_kernels,
+		              v[i].n_launches, ga_fmt_duration(v[i].total_ns, d, sizeof(d)),
+		              ga_fmt_pct(v[i].share, 1, p, sizeof(p)));
+		for (size_t f = 0; f < v[i].n_files; f++) {
+			if (f)
+				ga_buf_puts(b, ", ");
+			put_code(b, v[i].files[f]);
+		}
+		ga_buf_puts(b, " |\n");
+		kernels += v[i].n_kernels;
+		launches += v[i].n_launches;
+	}
+	ga_buf_printf(b, "| **total** | %zu | %zu | %s | 100%% | |\n", kernels, launches,
+	              ga_fmt_duration(a->total_ns, d, sizeof(d)));
+	ga_processes_free(v, n);
+}
+
+static void finding_ids(ga_buf *b, const ga_finding_change *v, size_t n)
+{
+	if (n == 0) {
+		ga_buf_puts(b, "none");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const ga_rule *r = v[i].rule;
+		ga_buf_printf(b, "%s%s`%s` (%s)%s", i ? ", " : "", v[i].regression ? "**" : "",
+		              r && r->id ? r->id : "?", r ? severity_str(r->severity) : "?",
+		              v[i].regression ? "**" : "");
+	}
+}
+
+/* Kernel names of one side only, as a sentence. */
+static void only_list(ga_buf *b, const ga_comparison *c, int cur_side, const char *lead)
+{
+	size_t n = cur_side ? c->n_only_cur : c->n_only_base, shown = 0;
+	if (!n)
+		return;
+	ga_buf_printf(b, "\n%s ", lead);
+	for (size_t i = 0; i < c->n_kernels; i++) {
+		const ga_kernel_change *k = &c->kernels[i];
+		if (k->match != GA_MATCH_NONE || (k->cur != GA_NO_GROUP) != cur_side)
+			continue;
+		if (shown == MD_TOP_KERNELS) {
+			ga_buf_printf(b, " and %zu more", n - shown);
+			break;
+		}
+		const ga_group *g = cur_side ? &c->cur->groups[k->cur] : &c->base->groups[k->base];
+		ga_buf_puts(b, shown ? ", " : "");
+		put_code(b, g->name ? g->name : g->mangled);
+		if (k->regression)
+			ga_buf_puts(b, " (**regression**: new findings)");
+		shown++;
+	}
+	ga_buf_puts(b, ".\n");
+}
+
+static void baseline_table(ga_buf *b, const ga_comparison *c, int verbose)
+{
+	char b1[32], b2[32], b3[32];
+	size_t rows = 0, quiet = 0, more = 0;
+
+	ga_buf_puts(b, "\n#### Compared with baseline ");
+	put_code(b, c->label ? c->label : "?");
+	ga_buf_puts(b, "\n\n");
+	char *warning = ga_baseline_warning(c);
+	if (warning) {
+		ga_buf_puts(b, "> **Warning: different GPU.** ");
+		put_text(b, warning);
+		ga_buf_puts(b, "\n\n");
+		free(warning);
+	}
+	if (c->n_regressions)
+		ga_buf_printf(b, "**%zu %s**", c->n_regressions,
+		              plural(c->n_regressions, "regression", "regressions"));
+	else
+		ga_buf_puts(b, "**No regression**");
+	if (c->same_device)
+		ga_buf_printf(b, " (a kernel more than %s%% slower, or a new finding of %s severity "
+		              "or above).", ga_fmt_value(c->threshold * 100, b1, sizeof(b1)),
+		              ga_severity_name((ga_severity)c->severity));
+	else
+		ga_buf_printf(b, " (a new finding of %s severity or above; durations are not "
+		              "compared).", ga_severity_name((ga_severity)c->severity));
+	if (isfinite(c->total_change))
+		ga_buf_printf(b, " GPU time %s \xe2\x86\x92 %s (%s).",
+		              ga_fmt_duration(c->base_total_ns, b1, sizeof(b1)),
+		              ga_fmt_duration(c->cur_total_ns, b2, sizeof(b2)),
+		              ga_fmt_change(c->total_change, b3, sizeof(b3)));
+	ga_buf_putc(b, '\n');
+
+	for (size_t i = 0; i < c->n_kernels; i++) {
+		const ga_kernel_change *k = &c->kernels[i];
+		if (k->match == GA_MATCH_NONE)
+			continue;
+		if (!ga_kernel_change_notable(c, k) && !verbose) {
+			quiet++;
+			continue;
+		}
+		if (rows == MD_TOP_KERNELS && !verbose) {
+			more++;
+			continue;
+		}
+		if (rows++ == 0) {
+			ga_buf_puts(b, "\n| Kernel | Baseline | Now | Change | Class | New findings | "
+			               "Gone findings |\n");
+			ga_buf_puts(b, "|--------|---------:|----:|-------:|-------|--------------|"
+			               "---------------|\n");
+		}
+		const ga_group *g = &c->cur->groups[k->cur], *o = &c->base->groups[k->base];
+		ga_buf_puts(b, "| ");
+		if (k->regression)
+			ga_buf_puts(b, "**regression** ");
+		put_code(b, g->name ? g->name : g->mangled);
+		if (k->match == GA_MATCH_NAME)
+			ga_buf_puts(b, " (matched by name: launch shape changed)");
+		ga_buf_printf(b, " | %s | %s | %s | ", ga_fmt_duration(k->base_ns, b1, sizeof(b1)),
+		              ga_fmt_duration(k->cur_ns, b2, sizeof(b2)),
+		              isfinite(k->change) ? ga_fmt_change(k->change, b3, sizeof(b3))
+		                                  : "not compared");
+		if (k->class_changed)
+			ga_buf_printf(b, "%s \xe2\x86\x92 %s", class_str(o->klass), class_str(g->klass));
+		else
+			ga_buf_puts(b, class_str(g->klass));
+		ga_buf_puts(b, " | ");
+		finding_ids(b, k->added, k->n_added);
+		ga_buf_puts(b, " | ");
+		finding_ids(b, k->removed, k->n_removed);
+		ga_buf_puts(b, " |\n");
+	}
+	if (more)
+		ga_buf_printf(b, "\n%zu more changed %s in the full report.\n", more,
+		              plural(more, "kernel", "kernels"));
+	if (quiet)
+		ga_buf_printf(b, "\n%zu matched %s unchanged.\n", quiet,
+		              plural(quiet, "kernel", "kernels"));
+	only_list(b, c, 1, "Only in this run:");
+	only_list(b, c, 0, "Only in the baseline:");
+}
+
 int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
                        const ga_report_opts *o)
 {
@@ -287,6 +438,10 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		ga_buf_puts(&b, "\n\n");
 	}
 	summary(&b, a);
+	if (o->baseline)
+		baseline_table(&b, o->baseline, o->verbose);
+	if (ga_report_several_processes(a, o))
+		processes_table(&b, a, o);
 
 	if (a->n_findings) {
 		size_t n = a->n_findings;

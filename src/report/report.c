@@ -10,6 +10,7 @@ const ga_reporter ga_reporters[] = {
 	{ "text", "terminal report: what to do first, then every kernel", ga_report_text },
 	{ "json", "machine-readable report with the profile embedded", ga_report_json },
 	{ "markdown", "short summary for a pull-request comment", ga_report_markdown },
+	{ "junit", "JUnit XML, one test case per kernel, for CI test reports", ga_report_junit },
 };
 const size_t ga_n_reporters = GA_ARRAY_LEN(ga_reporters);
 
@@ -53,7 +54,12 @@ const char *ga_fmt_duration(double ns, char *buf, size_t len)
 			u++;
 			continue;
 		}
-		snprintf(buf, len, "%s%.*f %s", sign, decimals, r, units[u]);
+		/* Beyond a million seconds (a corrupt duration, not a kernel):
+		 * an exponent, not hundreds of digits. */
+		if (r >= 1e6)
+			snprintf(buf, len, "%s%.3g %s", sign, r, units[u]);
+		else
+			snprintf(buf, len, "%s%.*f %s", sign, decimals, r, units[u]);
 		return buf;
 	}
 }
@@ -256,4 +262,120 @@ char *ga_short_name(const char *name, size_t max_cols)
 	}
 	size_t cut = utf8_prefix(name, max_cols - 1);
 	return ga_xasprintf("%.*s" ELLIPSIS, (int)cut, name);
+}
+
+/* ---- helpers added with --baseline ------------------------------------ */
+
+const char *ga_fmt_change(double frac, char *buf, size_t len)
+{
+	if (!buf || len == 0)
+		return buf;
+	if (!isfinite(frac)) {
+		snprintf(buf, len, "n/a");
+		return buf;
+	}
+	double pct = floor(fabs(frac) * 1000.0 + 0.5) / 10.0;
+	if (pct == 0)
+		snprintf(buf, len, "0.0%%");
+	else
+		snprintf(buf, len, "%c%.1f%%", frac < 0 ? '-' : '+', pct);
+	return buf;
+}
+
+int ga_fail_severity(ga_fail_mode m)
+{
+	switch (m) {
+	case GA_FAIL_LOW: return GA_SEV_LOW;
+	case GA_FAIL_MEDIUM: return GA_SEV_MEDIUM;
+	case GA_FAIL_HIGH:
+	case GA_FAIL_REGRESSION:
+	case GA_FAIL_DEFAULT:
+	default: return GA_SEV_HIGH;
+	}
+}
+
+size_t ga_report_processes(const ga_analysis *a, const ga_report_opts *o, ga_process **out)
+{
+	ga_process *v = NULL;
+	size_t n = 0, cap = 0;
+	const ga_profile *p = a->profile;
+
+	/* In the order of first launch: walk the launches. */
+	for (size_t i = 0; p && i < p->n_launches; i++) {
+		int pid = p->launches[i].pid;
+		size_t k = 0;
+		while (k < n && v[k].pid != pid)
+			k++;
+		if (k == n) {
+			ga_process np = { .pid = pid };
+			GA_PUSH(v, n, cap, np);
+		}
+		v[k].n_launches++;
+		for (size_t f = 0; o && f < o->n_inputs; f++) {
+			const ga_report_input *in = &o->inputs[f];
+			if (i < in->first_launch || i - in->first_launch >= in->n_launches)
+				continue;
+			size_t j = 0;
+			while (j < v[k].n_files && v[k].files[j] != in->path)
+				j++;
+			if (j == v[k].n_files) {
+				v[k].files = ga_xrealloc(v[k].files, (j + 1) * sizeof(*v[k].files));
+				v[k].files[v[k].n_files++] = in->path;
+			}
+		}
+	}
+	for (size_t gi = 0; gi < a->n_groups; gi++) {
+		const ga_group *g = &a->groups[gi];
+		for (size_t k = 0; k < n; k++) {
+			if (v[k].pid != g->pid)
+				continue;
+			v[k].n_kernels++;
+			if (isfinite(g->total_ns))
+				v[k].total_ns += g->total_ns;
+			break;
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		v[k].share = a->total_ns > 0 ? v[k].total_ns / a->total_ns : NAN;
+	*out = v;
+	return n;
+}
+
+void ga_processes_free(ga_process *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].files);
+	free(v);
+}
+
+int ga_report_several_processes(const ga_analysis *a, const ga_report_opts *o)
+{
+	const ga_profile *p = a->profile;
+	if (o && o->n_inputs > 1)
+		return 1;
+	for (size_t i = 1; p && i < p->n_launches; i++)
+		if (p->launches[i].pid != p->launches[0].pid)
+			return 1;
+	return 0;
+}
+
+char *ga_device_label(const ga_device *d)
+{
+	const char *name = d && d->name && *d->name ? d->name : "an unknown device";
+	if (d && d->chip && *d->chip)
+		return ga_xasprintf("%s (%s)", name, d->chip);
+	return ga_xstrdup(name);
+}
+
+char *ga_baseline_warning(const ga_comparison *c)
+{
+	if (!c || c->same_device)
+		return NULL;
+	char *b = ga_device_label(c->base && c->base->profile ? &c->base->profile->device : NULL);
+	char *n = ga_device_label(c->cur && c->cur->profile ? &c->cur->profile->device : NULL);
+	char *w = ga_xasprintf("The baseline was recorded on another GPU, %s; this profile on %s. "
+	                       "Durations are not compared, only classes and findings.", b, n);
+	free(b);
+	free(n);
+	return w;
 }

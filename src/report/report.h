@@ -6,7 +6,26 @@
 
 #include <stdio.h>
 
+#include "../baseline.h"
 #include "../rules/engine.h"
+
+/* --fail-on as the reporters see it (JUnit marks failing kernels with it).
+ * Zero, the default, means not given: JUnit then fails kernels with a
+ * finding of high severity. */
+typedef enum {
+	GA_FAIL_DEFAULT = 0,
+	GA_FAIL_LOW,
+	GA_FAIL_MEDIUM,
+	GA_FAIL_HIGH,
+	GA_FAIL_REGRESSION,     /* a regression against the baseline */
+} ga_fail_mode;
+
+/* One input file of the analysed profile: its launches are
+ * profile->launches[first_launch .. first_launch + n_launches). */
+typedef struct {
+	const char *path;
+	size_t first_launch, n_launches;
+} ga_report_input;
 
 typedef struct {
 	int color;          /* ANSI colour (text only); main decides: tty and no NO_COLOR */
@@ -14,6 +33,11 @@ typedef struct {
 	int per_launch;     /* list every launch of each group */
 	int width;          /* terminal width for wrapping, default 80 */
 	const char *recorded_label;  /* non-NULL: "recorded on <GPU>, <date>" banner */
+	/* Added with --baseline; zero for callers that predate them. */
+	const ga_comparison *baseline;  /* non-NULL: also report the comparison */
+	ga_fail_mode fail_on;
+	const ga_report_input *inputs;  /* the files the profile came from, or NULL */
+	size_t n_inputs;
 } ga_report_opts;
 
 typedef struct {
@@ -31,10 +55,15 @@ extern const size_t ga_n_reporters;
 int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_json(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
+int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 
 /* The JSON report as a jansson json_t* (new reference), for callers that
  * combine several. */
 void *ga_report_json_value(const ga_analysis *a, const ga_ruleset *rs);
+/* The same with the report options: "processes" names the input files and
+ * "baseline" holds the comparison when o->baseline is set (o may be NULL). */
+void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
+                                const ga_report_opts *o);
 
 /* Helpers shared by formats. */
 const char *ga_fmt_duration(double ns, char *buf, size_t len);  /* "1.23 ms" */
@@ -64,5 +93,38 @@ size_t ga_text_width(const char *s);
  * arguments collapsed ("K<…>(…)"), cut with an ellipsis.  Returns a
  * malloc'd string; the caller frees it. */
 char *ga_short_name(const char *name, size_t max_cols);
+
+/* Helpers added with --baseline and the per-process summary. */
+/* A change as a signed percentage with one decimal: 0.25 -> "+25.0%",
+ * -0.031 -> "-3.1%", a change that rounds to zero -> "0.0%"; NAN -> "n/a". */
+const char *ga_fmt_change(double frac, char *buf, size_t len);
+/* --fail-on as a ga_severity, for finding-based failures: GA_FAIL_DEFAULT
+ * and GA_FAIL_REGRESSION give the severity of new findings that count as
+ * regressions (high). */
+int ga_fail_severity(ga_fail_mode m);
+
+/* One process of the analysed profile. */
+typedef struct {
+	int pid;
+	size_t n_kernels, n_launches;
+	double total_ns;           /* GPU time of its kernels */
+	double share;              /* of all profiled GPU time, 0..1 */
+	const char **files;        /* input files holding its launches (borrowed strings) */
+	size_t n_files;
+} ga_process;
+
+/* The processes of a, in the order of their first launch; files from
+ * o->inputs when given.  Returns the count; free with ga_processes_free. */
+size_t ga_report_processes(const ga_analysis *a, const ga_report_opts *o, ga_process **out);
+void ga_processes_free(ga_process *v, size_t n);
+/* Whether the report should have a per-process section: launches from
+ * more than one process, or more than one input file. */
+int ga_report_several_processes(const ga_analysis *a, const ga_report_opts *o);
+/* The warning for a baseline recorded on another GPU ("The baseline was
+ * recorded on X, this profile on Y: ..."), malloc'd; NULL when the GPUs
+ * agree. */
+char *ga_baseline_warning(const ga_comparison *c);
+/* A device as "NAME (CHIP)", malloc'd. */
+char *ga_device_label(const ga_device *d);
 
 #endif

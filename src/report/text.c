@@ -14,6 +14,7 @@
 
 #define TOP_FINDINGS 5      /* shown in "What to do first" unless verbose */
 #define MIN_WIDTH 40
+#define MAX_FULL_NAME 1000  /* columns of a kernel's "full name" line */
 #define NBSP '\x1f'         /* joins words the wrapper keeps together */
 
 #define C_RESET "\033[0m"
@@ -26,6 +27,7 @@ typedef struct {
 	size_t width;
 	int verbose;
 	int per_launch;
+	int several;        /* launches from several processes or files */
 } tctx;
 
 static const char *class_color(ga_class c)
@@ -245,6 +247,40 @@ static size_t total_launches(const ga_analysis *a)
 	return n;
 }
 
+/* text wrapped inside a frame of '+', '-' and '|', in bold. */
+static void box(tctx *t, const char *text)
+{
+	ga_buf inner = { 0 };
+	size_t iw = t->width > 4 ? t->width - 4 : 1;
+	wrap(&inner, text, 0, 0, iw);
+	size_t maxw = 0;
+	for (char *l = inner.s; l && *l;) {
+		char *e = strchr(l, '\n');
+		size_t w = span_width(l, (size_t)(e - l));
+		if (w > maxw)
+			maxw = w;
+		l = e + 1;
+	}
+	ga_buf_putc(&t->b, '+');
+	for (size_t i = 0; i < maxw + 2; i++)
+		ga_buf_putc(&t->b, '-');
+	ga_buf_puts(&t->b, "+\n");
+	for (char *l = inner.s; l && *l;) {
+		char *e = strchr(l, '\n');
+		*e = '\0';
+		ga_buf_puts(&t->b, "| ");
+		paint(t, C_BOLD, l);
+		spaces(&t->b, maxw - ga_text_width(l));
+		ga_buf_puts(&t->b, " |\n");
+		l = e + 1;
+	}
+	ga_buf_putc(&t->b, '+');
+	for (size_t i = 0; i < maxw + 2; i++)
+		ga_buf_putc(&t->b, '-');
+	ga_buf_puts(&t->b, "+\n");
+	ga_buf_free(&inner);
+}
+
 static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 {
 	const ga_profile *p = a->profile;
@@ -280,38 +316,10 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 
 	if (o->recorded_label) {
 		/* A box, so nobody mistakes a recorded profile for a fresh run. */
-		ga_buf inner = { 0 };
 		char *text = ga_xasprintf("RECORDED PROFILE: %s", o->recorded_label);
-		size_t iw = t->width > 4 ? t->width - 4 : 1;
-		wrap(&inner, text, 0, 0, iw);
-		free(text);
-		size_t maxw = 0;
-		for (char *l = inner.s; l && *l;) {
-			char *e = strchr(l, '\n');
-			size_t w = span_width(l, (size_t)(e - l));
-			if (w > maxw)
-				maxw = w;
-			l = e + 1;
-		}
 		ga_buf_putc(&t->b, '\n');
-		ga_buf_putc(&t->b, '+');
-		for (size_t i = 0; i < maxw + 2; i++)
-			ga_buf_putc(&t->b, '-');
-		ga_buf_puts(&t->b, "+\n");
-		for (char *l = inner.s; l && *l;) {
-			char *e = strchr(l, '\n');
-			*e = '\0';
-			ga_buf_puts(&t->b, "| ");
-			paint(t, C_BOLD, l);
-			spaces(&t->b, maxw - ga_text_width(l));
-			ga_buf_puts(&t->b, " |\n");
-			l = e + 1;
-		}
-		ga_buf_putc(&t->b, '+');
-		for (size_t i = 0; i < maxw + 2; i++)
-			ga_buf_putc(&t->b, '-');
-		ga_buf_puts(&t->b, "+\n");
-		ga_buf_free(&inner);
+		box(t, text);
+		free(text);
 	}
 
 	if (p && p->collection.incomplete) {
@@ -556,8 +564,26 @@ static void kernels(tctx *t, const ga_analysis *a)
 		paint(t, class_color(g->klass), cls);
 		ga_buf_puts(&t->b, "]\n");
 		if (strcmp(name, group_name(g)) != 0) {
+			/* Even in full, a name stops after MAX_FULL_NAME columns
+			 * (generated code has names of megabytes); the JSON
+			 * report keeps all of it. */
+			const char *full = group_name(g);
+			size_t cols = ga_text_width(full), cut, cps = 0;
 			spaces(&t->b, 2);
-			ga_buf_printf(&s, "full name: %s", group_name(g));
+			if (cols <= MAX_FULL_NAME) {
+				ga_buf_printf(&s, "full name: %s", full);
+			} else {
+				/* MAX_FULL_NAME - 1 code points, then the ellipsis */
+				for (cut = 0; full[cut]; cut++) {
+					if (((unsigned char)full[cut] & 0xc0) == 0x80)
+						continue;
+					if (cps == MAX_FULL_NAME - 1)
+						break;
+					cps++;
+				}
+				ga_buf_printf(&s, "full name (%zu characters, cut; -f json has all): "
+				              "%.*s\xe2\x80\xa6", cols, (int)cut, full);
+			}
 			wrap_buf(t, &s, 2, 4);
 		}
 		free(name);
@@ -574,6 +600,8 @@ static void kernels(tctx *t, const ga_analysis *a)
 		dims(bd, sizeof(bd), g->block);
 		spaces(&t->b, 2);
 		ga_buf_printf(&s, "grid %s, block %s", gd, bd);
+		if (t->several)
+			ga_buf_printf(&s, ", pid %d", g->pid);
 		wrap_buf(t, &s, 2, 4);
 
 		if (g->n_class_evidence) {
@@ -612,6 +640,216 @@ static void kernels(tctx *t, const ga_analysis *a)
 	}
 }
 
+/* ---- processes and baseline (added with --baseline) -------------------- */
+
+static void processes(tctx *t, const ga_analysis *a, const ga_report_opts *o)
+{
+	ga_process *v = NULL;
+	size_t n = ga_report_processes(a, o, &v), kernels = 0, launches = 0;
+	char b1[64], b2[64];
+
+	ga_buf_putc(&t->b, '\n');
+	heading(t, "Processes");
+	for (size_t i = 0; i < n; i++) {
+		ga_buf s = { 0 };
+		ga_buf_printf(&s, "pid %d: %zu %s, %zu %s, %s (%s%% of GPU time)", v[i].pid,
+		              v[i].n_kernels, plural(v[i].n_kernels, "kernel", "kernels"),
+		              v[i].n_launches, plural(v[i].n_launches, "launch", "launches"),
+		              dur_nb(v[i].total_ns, b1, sizeof(b1)),
+		              ga_fmt_pct(v[i].share, 1, b2, sizeof(b2)));
+		for (size_t f = 0; f < v[i].n_files; f++)
+			ga_buf_printf(&s, "%s%s", f ? ", " : "; from ", v[i].files[f]);
+		wrap_buf(t, &s, 0, 2);
+		kernels += v[i].n_kernels;
+		launches += v[i].n_launches;
+	}
+	ga_buf s = { 0 };
+	ga_buf_printf(&s, "total: %zu %s, %zu %s, %zu %s, %s", n, plural(n, "process", "processes"),
+	              kernels, plural(kernels, "kernel", "kernels"), launches,
+	              plural(launches, "launch", "launches"), dur_nb(a->total_ns, b1, sizeof(b1)));
+	if (o->n_inputs > 1)
+		ga_buf_printf(&s, " from %zu files", o->n_inputs);
+	wrap_buf(t, &s, 0, 2);
+	ga_processes_free(v, n);
+}
+
+static void dims_change(ga_buf *s, const char *what, const unsigned a[3], const unsigned b[3])
+{
+	char da[48], db[48];
+	dims(da, sizeof(da), a);
+	dims(db, sizeof(db), b);
+	if (strcmp(da, db) != 0)
+		ga_buf_printf(s, ", %s%c%s%c->%c%s", what, NBSP, da, NBSP, NBSP, db);
+}
+
+static void finding_change(tctx *t, size_t ind, const char *what, const ga_finding_change *f)
+{
+	ga_buf s = { 0 };
+	const ga_rule *r = f->rule;
+	spaces(&t->b, ind);
+	ga_buf_printf(&s, "%s: [", what);
+	if (t->color && r)
+		ga_buf_printf(&s, "%s%s" C_RESET, severity_color(r->severity),
+		              severity_str(r->severity));
+	else
+		ga_buf_puts(&s, r ? severity_str(r->severity) : "?");
+	ga_buf_printf(&s, "] %s (%s)%s", rule_title(r), r && r->id ? r->id : "?",
+	              f->regression ? ", a regression" : "");
+	wrap_buf(t, &s, ind, ind + 2);
+}
+
+/* One kernel of the comparison, its first line indented by ind. */
+static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
+                          const ga_kernel_change *k)
+{
+	const ga_group *g = k->cur != GA_NO_GROUP ? &c->cur->groups[k->cur] : NULL;
+	const ga_group *b = k->base != GA_NO_GROUP ? &c->base->groups[k->base] : NULL;
+	char b1[64], b2[64], b3[64];
+	ga_buf s = { 0 };
+
+	spaces(&t->b, ind);
+	if (k->regression)
+		paint(t, "\033[1;31m", "REGRESSION ");
+	char *name = ga_short_name(group_name(g ? g : b), t->width / 2);
+	ga_buf_printf(&s, "%s:", name);
+	free(name);
+	if (g && b) {
+		if (isfinite(k->change))
+			ga_buf_printf(&s, " %s -> %s per launch (%s)", dur_nb(k->base_ns, b1, sizeof(b1)),
+			              dur_nb(k->cur_ns, b2, sizeof(b2)),
+			              ga_fmt_change(k->change, b3, sizeof(b3)));
+		else if (!c->same_device)
+			ga_buf_puts(&s, " durations not compared (another GPU)");
+		else
+			ga_buf_puts(&s, " duration unknown");
+		if (k->slower)
+			ga_buf_printf(&s, ", slower than the %s%% threshold",
+			              ga_fmt_value(c->threshold * 100, b1, sizeof(b1)));
+	} else {
+		ga_buf_printf(&s, " mean %s per launch", dur_nb(g ? k->cur_ns : k->base_ns, b1,
+		                                                 sizeof(b1)));
+	}
+	wrap_buf(t, &s, ind + (k->regression ? 11 : 0), ind + 2);
+
+	ind += 2;
+	if (g && b && k->match == GA_MATCH_NAME) {
+		spaces(&t->b, ind);
+		ga_buf_puts(&s, "matched by name only");
+		dims_change(&s, "grid", b->grid, g->grid);
+		dims_change(&s, "block", b->block, g->block);
+		wrap_buf(t, &s, ind, ind + 2);
+	}
+	spaces(&t->b, ind);
+	if (g && b && k->class_changed)
+		ga_buf_printf(&s, "class %s -> %s", class_str(b->klass), class_str(g->klass));
+	else
+		ga_buf_printf(&s, "class %s%s", class_str((g ? g : b)->klass),
+		              g && b ? " (unchanged)" : "");
+	wrap_buf(t, &s, ind, ind + 2);
+	if (g && b && k->n_metrics) {
+		spaces(&t->b, ind);
+		ga_buf_puts(&s, "evidence:");
+		for (size_t i = 0; i < k->n_metrics; i++)
+			ga_buf_printf(&s, "%s %s%c%s%c->%c%s", i ? "," : "", k->metrics[i].name, NBSP,
+			              ga_fmt_value(k->metrics[i].base, b1, sizeof(b1)), NBSP, NBSP,
+			              ga_fmt_value(k->metrics[i].cur, b2, sizeof(b2)));
+		wrap_buf(t, &s, ind, ind + 2);
+	}
+	for (size_t i = 0; i < k->n_added; i++)
+		finding_change(t, ind, "new finding", &k->added[i]);
+	for (size_t i = 0; i < k->n_removed; i++)
+		finding_change(t, ind, g ? "gone" : "finding", &k->removed[i]);
+}
+
+static void baseline(tctx *t, const ga_comparison *c)
+{
+	const ga_profile *bp = c->base->profile;
+	char b1[64], b2[64], b3[64];
+	ga_buf s = { 0 };
+
+	char *title = ga_xasprintf("Compared with baseline %s", c->label ? c->label : "");
+	ga_buf_putc(&t->b, '\n');
+	heading(t, title);
+	free(title);
+
+	char *warning = ga_baseline_warning(c);
+	if (warning) {
+		char *text = ga_xasprintf("DIFFERENT GPU: %s", warning);
+		box(t, text);
+		free(text);
+		free(warning);
+	}
+
+	size_t nl = total_launches(c->base);
+	char *dev = ga_device_label(bp ? &bp->device : NULL);
+	ga_buf_printf(&s, "baseline: %s, %zu %s, %zu %s, %s GPU time", dev, c->base->n_groups,
+	              plural(c->base->n_groups, "kernel", "kernels"), nl,
+	              plural(nl, "launch", "launches"), dur_nb(c->base_total_ns, b1, sizeof(b1)));
+	free(dev);
+	if (bp && bp->collection.date && *bp->collection.date)
+		ga_buf_printf(&s, ", recorded %s", bp->collection.date);
+	wrap_buf(t, &s, 0, 2);
+	if (isfinite(c->total_change)) {
+		ga_buf_printf(&s, "GPU time %s -> %s (%s)", dur_nb(c->base_total_ns, b1, sizeof(b1)),
+		              dur_nb(c->cur_total_ns, b2, sizeof(b2)),
+		              ga_fmt_change(c->total_change, b3, sizeof(b3)));
+		wrap_buf(t, &s, 0, 2);
+	}
+	ga_buf_printf(&s, "%zu matched, %zu only in this profile, %zu only in the baseline; ",
+	              c->n_matched, c->n_only_cur, c->n_only_base);
+	if (c->n_regressions)
+		ga_buf_printf(&s, "%zu %s", c->n_regressions,
+		              plural(c->n_regressions, "regression", "regressions"));
+	else
+		ga_buf_puts(&s, "no regression");
+	if (c->same_device)
+		ga_buf_printf(&s, " (a kernel more than %s%% slower, or a new finding of %s "
+		              "severity or above)", ga_fmt_value(c->threshold * 100, b1, sizeof(b1)),
+		              ga_severity_name((ga_severity)c->severity));
+	else
+		ga_buf_printf(&s, " (a new finding of %s severity or above; durations are not "
+		              "compared)", ga_severity_name((ga_severity)c->severity));
+	wrap_buf(t, &s, 0, 2);
+
+	size_t quiet = 0;
+	for (size_t i = 0; i < c->n_kernels; i++) {
+		const ga_kernel_change *k = &c->kernels[i];
+		if (k->match == GA_MATCH_NONE)
+			continue;
+		if (!t->verbose && !ga_kernel_change_notable(c, k)) {
+			quiet++;
+			continue;
+		}
+		ga_buf_putc(&t->b, '\n');
+		kernel_change(t, 0, c, k);
+	}
+	if (quiet) {
+		ga_buf_putc(&t->b, '\n');
+		ga_buf_printf(&s, "%zu matched %s unchanged: ", quiet,
+		              plural(quiet, "kernel", "kernels"));
+		if (c->same_device)
+			ga_buf_printf(&s, "within %s%%, ",
+			              ga_fmt_value(c->threshold * 100, b1, sizeof(b1)));
+		ga_buf_printf(&s, "same class and findings (--verbose lists %s).",
+		              plural(quiet, "it", "them"));
+		wrap_buf(t, &s, 0, 2);
+	}
+	for (int side = 0; side < 2; side++) {
+		size_t n = side == 0 ? c->n_only_cur : c->n_only_base;
+		if (!n)
+			continue;
+		ga_buf_putc(&t->b, '\n');
+		paint(t, C_BOLD, side == 0 ? "Only in this profile:" : "Only in the baseline:");
+		ga_buf_putc(&t->b, '\n');
+		for (size_t i = 0; i < c->n_kernels; i++) {
+			const ga_kernel_change *k = &c->kernels[i];
+			if (k->match != GA_MATCH_NONE || (side == 0) != (k->cur != GA_NO_GROUP))
+				continue;
+			kernel_change(t, 2, c, k);
+		}
+	}
+}
+
 static void notes(tctx *t, const ga_analysis *a)
 {
 	if (!a->n_notes)
@@ -635,6 +873,11 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 		t.width = MIN_WIDTH;
 
 	header(&t, a, o);
+	t.several = ga_report_several_processes(a, o);
+	if (t.several)
+		processes(&t, a, o);
+	if (o->baseline)
+		baseline(&t, o->baseline);
 	what_to_do_first(&t, a);
 	kernels(&t, a);
 	if (t.verbose)

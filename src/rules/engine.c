@@ -80,6 +80,57 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 	free(table);
 }
 
+/* Sums of durations and of weighted values can overflow a double although
+ * every input is finite (a corrupt or hostile profile: durations near
+ * 1e308).  A weighted mean of finite values is itself finite, so when a sum
+ * overflows it is redone in long double, whose range is far larger on
+ * x86-64 and aarch64 (where long double is as narrow as double, the value
+ * stays non-finite and reads as missing).  The normal path stays in double,
+ * so results on sane profiles do not change by a bit.
+ * Metric m >= 0: its duration-weighted mean; m < 0: the mean duration. */
+static double wide_mean(const ga_profile *p, const ga_group *g, long m)
+{
+	long double sum = 0, wsum = 0;
+
+	for (size_t k = 0; k < g->n_launches; k++) {
+		const ga_launch *l = &p->launches[g->launches[k]];
+		double d = l->duration_ns;
+		int timed = isfinite(d) && d > 0;
+		double v = m < 0 ? d : l->values ? l->values[m] : NAN;
+		if (m < 0 ? !timed : !isfinite(v))
+			continue;
+		long double w = m < 0 || !timed ? 1.0L : (long double)d;
+		sum += w * (long double)v;
+		wsum += w;
+	}
+	return wsum > 0 ? (double)(sum / wsum) : NAN;
+}
+
+/* Group totals and shares in long double, for when the double total of all
+ * GPU time overflowed (see wide_mean). */
+static void shares_wide(const ga_profile *p, ga_analysis *a)
+{
+	long double *t = ga_xcalloc(a->n_groups ? a->n_groups : 1, sizeof(*t)), all = 0;
+
+	for (size_t i = 0; i < a->n_groups; i++) {
+		const ga_group *g = &a->groups[i];
+		size_t timed = 0;
+		for (size_t k = 0; k < g->n_launches; k++) {
+			double d = p->launches[g->launches[k]].duration_ns;
+			if (isfinite(d) && d > 0) {
+				t[i] += d;
+				timed++;
+			}
+		}
+		if (timed && g->unprofiled > 0)
+			t[i] += t[i] / (long double)timed * (long double)g->unprofiled;
+		all += t[i];
+	}
+	for (size_t i = 0; i < a->n_groups; i++)
+		a->groups[i].share = all > 0 ? (double)(t[i] / all) : 1.0 / (double)a->n_groups;
+	free(t);
+}
+
 static void aggregate(const ga_profile *p, ga_group *g)
 {
 	size_t nm = p->n_metrics;
@@ -104,9 +155,14 @@ static void aggregate(const ga_profile *p, ga_group *g)
 			wsum[m] += w;
 		}
 	}
-	for (size_t m = 0; m < nm; m++)
+	for (size_t m = 0; m < nm; m++) {
 		g->values[m] = wsum[m] > 0 ? sum[m] / wsum[m] : NAN;
+		if (wsum[m] > 0 && !(isfinite(sum[m]) && isfinite(wsum[m])))
+			g->values[m] = wide_mean(p, g, (long)m);
+	}
 	g->mean_ns = timed ? g->total_ns / (double)timed : NAN;
+	if (timed && !isfinite(g->total_ns))
+		g->mean_ns = wide_mean(p, g, -1);
 	if (timed && g->unprofiled > 0)
 		g->total_ns += g->mean_ns * (double)g->unprofiled;
 	free(sum);
@@ -158,8 +214,52 @@ typedef struct {
 	char why[512];
 } named_val;
 
+/* Metric name -> index into profile->metrics.  Expressions look names up
+ * millions of times in a profile of thousands of kernels; a linear search
+ * of the metric list made that the largest cost of an import. */
+typedef struct {
+	const char **keys;        /* borrowed from the profile; NULL: empty slot */
+	size_t *vals;
+	size_t mask;              /* capacity - 1, a power of two minus one */
+} metric_map;
+
+static void metric_map_build(metric_map *m, const ga_profile *p)
+{
+	size_t cap = 16;
+
+	while (cap < p->n_metrics * 2 + 16)
+		cap *= 2;
+	m->keys = ga_xcalloc(cap, sizeof(*m->keys));
+	m->vals = ga_xcalloc(cap, sizeof(*m->vals));
+	m->mask = cap - 1;
+	for (size_t i = 0; i < p->n_metrics; i++) {
+		size_t h = (size_t)hash_str(p->metrics[i]) & m->mask;
+		while (m->keys[h] && strcmp(m->keys[h], p->metrics[i]) != 0)
+			h = (h + 1) & m->mask;
+		if (!m->keys[h]) {     /* the first of repeated names wins */
+			m->keys[h] = p->metrics[i];
+			m->vals[h] = i;
+		}
+	}
+}
+
+static long metric_map_get(const metric_map *m, const char *name)
+{
+	for (size_t h = (size_t)hash_str(name) & m->mask; m->keys[h]; h = (h + 1) & m->mask)
+		if (strcmp(m->keys[h], name) == 0)
+			return (long)m->vals[h];
+	return -1;
+}
+
+static void metric_map_free(metric_map *m)
+{
+	free(m->keys);
+	free(m->vals);
+}
+
 typedef struct {
 	const ga_profile *p;
+	const metric_map *metrics;  /* index of p->metrics */
 	const ga_group *g;
 	const ga_launch *first;   /* a representative launch, for its configuration */
 	named_val *named;         /* expressions evaluated so far */
@@ -206,7 +306,7 @@ static int lookup_pseudo(const env *e, const char *name, double *out)
 	PSEUDO("launch__grid_size", grid, 1);
 	PSEUDO("launch__block_size", threads, 1);
 	PSEUDO("launch__registers_per_thread", (double)l->registers, 1);
-	PSEUDO("launch__shared_mem_per_block", (double)(l->smem_static + l->smem_dynamic), 1);
+	PSEUDO("launch__shared_mem_per_block", (double)l->smem_static + (double)l->smem_dynamic, 1);
 	PSEUDO("launch__occupancy_theoretical_pct", l->occ_theoretical_pct,
 	       l->occ_theoretical_pct > 0);
 	PSEUDO("launch__occupancy_limit_blocks", (double)l->occ_limit_blocks, l->occ_limiter);
@@ -253,7 +353,7 @@ static int lookup(void *ctx, const char *name, double *out)
 			return 0;
 		}
 	}
-	long idx = ga_profile_metric_index(e->p, name);
+	long idx = metric_map_get(e->metrics, name);
 	if (idx >= 0) {
 		double v = e->g->values[idx];
 		if (!isfinite(v))
@@ -414,13 +514,17 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 	for (size_t i = 0; i < a->n_groups; i++)
 		a->groups[i].share = a->total_ns > 0 ? a->groups[i].total_ns / a->total_ns
 		                                     : 1.0 / (double)a->n_groups;
+	if (!isfinite(a->total_ns))
+		shares_wide(p, a);
 	if (a->n_groups)
 		qsort(a->groups, a->n_groups, sizeof(*a->groups), group_cmp);
 	count_same_launch(a);
 
+	metric_map mmap;
+	metric_map_build(&mmap, p);
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		ga_group *g = &a->groups[gi];
-		env e = {.p = p, .g = g, .first = &p->launches[g->launches[0]]};
+		env e = {.p = p, .metrics = &mmap, .g = g, .first = &p->launches[g->launches[0]]};
 
 		classify(a, &note_cap, &rs->classifier, &e, g, verbose);
 		size_t class_named = e.n_named;
@@ -461,6 +565,7 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 		}
 		free(e.named);
 	}
+	metric_map_free(&mmap);
 	if (a->n_findings)
 		qsort(a->findings, a->n_findings, sizeof(*a->findings), finding_cmp);
 	for (size_t fi = 0; fi < a->n_findings; fi++) {

@@ -40,6 +40,7 @@ enum func {
 	FN_MAX,
 	FN_ABS,
 	FN_CLAMP,
+	FN_AVAIL,
 };
 
 static const struct {
@@ -50,6 +51,7 @@ static const struct {
 	[FN_MAX] = { "max", 1, 0 },
 	[FN_ABS] = { "abs", 1, 1 },
 	[FN_CLAMP] = { "clamp", 3, 3 },
+	[FN_AVAIL] = { "avail", 2, 2 },
 };
 
 struct node {
@@ -807,6 +809,15 @@ static ga_eval_status eval_node(struct eval *ev, const struct node *n, double *o
 		*out = a == 0.0;
 		return GA_EVAL_OK;
 	case N_CALL:
+		if (n->fn == FN_AVAIL) {
+			/* avail(x, y): x when every name in it was collected, else y.
+			 * Only a missing name falls back; a division by zero or a NaN
+			 * is still a failure. */
+			st = eval_node(ev, n->args[0], out);
+			if (st == GA_EVAL_MISSING)
+				st = eval_node(ev, n->args[1], out);
+			return st;
+		}
 		if ((st = eval_node(ev, n->args[0], &v)) != GA_EVAL_OK)
 			return st;
 		if (n->fn == FN_ABS) {
@@ -893,6 +904,7 @@ struct name_walk {
 	size_t n, cap;
 	void (*fn)(void *ctx, const char *name);
 	void *ctx;
+	int required_only;           /* skip the first argument of avail() */
 };
 
 static void walk_names(struct name_walk *w, const struct node *n)
@@ -913,7 +925,19 @@ static void walk_names(struct name_walk *w, const struct node *n)
 	walk_names(w, n->lhs);
 	walk_names(w, n->rhs);
 	for (i = 0; i < n->n_args; i++)
-		walk_names(w, n->args[i]);
+		if (!(w->required_only && n->kind == N_CALL && n->fn == FN_AVAIL && i == 0))
+			walk_names(w, n->args[i]);
+}
+
+void ga_expr_foreach_required_name(const ga_expr *e, void (*fn)(void *ctx, const char *name),
+                                   void *ctx)
+{
+	struct name_walk w = { .fn = fn, .ctx = ctx, .required_only = 1 };
+
+	if (!e)
+		return;
+	walk_names(&w, e->root);
+	free(w.seen);
 }
 
 void ga_expr_foreach_name(const ga_expr *e, void (*fn)(void *ctx, const char *name), void *ctx)

@@ -11,7 +11,9 @@
  *   primary := NUMBER | NAME | NAME "(" args ")" | "(" expr ")"
  *   NAME    := [A-Za-z_][A-Za-z0-9_.]*      (metric names contain dots)
  *   NUMBER  := C decimal floating literal, optional exponent
- *   functions: min(a, b, ...), max(a, b, ...), abs(x), clamp(x, lo, hi)
+ *   functions: min(a, b, ...), max(a, b, ...), abs(x), clamp(x, lo, hi),
+ *              avail(x, y): x, or y when a name in x is missing from the
+ *              profile (metrics that a quick collection leaves out)
  *
  * Values are doubles; comparisons and logic give 1 or 0; non-zero is true.
  * "and"/"or" short-circuit, so `x > 0 and y / x > 2` is safe.
@@ -47,5 +49,9 @@ ga_eval_status ga_expr_eval(const ga_expr *e, ga_lookup_fn lookup, void *ctx,
 
 /* Call fn once per distinct identifier referenced (not function names). */
 void ga_expr_foreach_name(const ga_expr *e, void (*fn)(void *ctx, const char *name), void *ctx);
+/* The same, leaving out names that only matter when present: those in the
+ * first argument of avail(). */
+void ga_expr_foreach_required_name(const ga_expr *e, void (*fn)(void *ctx, const char *name),
+                                   void *ctx);
 
 #endif

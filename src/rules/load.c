@@ -1185,7 +1185,143 @@ static void yaml_error(struct loader *L, yaml_parser_t *p)
 		     "YAML syntax error: %s", p->problem ? p->problem : "unknown problem");
 }
 
-static int read_all(const char *path, char **text, size_t *len, int *err)
+/* ---- limits ----
+ *
+ * Rule files are a few kilobytes and nest four levels deep.  Hostile ones
+ * must not cost more than that much more: libyaml's scanner spends time in
+ * proportion to the flow nesting depth on every token (100,000 '[' in a row
+ * took half a minute), and aliases let a small file describe an enormous
+ * tree ("billion laughs").  So, before libyaml builds a document:
+ *   - a file larger than MAX_RULE_FILE is refused unread (a rule directory
+ *     may hold a link to /dev/zero);
+ *   - a rough scan of the raw text refuses flow collections ([ {) nested
+ *     deeper than MAX_NESTING, which bounds the scanner's work;
+ *   - a pass over libyaml's events refuses aliases (*name) and any nesting
+ *     deeper than MAX_NESTING, each at its FILE:LINE:COL. */
+#define MAX_RULE_FILE (1024 * 1024)
+#define MAX_NESTING 64
+#define MAX_ALIAS_DIAGS 10
+
+/* Flow nesting of the raw text.  Inside a flow collection every bracket
+ * outside quotes is structural, so the count is exact there; outside one,
+ * a bracket opens a collection only where a token can start (a plain
+ * scalar such as "x[i]" holds literal ones), and block scalars (| >) and
+ * comments are skipped.  Where it is unsure the guess errs towards less
+ * depth: it only has to bound what libyaml would do.  Returns the offset of
+ * the first bracket past MAX_NESTING, or (size_t)-1. */
+static size_t flow_too_deep(const char *t, size_t len)
+{
+	size_t i = 0, depth = 0, indent = 0, bol = 0;
+	int tok = 1;     /* a token may start at t[i] */
+
+	while (i < len) {
+		char c;
+		if (i == bol) {         /* the start of a line: its indentation */
+			for (indent = 0; i < len && t[i] == ' '; i++)
+				indent++;
+			tok = 1;
+			if (i >= len)
+				break;
+		}
+		c = t[i];
+		if (c == '\n')
+			bol = i + 1;
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+			tok = 1;
+			i++;
+		} else if (c == '#' && tok) {
+			while (i < len && t[i] != '\n')
+				i++;
+		} else if ((c == '"' || c == '\'') && tok) {
+			for (i++; i < len && t[i] != c; i++) {
+				if (c == '"' && t[i] == '\\' && i + 1 < len)
+					i++;
+			}
+			i++;
+			tok = 0;
+		} else if ((c == '|' || c == '>') && tok && depth == 0) {
+			/* A block scalar: its header line, then blank lines and
+			 * lines indented deeper than the one that opened it. */
+			while (i < len && t[i] != '\n')
+				i++;
+			while (i < len) {
+				size_t j = i + 1, n = 0;
+				while (j < len && t[j] == ' ') {
+					j++;
+					n++;
+				}
+				if (j < len && t[j] != '\n' && t[j] != '\r' && n <= indent)
+					break;
+				for (i = j; i < len && t[i] != '\n'; i++)
+					;
+			}
+		} else if ((c == '[' || c == '{') && (tok || depth > 0)) {
+			if (++depth > MAX_NESTING)
+				return i;
+			tok = 1;
+			i++;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+			tok = 0;
+			i++;
+		} else {
+			tok = depth > 0 && (c == ',' || c == ':' || c == '?');
+			i++;
+		}
+	}
+	return (size_t)-1;
+}
+
+/* Aliases and nesting depth, from libyaml's events.  A syntax error ends
+ * the pass quietly: the document loader reports it.  Returns the number of
+ * problems. */
+static int check_events(struct loader *L)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	int problems = 0, aliases = 0, depth = 0, done = 0;
+
+	if (!yaml_parser_initialize(&p))
+		return 0;
+	yaml_parser_set_input_string(&p, (const unsigned char *)L->text, L->len);
+	while (!done && yaml_parser_parse(&p, &ev)) {
+		int line = (int)ev.start_mark.line + 1, col = (int)ev.start_mark.column + 1;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_ALIAS_EVENT:
+			if (++aliases <= MAX_ALIAS_DIAGS)
+				lerr(L, line, col, "YAML alias '*%s' is not allowed in rule files; "
+				     "write the value out", (const char *)ev.data.alias.anchor);
+			problems++;
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++depth > MAX_NESTING) {
+				lerr(L, line, col, "nested more than %d levels deep", MAX_NESTING);
+				problems++;
+				done = 1;
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	if (aliases > MAX_ALIAS_DIAGS)
+		lerr(L, 0, 0, "%d more YAML aliases", aliases - MAX_ALIAS_DIAGS);
+	yaml_parser_delete(&p);
+	return problems;
+}
+
+/* Returns -1 with *err = errno, or with *err = EFBIG when the file is larger
+ * than max bytes (nothing past max + 1 bytes is read). */
+static int read_all(const char *path, char **text, size_t *len, size_t max, int *err)
 {
 	FILE *f = fopen(path, "rb");
 	ga_buf b = {0};
@@ -1203,6 +1339,12 @@ static int read_all(const char *path, char **text, size_t *len, int *err)
 		 * that NULs survive (libyaml reports them). */
 		for (i = 0; i < n; i++)
 			ga_buf_putc(&b, chunk[i]);
+		if (b.len > max) {
+			*err = EFBIG;
+			fclose(f);
+			ga_buf_free(&b);
+			return -1;
+		}
 	}
 	if (ferror(f)) {
 		*err = errno ? errno : EIO;
@@ -1230,11 +1372,26 @@ static int load_file(ga_ruleset *rs, const char *path, ga_diags *d, char ***dir_
 	yaml_node_t *root, *extra_root;
 	yaml_node_pair_t *pair;
 
-	if (read_all(path, &L.text, &L.len, &err) < 0) {
-		lerr(&L, 0, 0, "cannot read rule file: %s", strerror(err));
+	if (read_all(path, &L.text, &L.len, MAX_RULE_FILE, &err) < 0) {
+		if (err == EFBIG)
+			lerr(&L, 0, 0, "rule file is larger than %d KiB; is it a rule file?",
+			     MAX_RULE_FILE / 1024);
+		else
+			lerr(&L, 0, 0, "cannot read rule file: %s", strerror(err));
 		goto out;
 	}
 	index_lines(&L);
+	{
+		size_t deep = flow_too_deep(L.text, L.len), line, col;
+		if (deep != (size_t)-1) {
+			byte_linecol(&L, deep, &line, &col);
+			lerr(&L, (int)line + 1, (int)col + 1, "nested more than %d levels deep",
+			     MAX_NESTING);
+			goto out;
+		}
+	}
+	if (check_events(&L) != 0)
+		goto out;
 	if (!yaml_parser_initialize(&parser)) {
 		lerr(&L, 0, 0, "cannot initialise the YAML parser");
 		goto out;
@@ -1443,51 +1600,71 @@ static void add_metric(void *ctx, const char *name)
 
 static void walk_scope(struct strlist *out, const ga_named_expr *m, size_t n_m,
                        const ga_classifier *cls, const ga_expr *const *exprs, size_t n_exprs,
-                       char *const *evidence, size_t n_evidence)
+                       char *const *evidence, size_t n_evidence, int required_only)
 {
 	struct metric_walk w = { out, m, n_m, cls };
+	void (*each)(const ga_expr *, void (*)(void *, const char *), void *) =
+		required_only ? ga_expr_foreach_required_name : ga_expr_foreach_name;
 	size_t i;
 
 	for (i = 0; i < n_m; i++)
-		ga_expr_foreach_name(m[i].expr, add_metric, &w);
+		each(m[i].expr, add_metric, &w);
 	for (i = 0; i < n_exprs; i++)
-		ga_expr_foreach_name(exprs[i], add_metric, &w);
-	/* Evidence shows metrics too, so they must be collected as well. */
-	for (i = 0; i < n_evidence; i++)
+		each(exprs[i], add_metric, &w);
+	/* Evidence shows metrics too, so they must be collected as well (but
+	 * not in a required-only walk: evidence is shown when it is there). */
+	for (i = 0; !required_only && i < n_evidence; i++)
 		add_metric(&w, evidence[i]);
+}
+
+static void walk_classifier(struct strlist *l, const ga_classifier *c, int required_only)
+{
+	const ga_expr **e = ga_xcalloc(2 * c->n_order + 1, sizeof(*e));
+	for (size_t i = 0; i < c->n_order; i++) {
+		e[2 * i] = c->order[i].when;
+		e[2 * i + 1] = c->order[i].score;
+	}
+	walk_scope(l, c->metrics, c->n_metrics, NULL, e, 2 * c->n_order, c->evidence,
+	           c->n_evidence, required_only);
+	free(e);
+}
+
+/* Sort, drop repeats, hand the array over. */
+static size_t finish_names(struct strlist *l, char ***out)
+{
+	size_t n = 0;
+	if (l->n) {
+		qsort(l->v, l->n, sizeof(*l->v), cmp_str);
+		for (size_t i = 0; i < l->n; i++) {
+			if (n && strcmp(l->v[n - 1], l->v[i]) == 0)
+				free(l->v[i]);
+			else
+				l->v[n++] = l->v[i];
+		}
+	}
+	*out = l->v;
+	return n;
 }
 
 size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out)
 {
 	struct strlist l = {0};
-	size_t i, n = 0;
 
-	for (i = 0; i < rs->n_rules; i++) {
+	for (size_t i = 0; i < rs->n_rules; i++) {
 		const ga_rule *r = &rs->rules[i];
 		const ga_expr *e[2] = { r->when, r->estimate };
 		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 2, r->evidence,
-		           r->n_evidence);
+		           r->n_evidence, 0);
 	}
-	if (rs->has_classifier) {
-		const ga_classifier *c = &rs->classifier;
-		const ga_expr **e = ga_xcalloc(2 * c->n_order, sizeof(*e));
-		for (i = 0; i < c->n_order; i++) {
-			e[2 * i] = c->order[i].when;
-			e[2 * i + 1] = c->order[i].score;
-		}
-		walk_scope(&l, c->metrics, c->n_metrics, NULL, e, 2 * c->n_order, c->evidence,
-		           c->n_evidence);
-		free(e);
-	}
-	if (l.n) {
-		qsort(l.v, l.n, sizeof(*l.v), cmp_str);
-		for (i = 0; i < l.n; i++) {
-			if (n && strcmp(l.v[n - 1], l.v[i]) == 0)
-				free(l.v[i]);
-			else
-				l.v[n++] = l.v[i];
-		}
-	}
-	*out = l.v;
-	return n;
+	if (rs->has_classifier)
+		walk_classifier(&l, &rs->classifier, 0);
+	return finish_names(&l, out);
+}
+
+size_t ga_classifier_required_metric_names(const ga_ruleset *rs, char ***out)
+{
+	struct strlist l = {0};
+	if (rs->has_classifier)
+		walk_classifier(&l, &rs->classifier, 1);
+	return finish_names(&l, out);
 }

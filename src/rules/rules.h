@@ -130,5 +130,8 @@ const ga_rule *ga_ruleset_find(const ga_ruleset *rs, const char *id);
  * (launch__*, device__*, which the engine supplies).  Sorted, unique; the
  * caller frees the array and the strings. */
 size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out);
+/* The metrics the classifier cannot do without: those outside the first
+ * argument of avail().  What --quick collects.  Same ownership. */
+size_t ga_classifier_required_metric_names(const ga_ruleset *rs, char ***out);
 
 #endif

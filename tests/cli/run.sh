@@ -33,6 +33,7 @@ BUILDDIR=${BUILDDIR:-$SRCDIR/build}
 GPUADVISE=${GPUADVISE:-$BUILDDIR/gpuadvise}
 NO_COLOR=1
 UPDATE_GOLDEN=${UPDATE_GOLDEN:-}
+SANITIZED=${SANITIZED:-}    # 1 in a build with -Db_sanitize=address...
 export GPUADVISE SRCDIR BUILDDIR NO_COLOR
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpuadvise-cli.XXXXXX") || exit 1
@@ -80,6 +81,13 @@ show() {
 run() {
 	(cd "$SRCDIR" && "$GPUADVISE" "$@") >"$T/out" 2>"$T/err" </dev/null
 	rc=$?
+	# A sanitized build (-Db_sanitize=address,undefined) reports on
+	# stderr, and its exit status may be one a case expects: any report
+	# fails on its own.
+	if grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T/err"; then
+		not_ok "sanitizer report from: gpuadvise $*"
+		show stderr "$T/err"
+	fi
 }
 
 # A machine with an NVIDIA GPU (device node present)?
@@ -106,7 +114,7 @@ cases() {
 2 err "invalid option -- 'Z'"                            -Z
 2 err "unknown format 'yaml'"                            -f yaml --import $REC/testapp-all.json
 2 err "unknown format 'yaml'"                            --format=yaml --import $REC/testapp-all.json
-2 err "--fail-on expects low, medium or high, not 'severe'" --fail-on severe --import $REC/testapp-all.json
+2 err "--fail-on expects low, medium, high or regression, not 'severe'" --fail-on severe --import $REC/testapp-all.json
 2 err "--launch-count expects a non-negative integer, not 'many'" -c many /bin/true
 2 err "--launch-count expects a non-negative integer, not '-3'" -c -3 /bin/true
 2 err "--launch-skip expects a non-negative integer, not '1x'" -s 1x /bin/true
@@ -142,6 +150,8 @@ cases() {
 0 out '^uncoalesced-global-access +memory +1 +high'      --list-rules
 0 out '^gpu__time_duration\.sum$'                        --list-metrics
 0 out '^dram__throughput\.avg\.pct_of_peak_sustained_elapsed$' --list-metrics
+0 out '^# 9 metrics, 1 replay passes per kernel on GH100$'  --quick --list-metrics --chip GH100
+0 out '^# 3[0-9] metrics, [0-9]+ replay passes per kernel on GH100$' --list-metrics --chip GH100
 0 out '^rules: [0-9]+ rules and the classifier are valid$' --check-rules rules
 0 out 'engine-rules: 3 rules and the classifier are valid' --check-rules $FIX/engine-rules
 3 err '^rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: |^tests/fixtures/rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: ' --check-rules $FIX/rules-bad
@@ -174,6 +184,13 @@ check_table() {
 		eval "set -- $line"
 		want=$1 stream=$2 pat=$3
 		shift 3
+		# CUPTI's host library is dlopened with RTLD_DEEPBIND, which
+		# the ASan runtime refuses: --chip cannot run sanitized.
+		case "$SANITIZED $*" in
+		1*--chip*)
+			skip "gpuadvise $*: ASan build (CUPTI's RTLD_DEEPBIND)"
+			continue ;;
+		esac
 		desc="gpuadvise $* -> $want"
 		[ -n "$pat" ] && desc="$desc, $stream ~ /$pat/"
 		run "$@"
@@ -522,6 +539,328 @@ else
 			esac
 		fi
 	done <"$T/demos"
+fi
+
+# ---------------------------------------------------------------------------
+# --baseline, --regression-threshold, --fail-on regression, -f junit, output
+# names with %p/%h/%q{ENV}, several --import files, and the JSON report
+# against docs/report.schema.json.  The baselines in tests/fixtures/baseline
+# are SYNTHETIC variations of recorded/testapp-all.json (see the README
+# there); the profile compared with them is the recording itself.
+BASE=$FIX/baseline
+ALL=$REC/testapp-all.json
+
+cases_baseline() {
+	cat <<'EOF'
+0 out '^9 matched, 0 only in this profile, 0 only in the baseline; no regression' --import $ALL --baseline $ALL --fail-on regression
+0 out '^Compared with baseline tests/fixtures/golden/testapp-all\.json$' --import $ALL --baseline $FIX/golden/testapp-all.json --fail-on regression
+1 out '^REGRESSION matmul_naive\(…\): 2\.50 ms -> 3\.13 ms per launch \(\+25\.0%\), slower' --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression
+0 out '^REGRESSION matmul_naive'                         --import $ALL --baseline $BASE/matmul-faster.json
+0 out '^9 matched kernels unchanged: within 30%,'        --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression --regression-threshold 30
+1 out '^  the 2\.5% threshold$'                         --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression --regression-threshold 2.5%
+1 out ''                                                 --import $ALL --baseline $BASE/matmul-faster.json --fail-on high
+0 out '^matmul_naive\(…\): 3\.91 ms -> 3\.13 ms per launch \(-20\.0%\)$' --import $ALL --baseline $BASE/all-slower.json --fail-on regression
+1 out '^  new finding: \[high\] Uncoalesced global memory access' --import $ALL --baseline $BASE/strided-was-coalesced.json --fail-on regression
+1 out '^REGRESSION copy_strided'                         --import $ALL --baseline $BASE/strided-was-coalesced.json --fail-on regression
+0 out '^  class compute -> divergence$'                  --import $ALL --baseline $BASE/divergence-was-uniform.json --fail-on regression
+0 out '^  new finding: \[medium\] Threads of a warp take different paths' --import $ALL --baseline $BASE/divergence-was-uniform.json --fail-on regression
+0 out '^7 matched, 2 only in this profile, 1 only in the baseline' --import $ALL --baseline $BASE/renamed.json --fail-on regression
+0 out '^  tiny_add_v0\(…\): mean 1\.89 us per launch$'   --import $ALL --baseline $BASE/renamed.json
+0 out '^  fma_loop\(float\*, float, int\): mean 590 us'  --import $ALL --baseline $BASE/renamed.json
+0 out '^  matched by name only, grid 64x512x1 -> 128x1024x1$' --import $ALL --baseline $BASE/renamed.json
+0 out '^\| DIFFERENT GPU: The baseline was recorded on another GPU' --import $ALL --baseline $BASE/other-gpu.json --fail-on regression
+0 err 'warning: The baseline was recorded on another GPU, NVIDIA H100 80GB HBM3' --import $ALL --baseline $BASE/other-gpu.json -f junit
+0 out 'Only in this run: `fma_loop'                     --import $ALL --baseline $BASE/renamed.json -f markdown
+0 out '^> \*\*Warning: different GPU\.\*\*'              --import $ALL --baseline $BASE/other-gpu.json -f markdown
+1 out '^\| \*\*regression\*\* `matmul_naive.* \| 2\.50 ms \| 3\.13 ms \| \+25\.0% \|' --import $ALL --baseline $BASE/matmul-faster.json -f markdown --fail-on regression
+2 err '^gpuadvise: --baseline: tests/fixtures/baseline/broken\.json:7:70: invalid JSON' --import $ALL --baseline $BASE/broken.json
+2 err '^gpuadvise: --baseline: tests/fixtures/cli/missing-field\.json: launches\[0\]\.grid: missing' --import $ALL --baseline $CLI/missing-field.json
+2 err 'cannot open tests/fixtures/baseline/no-such-file\.json' --import $ALL --baseline $BASE/no-such-file.json
+2 err '^gpuadvise: --baseline: tests/fixtures/baseline/broken\.json:7:70' --baseline $BASE/broken.json /bin/true
+2 err '--fail-on regression needs --baseline'            --fail-on regression --import $ALL
+2 err '--regression-threshold needs --baseline'          --regression-threshold 5 --import $ALL
+2 err "--regression-threshold expects a percentage such as 10 or 2\.5, not 'lots'" --regression-threshold lots --baseline $ALL --import $ALL
+2 err "--regression-threshold expects a percentage .*not '-5'" --regression-threshold -5 --baseline $ALL --import $ALL
+2 err '--baseline compares a profile: give PROGRAM or --import' --baseline $ALL --demo matmul
+2 err "unknown format 'xml' \(text, json, markdown, junit\)" -f xml --import $ALL
+0 out '^<testsuites name="gpuadvise" tests="9" failures="3"' -f junit --import $ALL
+2 err "-o 'x%q\{GA_NO_SUCH_VARIABLE_FOR_TEST\}\.json': environment variable GA_NO_SUCH_VARIABLE_FOR_TEST is not set" -o x%q{GA_NO_SUCH_VARIABLE_FOR_TEST}.json --import $ALL
+2 err "--log-file 'r%y\.txt': unknown '%y'"              --log-file r%y.txt --import $ALL
+0 out '^Processes$'                                      --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
+0 out '^total: 2 processes, 2 kernels, 2 launches, 1\.18 ms from 2 files$' --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
+0 out '^pid 1234: 1 kernel, 1 launch, 594 us \(50\.2% of GPU time\); from$' --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
+0 out '^  grid 1056x1x1, block 256x1x1, pid 1270$'          --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
+EOF
+}
+cases_baseline >"$T/cases"
+check_table <"$T/cases"
+
+# Single-process reports say nothing about processes in text.
+run --import "$ALL"
+if [ "$rc" = 0 ] && ! grep -q '^Processes$' "$T/out"; then
+	ok "one process, one file: no Processes section"
+else
+	not_ok "one process, one file: a Processes section, or status $rc"
+fi
+
+# The JSON comparisons, field by field.
+json_check() {
+	desc=$1
+	shift
+	if python3 - "$T/out" >"$T/diff" 2>&1; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		sed 's/^/#   /' "$T/diff"
+	fi
+}
+run -f json --import "$ALL" --baseline "$ALL" --fail-on regression
+json_check "--baseline (identical) -f json -> $rc: nothing changed" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["baseline"]
+bad = []
+if b["regressions"] != 0 or b["slower"] != 0: bad.append("regressions")
+if len(b["kernels"]) != 9 or b["only_new"] or b["only_baseline"]: bad.append("matching")
+for k in b["kernels"]:
+    if k["change_pct"] != 0 or k["new_findings"] or k["gone_findings"] or k["class_changed"]:
+        bad.append(k["name"])
+if not b["same_gpu"] or b["warning"] is not None: bad.append("same GPU")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+run -f json --import "$ALL" --baseline "$BASE/matmul-faster.json" --fail-on regression
+json_check "--baseline matmul-faster -f json -> $rc: matmul_naive +25%, the only regression" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = r["baseline"]
+bad = []
+reg = [k for k in b["kernels"] if k["regression"]]
+if b["regressions"] != 1 or len(reg) != 1: bad.append(f"{b['regressions']} regressions")
+elif not reg[0]["name"].startswith("matmul_naive(") or abs(reg[0]["change_pct"] - 25.0) > 1e-6 \
+        or not reg[0]["slower"] or reg[0]["new_findings"]:
+    bad.append(f"wrong regression: {reg[0]}")
+elif r["kernels"][reg[0]["kernel"]]["name"] != reg[0]["name"]: bad.append("kernel index")
+if b["threshold_pct"] != 10 or b["severity"] != "high": bad.append("threshold/severity")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+[ "$rc" = 1 ] || not_ok "--baseline matmul-faster --fail-on regression -f json -> $rc, want 1"
+run -f json --import "$ALL" --baseline "$BASE/strided-was-coalesced.json"
+json_check "--baseline strided-was-coalesced -f json: uncoalesced-global-access is new" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["baseline"]
+k = [k for k in b["kernels"] if k["name"].startswith("copy_strided(")][0]
+new = {f["rule"]: f["regression"] for f in k["new_findings"]}
+bad = []
+if new.get("uncoalesced-global-access") is not True: bad.append(f"new findings {new}")
+if not k["regression"] or k["slower"]: bad.append("regression by finding, not by time")
+if [x["name"] for x in b["kernels"] if x["regression"]] != [k["name"]]: bad.append("others")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+run -f json --import "$ALL" --baseline "$BASE/divergence-was-uniform.json"
+json_check "--baseline divergence-was-uniform -f json: class change, medium finding no regression" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["baseline"]
+k = [k for k in b["kernels"] if k["name"].startswith("branch_evenodd(")][0]
+bad = []
+if not k["class_changed"] or k["baseline_class"] != "compute" or k["class"] != "divergence":
+    bad.append(f"classes {k['baseline_class']} -> {k['class']}")
+if [f["rule"] for f in k["new_findings"]] != ["thread-divergence"]: bad.append("new findings")
+if k["regression"] or b["regressions"]: bad.append("a medium finding is no regression at high")
+if k["metrics"]["warp_eff"]["baseline"] < 99.9 or k["metrics"]["warp_eff"]["current"] > 60:
+    bad.append("warp_eff")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+run -f json --import "$ALL" --baseline "$BASE/renamed.json"
+json_check "--baseline renamed -f json: unmatched kernels on each side, reshaped one by name" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["baseline"]
+short = lambda n: n.split("(")[0]
+bad = []
+if sorted(short(k["name"]) for k in b["only_new"]) != ["fma_loop", "tiny_add"]: bad.append("only_new")
+if [short(k["name"]) for k in b["only_baseline"]] != ["tiny_add_v0"]: bad.append("only_baseline")
+t = [k for k in b["kernels"] if short(k["name"]) == "transpose_naive"][0]
+if t["match"] != "name" or t["baseline_grid"] != [64, 512, 1]: bad.append("transpose_naive")
+if any(k["match"] != "shape" for k in b["kernels"] if k is not t): bad.append("others by shape")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+run -f json --import "$ALL" --baseline "$BASE/other-gpu.json" --fail-on regression
+json_check "--baseline other-gpu -f json -> $rc: flagged, durations not compared" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))["baseline"]
+bad = []
+if b["same_gpu"] or b["durations_compared"]: bad.append("same_gpu/durations_compared")
+if not b["warning"] or "NVIDIA H100 80GB HBM3" not in b["warning"]: bad.append("warning")
+if b["device"]["name"] != "NVIDIA H100 80GB HBM3": bad.append("device")
+if b["total_change_pct"] is not None or b["slower"] or b["regressions"]: bad.append("compared")
+if any(k["change_pct"] is not None or k["slower"] for k in b["kernels"]): bad.append("kernels")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+[ "$rc" = 0 ] || not_ok "--baseline other-gpu --fail-on regression -> $rc, want 0 (twice as fast elsewhere)"
+run -f junit --import "$ALL" --baseline "$BASE/other-gpu.json"
+if grep -q '<property name="baseline_warning" value="The baseline was recorded on another GPU' "$T/out" &&
+	grep -q '<system-err>DIFFERENT GPU: ' "$T/out"; then
+	ok "--baseline other-gpu -f junit: flagged in a property and in system-err"
+else
+	not_ok "--baseline other-gpu -f junit: no warning"
+fi
+
+# Several --import files: one entry per process in JSON, with its file.
+run -f json --import "$REC/testapp-copy_strided.json" --import "$REC/testapp-fma_loop.json"
+json_check "several --import files -f json: processes with pid, file and totals" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["processes"]
+bad = []
+if [x["pid"] for x in p] != [1234, 1270]: bad.append(f"pids {[x['pid'] for x in p]}")
+elif [x["files"] for x in p] != [["tests/fixtures/recorded/testapp-copy_strided.json"],
+                                 ["tests/fixtures/recorded/testapp-fma_loop.json"]]:
+    bad.append("files")
+if sum(x["launches"] for x in p) != r["summary"]["launches"]: bad.append("launches")
+if abs(sum(x["total_ns"] for x in p) - r["summary"]["total_gpu_ns"]) > 1e-6: bad.append("total")
+if abs(sum(x["share"] for x in p) - 1) > 1e-9: bad.append("shares")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+
+# Output names: %p, %h, %q{ENV}, %%.
+host=$(python3 -c 'import socket; print(socket.gethostname())')
+GA_TEST_RANK=3
+export GA_TEST_RANK
+run --import "$REC/testapp-fma_loop.json" -o "$T/rank%q{GA_TEST_RANK}-%h-%p.json" \
+	--log-file "$T/log-%q{GA_TEST_RANK}-100%%.txt"
+unset GA_TEST_RANK
+made=$(ls "$T" | grep -E "^rank3-$host-[0-9]+\.json\$")
+pid=$(echo "$made" | sed -E 's/.*-([0-9]+)\.json$/\1/')
+if [ "$rc" = 0 ] && [ -n "$made" ] && [ "$pid" -gt 1 ] && [ -s "$T/log-3-100%.txt" ]; then
+	ok "-o rank%q{GA_TEST_RANK}-%h-%p.json, --log-file log-%q{..}-100%%.txt -> $made, log-3-100%.txt"
+else
+	not_ok "%-expansion -> $rc: made '$made' (host $host); log file: $(ls "$T" | grep '^log-')"
+	show stderr "$T/err"
+fi
+rm -f "$T"/rank3-*.json "$T"/log-3-*.txt
+run --import "$REC/testapp-fma_loop.json" -o "$T/rank%q{GA_TEST_RANK}.json"
+if [ "$rc" = 2 ] && grep -q 'GA_TEST_RANK is not set' "$T/err" && ! ls "$T" | grep -q '^rank'; then
+	ok "-o with %q{UNSET} -> 2, names the variable, writes nothing"
+else
+	not_ok "-o with %q{UNSET} -> $rc, want 2 naming GA_TEST_RANK and no file"
+fi
+
+# JUnit: well-formed XML; failing test cases are exactly the kernels with a
+# finding at or above the --fail-on severity (high by default), or the
+# regressing kernels with --fail-on regression.
+run -f json --import "$ALL"
+cp "$T/out" "$T/all.json"
+junit_check() {
+	# $1: description, $2: "high"/"medium"/"low" or a file of expected failing names
+	python3 - "$T/out" "$T/all.json" "$2" >"$T/diff" 2>&1 <<'PY'
+import json, sys
+import xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+report = json.load(open(sys.argv[2]))
+want = sys.argv[3]
+order = {"low": 0, "medium": 1, "high": 2}
+bad = []
+if root.tag != "testsuites": bad.append(f"root {root.tag}")
+suites = root.findall("testsuite")
+cases = [c for s in suites for c in s.findall("testcase")]
+if len(cases) != len(report["kernels"]): bad.append(f"{len(cases)} test cases")
+if want in order:
+    expect = {k["name"] for k in report["kernels"]
+              if any(order[report["findings"][i]["severity"]] >= order[want] for i in k["findings"])}
+else:
+    expect = set(open(want).read().splitlines())
+failing = {c.get("name") for c in cases if c.find("failure") is not None}
+if failing != expect: bad.append(f"failing {sorted(failing)} != {sorted(expect)}")
+for c in cases:
+    k = [k for k in report["kernels"] if k["name"] == c.get("name")]
+    if len(k) != 1 or c.get("classname") != "gpuadvise." + (k[0]["class"] or "unclassified"):
+        bad.append(f"classname of {c.get('name')}")
+    f = c.find("failure")
+    if f is not None and ("Fix:" not in (f.text or "") and want in order):
+        bad.append(f"no fix in the failure of {c.get('name')}")
+n_fail = sum(1 for c in cases if c.find("failure") is not None)
+for s in suites + [root]:
+    if int(s.get("failures")) != n_fail or int(s.get("tests")) != len(cases):
+        bad.append(f"counts of {s.tag}")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+	if [ $? = 0 ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		sed 's/^/#   /' "$T/diff"
+	fi
+}
+run -f junit --import "$ALL"
+junit_check "-f junit -> $rc: well-formed, failing exactly the kernels with high findings" high
+run -f junit --fail-on medium --import "$ALL"
+junit_check "-f junit --fail-on medium -> $rc: failing the kernels with medium or high findings" medium
+printf '%s\n' 'matmul_naive(float const*, float const*, float*, int)' >"$T/want-fail"
+run -f junit --fail-on regression --import "$ALL" --baseline "$BASE/matmul-faster.json"
+junit_check "-f junit --fail-on regression -> $rc: failing only the slower kernel" "$T/want-fail"
+grep -q '<failure message="25.0% slower than the baseline" type="regression">' "$T/out" ||
+	not_ok "-f junit --fail-on regression: failure message"
+: >"$T/want-none"
+run -f junit --fail-on regression --import "$ALL" --baseline "$ALL"
+junit_check "-f junit --fail-on regression, identical baseline -> $rc: nothing fails" "$T/want-none"
+
+# XML escaping: a kernel name with markup, quotes, "]]>" and a control
+# character (a SYNTHETIC profile made from a recorded one).
+python3 - "$SRCDIR/$REC/testapp-fma_loop.json" "$T/odd.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+l = p["launches"][0]
+l["name"] = 'apply<op&"x\'>]]>\u0001(int)'
+l["mangled"] = "_Z5applyIXadL_Z2opEEEvi"
+json.dump(p, open(sys.argv[2], "w"))
+PY
+run -f junit --fail-on low --import "$T/odd.json"
+if python3 - "$T/out" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+c = ET.parse(sys.argv[1]).getroot().find("testsuite/testcase")
+sys.exit(0 if c.get("name") == 'apply<op&"x\'>]]>?(int)' and c.find("failure") is not None else 1)
+PY
+then
+	ok "-f junit: names with markup and control characters are escaped"
+else
+	not_ok "-f junit: escaping of an odd kernel name"
+	show stdout "$T/out"
+fi
+
+# The JSON report matches docs/report.schema.json: plain, verbose, several
+# processes, and each kind of baseline.
+n=0
+for args in "--import $ALL" "-v --per-launch --import $ALL" \
+	"--import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json" \
+	"--import $REC/pytorch.json" "--import $ALL --baseline $BASE/matmul-faster.json" \
+	"--import $ALL --baseline $BASE/renamed.json" "--import $ALL --baseline $BASE/other-gpu.json" \
+	"--import $ALL --baseline $BASE/divergence-was-uniform.json"; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	run -f json $args
+	cp "$T/out" "$T/schema-$n.json"
+done
+if python3 "$SRCDIR/tests/cli/check-schema.py" "$SRCDIR/docs/report.schema.json" \
+	"$T"/schema-*.json >"$T/diff" 2>&1; then
+	ok "JSON reports ($n kinds) conform to docs/report.schema.json"
+else
+	not_ok "JSON reports do not conform to docs/report.schema.json"
+	sed 's/^/#   /' "$T/diff"
+fi
+# The checker does catch a report that breaks the schema.
+python3 - "$T/schema-5.json" "$T/broken-report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+del r["baseline"]["kernels"][0]["change_pct"]
+r["summary"]["kernels"] = "nine"
+json.dump(r, open(sys.argv[2], "w"))
+PY
+if ! python3 "$SRCDIR/tests/cli/check-schema.py" "$SRCDIR/docs/report.schema.json" \
+	"$T/broken-report.json" >"$T/diff" 2>&1 && grep -q "change_pct" "$T/diff" &&
+	grep -q "summary.kernels" "$T/diff"; then
+	ok "schema check: a broken report is refused, naming the fields"
+else
+	not_ok "schema check: a broken report passed"
+	sed 's/^/#   /' "$T/diff"
 fi
 
 # ---------------------------------------------------------------------------

@@ -341,6 +341,41 @@ static void test_division_by_zero(void **state)
 	assert_value("x * zero", 0);
 }
 
+/* avail(x, y): the fallback only for a missing name, never for a division
+ * by zero; and only required names are reported for collection. */
+static void count_name(void *ctx, const char *name)
+{
+	(void)name;
+	(*(int *)ctx)++;
+}
+
+static void test_avail(void **state)
+{
+	double v = 0;
+	char why[256];
+	size_t off;
+	char msg[64];
+	int n = 0;
+
+	(void)state;
+	assert_value("avail(x, 7)", 4);
+	assert_value("avail(no_such__metric, 7)", 7);
+	assert_value("max(y, avail(no_such__metric, 0))", 2);
+	assert_int_equal(eval_str("avail(x / zero, 7)", &v, why, sizeof(why), NULL),
+	                 GA_EVAL_DIVZERO);
+	assert_int_equal(eval_str("avail(no_such__metric, other__missing)", &v, why, sizeof(why),
+	                          NULL), GA_EVAL_MISSING);
+	ga_expr *e = ga_expr_parse("max(a__m, avail(b__m + c__m, d__m))", &off, msg, sizeof(msg));
+	assert_non_null(e);
+	ga_expr_foreach_name(e, count_name, &n);
+	assert_int_equal(n, 4);
+	n = 0;
+	ga_expr_foreach_required_name(e, count_name, &n);
+	assert_int_equal(n, 2);  /* a__m and the fallback d__m */
+	ga_expr_free(e);
+	assert_null(ga_expr_parse("avail(x)", &off, msg, sizeof(msg)));
+}
+
 static void test_missing_name(void **state)
 {
 	double v = 0;
@@ -514,6 +549,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_arithmetic_precedence),
+		cmocka_unit_test(test_avail),
 		cmocka_unit_test(test_unary_minus),
 		cmocka_unit_test(test_comparisons),
 		cmocka_unit_test(test_logic),

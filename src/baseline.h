@@ -1,0 +1,107 @@
+/* baseline.h: compare the analysis of a profile with the analysis of an
+ * older one (the baseline), kernel by kernel.  Pure computation: no I/O.
+ *
+ * Matching.  A kernel of one analysis (a group: process, name, grid, block)
+ * is paired with a kernel of the other in two passes:
+ *   1. same demangled name, grid and block;
+ *   2. among those left, same demangled name alone (the launch shape changed).
+ * Within a pass, kernels that share the key are paired in launch order: the
+ * first such kernel launched in one profile with the first in the other, and
+ * so on.  Kernels left over are listed as only in the new profile or only in
+ * the baseline.
+ *
+ * Regressions.  A paired kernel regresses when its mean duration per launch
+ * grew by more than the threshold (only when both profiles were recorded on
+ * the same GPU), or when a finding appears (its rule did not fire for the
+ * baseline kernel) whose severity is at or above the given severity.  A
+ * kernel only in the new profile regresses when it has such a finding.
+ *
+ * Different GPUs.  When the device name differs, or both profiles name a
+ * chip and the chips differ, durations are not compared at all (change is
+ * NAN and nothing is slower); classes and findings still are. */
+#ifndef GA_BASELINE_H
+#define GA_BASELINE_H
+
+#include <stddef.h>
+
+#include "rules/engine.h"
+
+#define GA_NO_GROUP ((size_t)-1)
+
+typedef struct {
+	double threshold;    /* fraction: 0.10 = more than 10 % slower regresses */
+	int severity;        /* a new finding at or above this ga_severity regresses */
+} ga_compare_opts;
+
+typedef enum {
+	GA_MATCH_NONE = 0,   /* only on one side */
+	GA_MATCH_SHAPE,      /* same name, grid and block */
+	GA_MATCH_NAME,       /* same name, another grid or block */
+} ga_match;
+
+/* A class evidence value (sm, mem, warp_eff...) on both sides. */
+typedef struct {
+	const char *name;    /* borrowed from the new analysis (or the baseline's) */
+	double base, cur;    /* NAN where the side lacks it */
+} ga_metric_change;
+
+/* A finding present on one side only. */
+typedef struct {
+	const ga_rule *rule; /* borrowed from the rule set */
+	size_t finding;      /* index into that side's analysis->findings */
+	int regression;      /* new, and at or above the severity */
+} ga_finding_change;
+
+typedef struct {
+	size_t cur;          /* index into the new analysis's groups, or GA_NO_GROUP */
+	size_t base;         /* index into the baseline's groups, or GA_NO_GROUP */
+	ga_match match;
+	double cur_ns, base_ns;  /* mean duration per launch, NAN if unknown */
+	double change;       /* cur_ns / base_ns - 1; NAN when not compared */
+	int slower;          /* change > threshold */
+	int class_changed;   /* both sides classified, differently */
+	ga_finding_change *added;    /* findings of cur whose rule did not fire for base */
+	size_t n_added;
+	ga_finding_change *removed;  /* findings of base whose rule no longer fires */
+	size_t n_removed;
+	ga_metric_change *metrics;   /* the class evidence of both sides */
+	size_t n_metrics;
+	int regression;      /* slower, or an added finding with regression set */
+} ga_kernel_change;
+
+typedef struct {
+	const ga_analysis *cur, *base;   /* borrowed; must outlive the comparison */
+	char *label;                     /* the baseline's name (its file), owned */
+	int same_device;                 /* device name and chip agree */
+	double threshold;
+	int severity;
+	/* Paired kernels in the new analysis's order, then kernels only in the
+	 * new profile (its order), then kernels only in the baseline (its
+	 * order). */
+	ga_kernel_change *kernels;
+	size_t n_kernels;
+	size_t n_matched, n_only_cur, n_only_base;
+	size_t n_regressions;            /* kernels with regression set */
+	size_t n_slower;                 /* of them, by duration */
+	double cur_total_ns, base_total_ns;
+	double total_change;             /* NAN when not compared */
+} ga_comparison;
+
+/* Compare cur with base.  label (may be NULL) is copied.  Never fails;
+ * release with ga_comparison_free. */
+void ga_compare(const ga_analysis *cur, const ga_analysis *base, const char *label,
+                const ga_compare_opts *opts, ga_comparison *out);
+void ga_comparison_free(ga_comparison *c);
+
+/* Whether the two devices count as the same GPU (see above). */
+int ga_same_device(const ga_device *a, const ga_device *b);
+
+/* The change of the kernel that is group gi of the new analysis, or NULL. */
+const ga_kernel_change *ga_comparison_for_group(const ga_comparison *c, size_t gi);
+
+/* Whether a kernel change says anything: regression, duration past the
+ * threshold either way, class or findings changed, launch shape changed, or
+ * on one side only. */
+int ga_kernel_change_notable(const ga_comparison *c, const ga_kernel_change *k);
+
+#endif

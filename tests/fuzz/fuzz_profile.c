@@ -1,0 +1,147 @@
+/* fuzz_profile.c: libFuzzer harness for profile JSON (src/profile.c), and
+ * for what a hostile profile can do to the engine and the reporters.
+ *
+ * The input is loaded with ga_profile_load_string.  A failed load must say
+ * why and leave the profile empty.  A loaded profile must serialise, load
+ * again and serialise to the same text (the -o round trip).  It is then
+ * analysed with the shipped rules (loaded once, from GA_FUZZ_RULES) and
+ * every report format is written; the engine's numbers must stay in range
+ * (shares and savings finite, 0..1, ranked) and the JSON report must be
+ * valid JSON.  Any violation aborts. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "profile.h"
+#include "report/report.h"
+#include "rules/engine.h"
+#include "rules/rules.h"
+
+#ifndef GA_FUZZ_RULES
+#error "GA_FUZZ_RULES must name the shipped rules directory"
+#endif
+
+#define CHECK(cond)                                                              \
+	do {                                                                     \
+		if (!(cond)) {                                                   \
+			fprintf(stderr, "fuzz_profile: check failed: %s (%s:%d)\n", \
+			        #cond, __FILE__, __LINE__);                       \
+			abort();                                                 \
+		}                                                                \
+	} while (0)
+
+static ga_ruleset rules;
+static FILE *devnull;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	ga_diags d = {0};
+
+	(void)argc;
+	(void)argv;
+	ga_ruleset_init(&rules);
+	if (ga_rules_load_dir(&rules, GA_FUZZ_RULES, &d) != 0 ||
+	    ga_ruleset_validate(&rules, &d) != 0) {
+		ga_diags_print(&d, stderr);
+		abort();
+	}
+	ga_diags_free(&d);
+	devnull = fopen("/dev/null", "w");
+	CHECK(devnull);
+	return 0;
+}
+
+static void check_analysis(const ga_analysis *a)
+{
+	for (size_t i = 0; i < a->n_groups; i++) {
+		const ga_group *g = &a->groups[i];
+		CHECK(isfinite(g->share) && g->share >= 0 && g->share <= 1);
+		CHECK(g->n_launches > 0);
+	}
+	for (size_t i = 0; i < a->n_findings; i++) {
+		const ga_finding *f = &a->findings[i];
+		CHECK(isfinite(f->estimate) && f->estimate >= 0 && f->estimate <= 1);
+		CHECK(isfinite(f->saving) && f->saving >= 0 && f->saving <= 1);
+		CHECK(f->group < a->n_groups);
+		if (i)
+			CHECK(a->findings[i - 1].saving >= f->saving);
+	}
+}
+
+static void reports(const ga_analysis *a)
+{
+	ga_report_opts o = {.width = 80, .verbose = 1, .per_launch = 1};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	json_t *back;
+	json_error_t jerr;
+
+	CHECK(ga_report_text(devnull, a, &rules, &o) == 0);
+	o.color = 1;
+	o.width = 40;
+	o.recorded_label = "fuzz, recorded";
+	CHECK(ga_report_text(devnull, a, &rules, &o) == 0);
+	CHECK(ga_report_markdown(devnull, a, &rules, &o) == 0);
+
+	mem = open_memstream(&text, &len);
+	CHECK(mem);
+	CHECK(ga_report_json(mem, a, &rules, &o) == 0);
+	CHECK(fclose(mem) == 0);
+	back = json_loadb(text, len, 0, &jerr);
+	if (!back)
+		fprintf(stderr, "fuzz_profile: JSON report does not parse: %s\n", jerr.text);
+	CHECK(back);
+	json_decref(back);
+	free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *src = malloc(size + 1);
+	ga_profile p, q;
+	ga_error err = {0};
+	ga_analysis a;
+	char *s1, *s2;
+
+	if (!src)
+		return 0;
+	memcpy(src, data, size);
+	src[size] = '\0';
+
+	if (ga_profile_load_string(&p, src, "fuzz", &err) != 0) {
+		CHECK(err.msg[0] != '\0');
+		CHECK(p.n_launches == 0 && p.n_metrics == 0 && p.launches == NULL);
+		free(src);
+		return 0;
+	}
+	free(src);
+
+	/* The round trip: what -o writes reads back the same. */
+	s1 = ga_profile_to_string(&p, 0);
+	if (ga_profile_load_string(&q, s1, "round trip", &err) != 0) {
+		fprintf(stderr, "fuzz_profile: reload failed: %s\n", err.msg);
+		abort();
+	}
+	s2 = ga_profile_to_string(&q, 0);
+	if (strcmp(s1, s2) != 0) {
+		fprintf(stderr, "fuzz_profile: round trip changed the text:\n%s\n%s\n", s1, s2);
+		abort();
+	}
+	CHECK(q.n_launches == p.n_launches && q.n_metrics == p.n_metrics);
+	free(s1);
+	free(s2);
+	ga_profile_free(&q);
+
+	if (ga_analyze(&p, &rules, &(ga_analyze_opts){.verbose = 1}, &a, &err) == 0) {
+		check_analysis(&a);
+		reports(&a);
+		ga_analysis_free(&a);
+	}
+	ga_profile_free(&p);
+	return 0;
+}

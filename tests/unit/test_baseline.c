@@ -1,0 +1,572 @@
+/* test_baseline.c: the comparison with a baseline (src/baseline.c) and the
+ * expansion of output names (src/outname.c).
+ *
+ * The comparisons start from the RECORDED profile
+ * GA_TEST_FIXTURES/recorded/testapp-all.json (nine kernels, one process,
+ * measured on an H200) analysed with the shipped rules (GA_TEST_RULES).  The
+ * baselines are that same recording changed in code, so every change below
+ * is SYNTHETIC: durations scaled, metric values copied from another kernel,
+ * a kernel renamed or dropped, the device renamed.  The launch-order test
+ * builds a small SYNTHETIC profile from scratch. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "baseline.h"
+#include "outname.h"
+#include "profile.h"
+#include "rules/engine.h"
+#include "rules/rules.h"
+#include "util.h"
+
+#ifndef GA_TEST_FIXTURES
+#error "GA_TEST_FIXTURES must name the tests/fixtures directory"
+#endif
+#ifndef GA_TEST_RULES
+#error "GA_TEST_RULES must name the shipped rules directory"
+#endif
+
+#define ALL GA_TEST_FIXTURES "/recorded/testapp-all.json"
+
+static ga_ruleset rules;
+
+static int load_rules(void **state)
+{
+	ga_diags d = { 0 };
+	(void)state;
+	ga_ruleset_init(&rules);
+	ga_rules_load_dir(&rules, GA_TEST_RULES, &d);
+	if (d.n)
+		ga_diags_print(&d, stderr);
+	assert_int_equal(d.n, 0);
+	ga_diags_free(&d);
+	return 0;
+}
+
+static int free_rules(void **state)
+{
+	(void)state;
+	ga_ruleset_free(&rules);
+	return 0;
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+static void load(ga_profile *p, const char *path)
+{
+	ga_error err = { 0 };
+	ga_profile_init(p);
+	if (ga_profile_load(p, path, &err) != 0)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_int_equal(err.code, GA_OK);
+}
+
+static void analyze(const ga_profile *p, ga_analysis *a)
+{
+	ga_error err = { 0 };
+	assert_int_equal(ga_analyze(p, &rules, NULL, a, &err), 0);
+}
+
+/* The only launch whose demangled name starts with "prefix(". */
+static ga_launch *launch_named(ga_profile *p, const char *prefix)
+{
+	ga_launch *found = NULL;
+	size_t n = strlen(prefix);
+	for (size_t i = 0; i < p->n_launches; i++) {
+		if (strncmp(p->launches[i].name, prefix, n) == 0 && p->launches[i].name[n] == '(') {
+			assert_null(found);
+			found = &p->launches[i];
+		}
+	}
+	assert_non_null(found);
+	return found;
+}
+
+static long metric(const ga_profile *p, const char *name)
+{
+	long m = ga_profile_metric_index(p, name);
+	assert_true(m >= 0);
+	return m;
+}
+
+/* The change of the kernel named prefix(...) in the new analysis (or, with
+ * cur_side 0, in the baseline). */
+static const ga_kernel_change *change_of(const ga_comparison *c, const char *prefix, int cur_side)
+{
+	size_t n = strlen(prefix);
+	for (size_t i = 0; i < c->n_kernels; i++) {
+		const ga_kernel_change *k = &c->kernels[i];
+		size_t gi = cur_side ? k->cur : k->base;
+		if (gi == GA_NO_GROUP)
+			continue;
+		const ga_group *g = cur_side ? &c->cur->groups[gi] : &c->base->groups[gi];
+		if (strncmp(g->name, prefix, n) == 0 && g->name[n] == '(')
+			return k;
+	}
+	return NULL;
+}
+
+static int has_rule(const ga_finding_change *v, size_t n, const char *id, int *regression)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].rule && strcmp(v[i].rule->id, id) == 0) {
+			if (regression)
+				*regression = v[i].regression;
+			return 1;
+		}
+	return 0;
+}
+
+/* The recording (cur) against a baseline changed by edit (base). */
+typedef struct {
+	ga_profile cur_p, base_p;
+	ga_analysis cur, base;
+	ga_comparison c;
+} fixture;
+
+static void compare(fixture *f, void (*edit)(ga_profile *), double threshold, int severity)
+{
+	load(&f->cur_p, ALL);
+	load(&f->base_p, ALL);
+	if (edit)
+		edit(&f->base_p);
+	analyze(&f->cur_p, &f->cur);
+	analyze(&f->base_p, &f->base);
+	ga_compare_opts o = { .threshold = threshold, .severity = severity };
+	ga_compare(&f->cur, &f->base, "baseline.json", &o, &f->c);
+}
+
+static void release(fixture *f)
+{
+	ga_comparison_free(&f->c);
+	ga_analysis_free(&f->cur);
+	ga_analysis_free(&f->base);
+	ga_profile_free(&f->cur_p);
+	ga_profile_free(&f->base_p);
+}
+
+/* ---- edits of the baseline ---------------------------------------------- */
+
+static void matmul_faster(ga_profile *p)
+{
+	launch_named(p, "matmul_naive")->duration_ns *= 0.8;
+}
+
+static void all_slower(ga_profile *p)
+{
+	for (size_t i = 0; i < p->n_launches; i++)
+		p->launches[i].duration_ns *= 1.25;
+}
+
+static void strided_was_coalesced(ga_profile *p)
+{
+	ga_launch *s = launch_named(p, "copy_strided"), *c = launch_named(p, "copy_coalesced");
+	memcpy(s->values, c->values, p->n_metrics * sizeof(double));
+}
+
+static void divergence_was_uniform(ga_profile *p)
+{
+	ga_launch *l = launch_named(p, "branch_evenodd");
+	double full = 32 * l->values[metric(p, "smsp__inst_executed.sum")];
+	l->values[metric(p, "smsp__thread_inst_executed.sum")] = full;
+	l->values[metric(p, "smsp__thread_inst_executed_pred_on.sum")] = full;
+}
+
+static void renamed(ga_profile *p)
+{
+	ga_launch *t = launch_named(p, "tiny_add");
+	free(t->name);
+	t->name = ga_xstrdup("tiny_add_v0(float const*, float const*, float*, int)");
+	free(t->mangled);
+	t->mangled = ga_xstrdup("_Z11tiny_add_v0PKfS0_Pfi");
+	launch_named(p, "transpose_naive")->grid[0] = 64;
+	/* drop fma_loop */
+	ga_launch *f = launch_named(p, "fma_loop");
+	size_t i = (size_t)(f - p->launches);
+	free(f->name);
+	free(f->mangled);
+	free(f->occ_limiter);
+	free(f->values);
+	memmove(f, f + 1, (p->n_launches - i - 1) * sizeof(*f));
+	p->n_launches--;
+}
+
+static void other_gpu(ga_profile *p)
+{
+	free(p->device.name);
+	p->device.name = ga_xstrdup("NVIDIA H100 80GB HBM3");
+	for (size_t i = 0; i < p->n_launches; i++)
+		p->launches[i].duration_ns *= 0.5;
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+static void test_identical(void **state)
+{
+	fixture f;
+	(void)state;
+	compare(&f, NULL, 0.10, GA_SEV_HIGH);
+	assert_true(f.c.same_device);
+	assert_string_equal(f.c.label, "baseline.json");
+	assert_int_equal(f.c.n_matched, 9);
+	assert_int_equal(f.c.n_only_cur, 0);
+	assert_int_equal(f.c.n_only_base, 0);
+	assert_int_equal(f.c.n_kernels, 9);
+	assert_int_equal(f.c.n_regressions, 0);
+	assert_int_equal(f.c.n_slower, 0);
+	assert_true(f.c.total_change == 0);
+	for (size_t i = 0; i < f.c.n_kernels; i++) {
+		const ga_kernel_change *k = &f.c.kernels[i];
+		assert_int_equal(k->match, GA_MATCH_SHAPE);
+		/* paired kernels come in the new analysis's order */
+		assert_int_equal(k->cur, i);
+		assert_string_equal(f.cur.groups[k->cur].name, f.base.groups[k->base].name);
+		assert_true(k->change == 0);
+		assert_false(k->class_changed);
+		assert_int_equal(k->n_added, 0);
+		assert_int_equal(k->n_removed, 0);
+		assert_int_equal(k->n_metrics, f.cur.groups[k->cur].n_class_evidence);
+		assert_false(ga_kernel_change_notable(&f.c, k));
+		assert_ptr_equal(ga_comparison_for_group(&f.c, i), k);
+	}
+	release(&f);
+}
+
+static void test_slower_is_regression(void **state)
+{
+	fixture f;
+	(void)state;
+	compare(&f, matmul_faster, 0.10, GA_SEV_HIGH);
+	assert_int_equal(f.c.n_regressions, 1);
+	assert_int_equal(f.c.n_slower, 1);
+	const ga_kernel_change *k = change_of(&f.c, "matmul_naive", 1);
+	assert_non_null(k);
+	assert_true(fabs(k->change - 0.25) < 1e-9);   /* 1 / 0.8 - 1 */
+	assert_true(k->slower);
+	assert_true(k->regression);
+	assert_true(ga_kernel_change_notable(&f.c, k));
+	assert_true(k->cur_ns > k->base_ns);
+	for (size_t i = 0; i < f.c.n_kernels; i++)
+		if (&f.c.kernels[i] != k)
+			assert_false(f.c.kernels[i].regression);
+	release(&f);
+
+	/* The same 25% under a 30% threshold is no regression; exactly at the
+	 * threshold is not either (more than the threshold regresses). */
+	compare(&f, matmul_faster, 0.30, GA_SEV_HIGH);
+	assert_int_equal(f.c.n_regressions, 0);
+	release(&f);
+	compare(&f, matmul_faster, 0.25 - 1e-12, GA_SEV_HIGH);
+	assert_int_equal(f.c.n_regressions, 1);
+	release(&f);
+}
+
+static void test_faster_is_no_regression(void **state)
+{
+	fixture f;
+	(void)state;
+	compare(&f, all_slower, 0.10, GA_SEV_HIGH);
+	assert_int_equal(f.c.n_regressions, 0);
+	assert_true(fabs(f.c.total_change + 0.2) < 1e-9);
+	for (size_t i = 0; i < f.c.n_kernels; i++) {
+		const ga_kernel_change *k = &f.c.kernels[i];
+		assert_true(fabs(k->change + 0.2) < 1e-9);
+		assert_false(k->slower);
+		/* an improvement past the threshold is still worth showing */
+		assert_true(ga_kernel_change_notable(&f.c, k));
+	}
+	release(&f);
+}
+
+static void test_new_finding(void **state)
+{
+	fixture f;
+	int reg = -1;
+	(void)state;
+	compare(&f, strided_was_coalesced, 0.10, GA_SEV_HIGH);
+	const ga_kernel_change *k = change_of(&f.c, "copy_strided", 1);
+	assert_non_null(k);
+	assert_true(has_rule(k->added, k->n_added, "uncoalesced-global-access", &reg));
+	assert_int_equal(reg, 1);
+	assert_false(k->slower);
+	assert_true(k->regression);
+	/* the coalesced copy's own finding is gone from the strided kernel */
+	assert_true(has_rule(k->removed, k->n_removed, "kernel-fusion", NULL));
+	assert_int_equal(f.c.n_regressions, 1);
+	assert_int_equal(f.c.n_slower, 0);
+	/* the finding index points at that finding of the new analysis */
+	for (size_t i = 0; i < k->n_added; i++)
+		assert_ptr_equal(f.cur.findings[k->added[i].finding].rule, k->added[i].rule);
+	release(&f);
+}
+
+static void test_class_change_and_severity(void **state)
+{
+	fixture f;
+	int reg = -1;
+	(void)state;
+	compare(&f, divergence_was_uniform, 0.10, GA_SEV_HIGH);
+	const ga_kernel_change *k = change_of(&f.c, "branch_evenodd", 1);
+	assert_non_null(k);
+	assert_true(k->class_changed);
+	assert_int_equal(f.cur.groups[k->cur].klass, GA_CLASS_DIVERGENCE);
+	assert_int_not_equal(f.base.groups[k->base].klass, GA_CLASS_DIVERGENCE);
+	assert_true(has_rule(k->added, k->n_added, "thread-divergence", &reg));
+	/* a medium finding is no regression at severity high ... */
+	assert_int_equal(reg, 0);
+	assert_false(k->regression);
+	assert_int_equal(f.c.n_regressions, 0);
+	assert_true(ga_kernel_change_notable(&f.c, k));
+	/* the class evidence shows why: warp efficiency fell from 100 to ~50 */
+	int seen = 0;
+	for (size_t i = 0; i < k->n_metrics; i++)
+		if (strcmp(k->metrics[i].name, "warp_eff") == 0) {
+			seen = 1;
+			assert_true(k->metrics[i].base > 99.9);
+			assert_true(k->metrics[i].cur < 60);
+		}
+	assert_true(seen);
+	release(&f);
+
+	/* ... and is one at severity medium. */
+	compare(&f, divergence_was_uniform, 0.10, GA_SEV_MEDIUM);
+	k = change_of(&f.c, "branch_evenodd", 1);
+	assert_true(k->regression);
+	assert_int_equal(f.c.n_regressions, 1);
+	release(&f);
+}
+
+static void test_unmatched(void **state)
+{
+	fixture f;
+	(void)state;
+	compare(&f, renamed, 0.10, GA_SEV_HIGH);
+	assert_int_equal(f.c.n_matched, 7);
+	assert_int_equal(f.c.n_only_cur, 2);
+	assert_int_equal(f.c.n_only_base, 1);
+	assert_int_equal(f.c.n_kernels, 10);
+
+	const ga_kernel_change *k = change_of(&f.c, "fma_loop", 1);
+	assert_non_null(k);
+	assert_int_equal(k->base, GA_NO_GROUP);
+	assert_int_equal(k->match, GA_MATCH_NONE);
+	assert_true(isnan(k->change));
+	/* every finding of a kernel new in this run is new */
+	assert_int_equal(k->n_added, f.cur.groups[k->cur].n_findings);
+	k = change_of(&f.c, "tiny_add", 1);
+	assert_non_null(k);
+	assert_int_equal(k->base, GA_NO_GROUP);
+	k = change_of(&f.c, "tiny_add_v0", 0);
+	assert_non_null(k);
+	assert_int_equal(k->cur, GA_NO_GROUP);
+	assert_int_equal(k->n_removed, f.base.groups[k->base].n_findings);
+	assert_false(k->regression);
+
+	/* transpose_naive ran with another grid: paired by name alone */
+	k = change_of(&f.c, "transpose_naive", 1);
+	assert_non_null(k);
+	assert_int_equal(k->match, GA_MATCH_NAME);
+	assert_true(ga_kernel_change_notable(&f.c, k));
+	assert_int_equal(f.base.groups[k->base].grid[0], 64);
+
+	/* order: paired, then only new, then only in the baseline */
+	for (size_t i = 0; i < f.c.n_kernels; i++) {
+		ga_match want = i < 7 ? f.c.kernels[i].match : GA_MATCH_NONE;
+		assert_int_equal(f.c.kernels[i].match, want);
+		if (i >= 7 && i < 9)
+			assert_int_not_equal(f.c.kernels[i].cur, GA_NO_GROUP);
+		if (i == 9)
+			assert_int_equal(f.c.kernels[i].cur, GA_NO_GROUP);
+	}
+	release(&f);
+}
+
+static void test_other_gpu(void **state)
+{
+	fixture f;
+	(void)state;
+	compare(&f, other_gpu, 0.10, GA_SEV_HIGH);
+	assert_false(f.c.same_device);
+	assert_true(isnan(f.c.total_change));
+	assert_int_equal(f.c.n_matched, 9);
+	assert_int_equal(f.c.n_slower, 0);
+	assert_int_equal(f.c.n_regressions, 0);
+	for (size_t i = 0; i < f.c.n_kernels; i++) {
+		assert_true(isnan(f.c.kernels[i].change));
+		assert_false(f.c.kernels[i].slower);
+		/* the durations are still there, just not compared */
+		assert_true(f.c.kernels[i].base_ns > 0);
+	}
+	release(&f);
+
+	/* New findings still count on another GPU. */
+	load(&f.cur_p, ALL);
+	load(&f.base_p, ALL);
+	other_gpu(&f.base_p);
+	strided_was_coalesced(&f.base_p);
+	analyze(&f.cur_p, &f.cur);
+	analyze(&f.base_p, &f.base);
+	ga_compare_opts o = { .threshold = 0.10, .severity = GA_SEV_HIGH };
+	ga_compare(&f.cur, &f.base, NULL, &o, &f.c);
+	assert_null(f.c.label);
+	assert_int_equal(f.c.n_regressions, 1);
+	assert_true(change_of(&f.c, "copy_strided", 1)->regression);
+	release(&f);
+}
+
+static void test_same_device(void **state)
+{
+	(void)state;
+	ga_device a = { .name = "NVIDIA H200", .chip = "GH100" };
+	ga_device b = a;
+	assert_true(ga_same_device(&a, &b));
+	b.chip = "GB100";
+	assert_false(ga_same_device(&a, &b));
+	b.chip = NULL;            /* an older profile without the chip */
+	assert_true(ga_same_device(&a, &b));
+	b.chip = "";
+	assert_true(ga_same_device(&a, &b));
+	b.name = "NVIDIA H100 80GB HBM3";
+	b.chip = "GH100";
+	assert_false(ga_same_device(&a, &b));
+	b.name = NULL;
+	assert_false(ga_same_device(&a, &b));
+}
+
+/* SYNTHETIC: one kernel launched by two processes in each profile; the first
+ * launched in one is paired with the first launched in the other, whatever
+ * the pids and whatever order the analysis sorts its kernels in. */
+static void add(ga_profile *p, int pid, long index, double ns)
+{
+	ga_launch *l = ga_profile_add_launch(p);
+	l->name = ga_xstrdup("k(int)");
+	l->mangled = ga_xstrdup("_Z1ki");
+	l->pid = pid;
+	l->index = index;
+	l->grid[0] = l->grid[1] = l->grid[2] = 1;
+	l->block[0] = 32;
+	l->block[1] = l->block[2] = 1;
+	l->duration_ns = ns;
+}
+
+static void test_launch_order(void **state)
+{
+	ga_profile cur, base;
+	ga_analysis ca, ba;
+	ga_comparison c;
+	(void)state;
+
+	ga_profile_init(&cur);
+	ga_profile_init(&base);
+	cur.device.name = ga_xstrdup("Synthetic GPU");
+	base.device.name = ga_xstrdup("Synthetic GPU");
+	ga_profile_add_metric(&cur, "gpu__time_duration.sum");
+	ga_profile_add_metric(&base, "gpu__time_duration.sum");
+	add(&base, 10, 0, 100);    /* first launched in the baseline */
+	add(&base, 11, 0, 200);
+	add(&cur, 21, 0, 100);     /* first launched now: pairs with pid 10 */
+	add(&cur, 22, 0, 300);     /* the longer one, sorted first by the engine */
+	analyze(&cur, &ca);
+	analyze(&base, &ba);
+	assert_int_equal(ca.groups[0].pid, 22);
+	ga_compare_opts o = { .threshold = 0.10, .severity = GA_SEV_HIGH };
+	ga_compare(&ca, &ba, "synthetic", &o, &c);
+	assert_int_equal(c.n_matched, 2);
+	for (size_t i = 0; i < c.n_kernels; i++) {
+		const ga_kernel_change *k = &c.kernels[i];
+		int cp = ca.groups[k->cur].pid, bp = ba.groups[k->base].pid;
+		if (cp == 21) {
+			assert_int_equal(bp, 10);
+			assert_true(k->change == 0);
+		} else {
+			assert_int_equal(cp, 22);
+			assert_int_equal(bp, 11);
+			assert_true(fabs(k->change - 0.5) < 1e-12);
+			assert_true(k->regression);
+		}
+	}
+	assert_int_equal(c.n_regressions, 1);
+	ga_comparison_free(&c);
+	ga_analysis_free(&ca);
+	ga_analysis_free(&ba);
+	ga_profile_free(&cur);
+	ga_profile_free(&base);
+}
+
+/* ---- output names ------------------------------------------------------- */
+
+static const char *fake_env(const char *name)
+{
+	if (strcmp(name, "OMPI_COMM_WORLD_RANK") == 0)
+		return "3";
+	if (strcmp(name, "EMPTY") == 0)
+		return "";
+	return NULL;
+}
+
+static void expect_name(const char *pattern, const char *want)
+{
+	ga_error err = { 0 };
+	char *got = ga_expand_output_name("-o", pattern, 4242, "node7", fake_env, &err);
+	if (!got)
+		fprintf(stderr, "%s\n", err.msg);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void expect_name_error(const char *pattern, const char *msg_part)
+{
+	ga_error err = { 0 };
+	char *got = ga_expand_output_name("--log-file", pattern, 4242, "node7", fake_env, &err);
+	assert_null(got);
+	assert_int_equal(err.code, GA_ERR_USAGE);
+	if (!strstr(err.msg, msg_part))
+		fprintf(stderr, "message: %s\n", err.msg);
+	assert_non_null(strstr(err.msg, msg_part));
+	assert_non_null(strstr(err.msg, "--log-file"));
+}
+
+static void test_output_names(void **state)
+{
+	(void)state;
+	expect_name("run.json", "run.json");
+	expect_name("run-%p.json", "run-4242.json");
+	expect_name("%h/%p", "node7/4242");
+	expect_name("rank%q{OMPI_COMM_WORLD_RANK}.json", "rank3.json");
+	expect_name("a%q{EMPTY}b", "ab");
+	expect_name("100%%.txt", "100%.txt");
+	expect_name("%%p", "%p");
+	expect_name("", "");
+	expect_name_error("rank%q{UNSET_VARIABLE}.json", "UNSET_VARIABLE is not set");
+	expect_name_error("rank%q{}.json", "needs a variable name");
+	expect_name_error("rank%qX.json", "needs a variable name");
+	expect_name_error("rank%q{OPEN.json", "needs a variable name");
+	expect_name_error("run%x.json", "unknown '%x'");
+	expect_name_error("run%", "at the end");
+	assert_null(ga_expand_output_name("-o", NULL, 1, "h", fake_env, NULL));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_identical),
+		cmocka_unit_test(test_slower_is_regression),
+		cmocka_unit_test(test_faster_is_no_regression),
+		cmocka_unit_test(test_new_finding),
+		cmocka_unit_test(test_class_change_and_severity),
+		cmocka_unit_test(test_unmatched),
+		cmocka_unit_test(test_other_gpu),
+		cmocka_unit_test(test_same_device),
+		cmocka_unit_test(test_launch_order),
+		cmocka_unit_test(test_output_names),
+	};
+	return cmocka_run_group_tests(tests, load_rules, free_rules);
+}
