@@ -104,12 +104,6 @@ static void property(ga_buf *b, const char *name, const char *value)
 	ga_buf_puts(b, "/>\n");
 }
 
-static const char *class_str(ga_class c)
-{
-	const char *n = c >= 0 && c < GA_CLASS__COUNT ? ga_class_name(c) : NULL;
-	return n ? n : "unclassified";
-}
-
 static const char *group_name(const ga_group *g)
 {
 	return g->name ? g->name : g->mangled ? g->mangled : "?";
@@ -215,7 +209,7 @@ static void system_out(ga_buf *b, const ga_analysis *a, size_t gi, const ga_repo
 	ga_buf t = { 0 };
 	char b1[32], b2[32], b3[32];
 
-	ga_buf_printf(&t, "class %s; %s%% of GPU time; %zu %s, mean %s", class_str(g->klass),
+	ga_buf_printf(&t, "class %s; %s%% of GPU time; %zu %s, mean %s", ga_report_class(g->klass),
 	              ga_fmt_pct(g->share, 1, b1, sizeof(b1)), g->n_launches,
 	              g->n_launches == 1 ? "launch" : "launches",
 	              ga_fmt_duration(g->mean_ns, b2, sizeof(b2)));
@@ -305,7 +299,7 @@ int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		                                group_name(g), g->pid, g->grid[0], g->grid[1],
 		                                g->grid[2], g->block[0], g->block[1], g->block[2])
 		                 : ga_xstrdup(group_name(g));
-		char *cls = ga_xasprintf("gpuadvise.%s", class_str(g->klass));
+		char *cls = ga_xasprintf("gpuadvise.%s", ga_report_class(g->klass));
 		ga_buf_puts(&b, "    <testcase");
 		attr(&b, "classname", cls);
 		attr(&b, "name", name);

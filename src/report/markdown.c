@@ -101,20 +101,6 @@ static void put_code(ga_buf *b, const char *name)
 	free(s);
 }
 
-static const char *class_str(ga_class c)
-{
-	if (c < 0 || c >= GA_CLASS__COUNT)
-		return "unclassified";
-	const char *n = ga_class_name(c);
-	return n ? n : "unclassified";
-}
-
-static const char *severity_str(ga_severity s)
-{
-	const char *n = ga_severity_name(s);
-	return n ? n : "?";
-}
-
 static const char *rule_title(const ga_rule *r)
 {
 	if (!r)
@@ -185,10 +171,10 @@ static void findings_table(ga_buf *b, const ga_analysis *a, size_t shown)
 		const ga_rule *r = f->rule;
 		ga_buf_printf(b, "| %zu | ", i + 1);
 		put_code(b, group_name(a, f->group));
-		ga_buf_printf(b, " | %s | ", class_str(a->groups[f->group].klass));
+		ga_buf_printf(b, " | %s | ", ga_report_class(a->groups[f->group].klass));
 		put_text(b, rule_title(r));
 		if (r)
-			ga_buf_printf(b, " (%s)", severity_str(r->severity));
+			ga_buf_printf(b, " (%s)", ga_report_severity(r->severity));
 		ga_buf_printf(b, " | %s%% | %s |\n", ga_fmt_pct(f->saving, 0, p, sizeof(p)),
 		              r ? ga_fmt_speedup_range(r->speedup_min, r->speedup_max, r1, sizeof(r1))
 		                : "n/a");
@@ -208,7 +194,7 @@ static void kernels_table(ga_buf *b, const ga_analysis *a, size_t shown)
 		const ga_group *g = &a->groups[i];
 		ga_buf_puts(b, "| ");
 		put_code(b, group_name(a, i));
-		ga_buf_printf(b, " | %s | %s%% | %s | %zu | ", class_str(g->klass),
+		ga_buf_printf(b, " | %s | %s%% | %s | %zu | ", ga_report_class(g->klass),
 		              ga_fmt_pct(g->share, 1, p, sizeof(p)),
 		              ga_fmt_duration(g->mean_ns, d, sizeof(d)), g->n_launches);
 		if (g->n_findings && g->findings[0] < a->n_findings)
@@ -299,7 +285,7 @@ static void finding_ids(ga_buf *b, const ga_finding_change *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const ga_rule *r = v[i].rule;
 		ga_buf_printf(b, "%s%s`%s` (%s)%s", i ? ", " : "", v[i].regression ? "**" : "",
-		              r && r->id ? r->id : "?", r ? severity_str(r->severity) : "?",
+		              r && r->id ? r->id : "?", r ? ga_report_severity(r->severity) : "?",
 		              v[i].regression ? "**" : "");
 	}
 }
@@ -393,9 +379,9 @@ static void baseline_table(ga_buf *b, const ga_comparison *c, int verbose)
 		              isfinite(k->change) ? ga_fmt_change(k->change, b3, sizeof(b3))
 		                                  : "not compared");
 		if (k->class_changed)
-			ga_buf_printf(b, "%s \xe2\x86\x92 %s", class_str(o->klass), class_str(g->klass));
+			ga_buf_printf(b, "%s \xe2\x86\x92 %s", ga_report_class(o->klass), ga_report_class(g->klass));
 		else
-			ga_buf_puts(b, class_str(g->klass));
+			ga_buf_puts(b, ga_report_class(g->klass));
 		ga_buf_puts(b, " | ");
 		finding_ids(b, k->added, k->n_added);
 		ga_buf_puts(b, " | ");

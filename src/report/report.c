@@ -379,3 +379,17 @@ char *ga_baseline_warning(const ga_comparison *c)
 	free(n);
 	return w;
 }
+
+const char *ga_report_class(ga_class c)
+{
+	if (c < 0 || c >= GA_CLASS__COUNT)
+		return "unclassified";
+	const char *n = ga_class_name(c);
+	return n ? n : "unclassified";
+}
+
+const char *ga_report_severity(ga_severity s)
+{
+	const char *n = ga_severity_name(s);
+	return n ? n : "?";
+}

@@ -66,6 +66,9 @@ void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
                                 const ga_report_opts *o);
 
 /* Helpers shared by formats. */
+/* Class and severity names for display: "unclassified" / "?" when unset. */
+const char *ga_report_class(ga_class c);
+const char *ga_report_severity(ga_severity s);
 const char *ga_fmt_duration(double ns, char *buf, size_t len);  /* "1.23 ms" */
 
 /* Helpers added with the reporters (shared by text, JSON and Markdown).

@@ -60,20 +60,6 @@ static void paint(tctx *t, const char *code, const char *text)
 		ga_buf_puts(&t->b, text);
 }
 
-static const char *class_str(ga_class c)
-{
-	if (c < 0 || c >= GA_CLASS__COUNT)
-		return "unclassified";
-	const char *n = ga_class_name(c);
-	return n ? n : "unclassified";
-}
-
-static const char *severity_str(ga_severity s)
-{
-	const char *n = ga_severity_name(s);
-	return n ? n : "?";
-}
-
 static const char *group_name(const ga_group *g)
 {
 	return g->name ? g->name : g->mangled ? g->mangled : "?";
@@ -387,11 +373,11 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 			ga_class kc = a->groups[f->group].klass;
 			if (t->color)
 				ga_buf_printf(&s, "%s%s" C_RESET "-bound kernel, %s%s" C_RESET " severity",
-				              class_color(kc), class_str(kc),
-				              severity_color(r->severity), severity_str(r->severity));
+				              class_color(kc), ga_report_class(kc),
+				              severity_color(r->severity), ga_report_severity(r->severity));
 			else
-				ga_buf_printf(&s, "%s-bound kernel, %s severity", class_str(kc),
-				              severity_str(r->severity));
+				ga_buf_printf(&s, "%s-bound kernel, %s severity", ga_report_class(kc),
+				              ga_report_severity(r->severity));
 		}
 		wrap_buf(t, &s, 4, 4);
 
@@ -468,9 +454,9 @@ static void group_finding(tctx *t, const ga_analysis *a, const ga_finding *f)
 		ga_buf_putc(&s, '[');
 		if (t->color)
 			ga_buf_printf(&s, "%s%s" C_RESET, severity_color(r->severity),
-			              severity_str(r->severity));
+			              ga_report_severity(r->severity));
 		else
-			ga_buf_puts(&s, severity_str(r->severity));
+			ga_buf_puts(&s, ga_report_severity(r->severity));
 		ga_buf_puts(&s, "] ");
 	}
 	ga_buf_printf(&s, "%s \xe2\x80\x94 saves ~%s%% of this kernel", rule_title(r),
@@ -557,7 +543,7 @@ static void kernels(tctx *t, const ga_analysis *a)
 			ga_buf_putc(&t->b, '\n');
 		/* The name on one line with its class; a name too long for that
 		 * is shortened there and given in full on the next lines. */
-		const char *cls = class_str(g->klass);
+		const char *cls = ga_report_class(g->klass);
 		size_t room = t->width - ga_text_width(cls) - 3;
 		char *name = ga_short_name(group_name(g), room);
 		ga_buf_printf(&t->b, "%s [", name);
@@ -615,9 +601,9 @@ static void kernels(tctx *t, const ga_analysis *a)
 			ga_buf_puts(&s, "runner-up: ");
 			if (t->color)
 				ga_buf_printf(&s, "%s%s" C_RESET, class_color(g->runner_up),
-				              class_str(g->runner_up));
+				              ga_report_class(g->runner_up));
 			else
-				ga_buf_puts(&s, class_str(g->runner_up));
+				ga_buf_puts(&s, ga_report_class(g->runner_up));
 			ga_buf_puts(&s, " (close call)");
 			wrap_buf(t, &s, 2, 4);
 		}
@@ -690,9 +676,9 @@ static void finding_change(tctx *t, size_t ind, const char *what, const ga_findi
 	ga_buf_printf(&s, "%s: [", what);
 	if (t->color && r)
 		ga_buf_printf(&s, "%s%s" C_RESET, severity_color(r->severity),
-		              severity_str(r->severity));
+		              ga_report_severity(r->severity));
 	else
-		ga_buf_puts(&s, r ? severity_str(r->severity) : "?");
+		ga_buf_puts(&s, r ? ga_report_severity(r->severity) : "?");
 	ga_buf_printf(&s, "] %s (%s)%s", rule_title(r), r && r->id ? r->id : "?",
 	              f->regression ? ", a regression" : "");
 	wrap_buf(t, &s, ind, ind + 2);
@@ -741,9 +727,9 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 	}
 	spaces(&t->b, ind);
 	if (g && b && k->class_changed)
-		ga_buf_printf(&s, "class %s -> %s", class_str(b->klass), class_str(g->klass));
+		ga_buf_printf(&s, "class %s -> %s", ga_report_class(b->klass), ga_report_class(g->klass));
 	else
-		ga_buf_printf(&s, "class %s%s", class_str((g ? g : b)->klass),
+		ga_buf_printf(&s, "class %s%s", ga_report_class((g ? g : b)->klass),
 		              g && b ? " (unchanged)" : "");
 	wrap_buf(t, &s, ind, ind + 2);
 	if (g && b && k->n_metrics) {
