@@ -47,11 +47,15 @@ PY
 if [ -n "${BENCH_QUICK:-}" ]; then
 	# A short check between full runs: no ncu --set full, no demos.
 	run_case testapp sol "" "$K/gpuadvise-testapp"
-	run_case "pytorch train 100 steps" none "--max-per-kernel 3" python3 tests/gpu/pytorch_train.py 100
+	run_case "testapp --quick" sol "--quick" "$K/gpuadvise-testapp"
+	run_case "pytorch workload --quick" sol "--quick" python3 tests/gpu/pytorch_workload.py
+	run_case "pytorch train 100 steps" none "" python3 tests/gpu/pytorch_train.py 100
+	run_case "pytorch train 100 steps --quick" none "--quick --max-per-kernel 1" python3 tests/gpu/pytorch_train.py 100
 	rm -rf "$T"
 	exit 0
 fi
 run_case testapp both "" "$K/gpuadvise-testapp"
+run_case "testapp --quick" both "--quick" "$K/gpuadvise-testapp"
 for d in matmul transpose reduction fusion; do
 	run_case "demo $d (all variants)" both "" "$K/gpuadvise-demo-$d" --reps 1 --warmup 0
 done

@@ -7,6 +7,8 @@
     check_profile.py launches PROFILE N I   N launches, the first with index I
     check_profile.py crashed PROFILE N      N launches and the profile marked incomplete
     check_profile.py unprofiled PROFILE N   N launches counted but left unprofiled
+    check_profile.py classes_only REPORT    classes of the known kernels (no findings)
+    check_profile.py passes PROFILE N       collected in N replay passes
     check_profile.py pids PROFILE N         launches from N distinct processes
 Exit status 0 when every assertion holds; each failure is printed."""
 import json
@@ -90,6 +92,20 @@ def classes(path):
            f"copy_strided top finding {tops.get('copy_strided')}")
 
 
+def classes_only(path):
+    rep = load(path)
+    got = {base(k["name"]): k["class"] for k in rep["kernels"]}
+    want = {"matmul_naive": "memory", "copy_strided": "memory", "branch_evenodd": "divergence",
+            "chain_one_warp": "latency", "fma_loop": "compute"}
+    for name, cls in want.items():
+        expect(got.get(name) == cls, f"{name}: class {got.get(name)} (expected {cls})")
+
+
+def passes(path, n):
+    got = load(path)["collection"]["passes"]
+    expect(got == int(n), f"{got} passes (expected {n})")
+
+
 def names(path, want):
     got = sorted({base(l["name"]) for l in load(path)["launches"]})
     expect(got == sorted(want.split(",")), f"kernels {got} (expected {want})")
@@ -123,7 +139,8 @@ def pids(path, n):
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"testapp": testapp, "classes": classes, "names": names, "launches": launches,
-     "crashed": crashed, "pids": pids, "unprofiled": unprofiled}[cmd](*args)
+     "crashed": crashed, "pids": pids, "unprofiled": unprofiled,
+     "classes_only": classes_only, "passes": passes}[cmd](*args)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

@@ -46,6 +46,11 @@ check "kernel names, launch configuration and metric sanity" $CHECK testapp "$T/
 check "classes of the known kernels" $CHECK classes "$T/all.report.json"
 check "no run directory left behind" no_rundir
 
+# 1b. --quick: one replay pass, the same classes for the known kernels.
+"$GA" --quick -f json --log-file "$T/quick.report.json" -o "$T/quick.json" "$APP" >/dev/null 2>&1
+check "--quick collects in one pass" $CHECK passes "$T/quick.json" 1
+check "--quick: classes of the known kernels" $CHECK classes_only "$T/quick.report.json"
+
 # 2. Filters.
 "$GA" -k copy_strided -o "$T/k.json" "$APP" >/dev/null 2>&1
 check "-k NAME selects one kernel" $CHECK names "$T/k.json" copy_strided
