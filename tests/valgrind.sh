@@ -39,7 +39,9 @@ vg() {
 	else
 		rc=$?
 	fi
-	if [ "$rc" = 99 ] || grep -q '^==[0-9]*== ' "$T/err"; then
+	# 99: valgrind found errors; 128 and above: killed by a signal
+	# (an abort, for instance), which gpuadvise never exits with.
+	if [ "$rc" -ge 99 ] || grep -q '^==[0-9]*== ' "$T/err"; then
 		failed=$((failed + 1))
 		echo "not ok - valgrind $desc (exit $rc)"
 		sed 's/^/#   /' "$T/err" | head -60

@@ -35,6 +35,10 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 	while (cap < p->n_launches * 2 + 16)
 		cap *= 2;
 	slot *table = ga_xcalloc(cap, sizeof(*table));
+	/* Each launch's group, so that every group's list of launches is
+	 * allocated once at its final size (growing them one launch at a time
+	 * was a realloc per launch). */
+	size_t *group_of = ga_xcalloc(p->n_launches ? p->n_launches : 1, sizeof(*group_of));
 
 	for (size_t i = 0; i < p->n_launches; i++) {
 		const ga_launch *l = &p->launches[i];
@@ -59,9 +63,18 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 			free(key);
 		}
 		g = &a->groups[table[h].group];
-		g->launches = ga_xrealloc(g->launches, (g->n_launches + 1) * sizeof(size_t));
+		g->n_launches++;
+		group_of[i] = table[h].group;
+	}
+	for (size_t gi = 0; gi < a->n_groups; gi++) {
+		a->groups[gi].launches = ga_xmalloc(a->groups[gi].n_launches * sizeof(size_t));
+		a->groups[gi].n_launches = 0;
+	}
+	for (size_t i = 0; i < p->n_launches; i++) {
+		ga_group *g = &a->groups[group_of[i]];
 		g->launches[g->n_launches++] = i;
 	}
+	free(group_of);
 	/* Launches the collector counted but did not profile. */
 	for (size_t i = 0; i < p->n_unprofiled; i++) {
 		const ga_unprofiled *u = &p->unprofiled[i];
@@ -83,51 +96,75 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 /* Sums of durations and of weighted values can overflow a double although
  * every input is finite (a corrupt or hostile profile: durations near
  * 1e308).  A weighted mean of finite values is itself finite, so when a sum
- * overflows it is redone in long double, whose range is far larger on
- * x86-64 and aarch64 (where long double is as narrow as double, the value
- * stays non-finite and reads as missing).  The normal path stays in double,
- * so results on sane profiles do not change by a bit.
- * Metric m >= 0: its duration-weighted mean; m < 0: the mean duration. */
-static double wide_mean(const ga_profile *p, const ga_group *g, long m)
+ * overflows it is computed again on scaled numbers: weights divided by the
+ * largest weight and values by the largest magnitude, so that no term
+ * exceeds 1 and no sum the number of launches.  (Not in long double: that
+ * is no wider than double on some platforms, nor under valgrind.)  The
+ * normal path is left as it was, so results on sane profiles do not change
+ * by a bit.  Metric m >= 0: its duration-weighted mean; m < 0: the mean
+ * duration. */
+static double scaled_mean(const ga_profile *p, const ga_group *g, long m)
 {
-	long double sum = 0, wsum = 0;
+	double wmax = 0, vmax = 0, sum = 0, wsum = 0, r;
 
-	for (size_t k = 0; k < g->n_launches; k++) {
-		const ga_launch *l = &p->launches[g->launches[k]];
-		double d = l->duration_ns;
-		int timed = isfinite(d) && d > 0;
-		double v = m < 0 ? d : l->values ? l->values[m] : NAN;
-		if (m < 0 ? !timed : !isfinite(v))
-			continue;
-		long double w = m < 0 || !timed ? 1.0L : (long double)d;
-		sum += w * (long double)v;
-		wsum += w;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t k = 0; k < g->n_launches; k++) {
+			const ga_launch *l = &p->launches[g->launches[k]];
+			double d = l->duration_ns;
+			int timed = isfinite(d) && d > 0;
+			double v = m < 0 ? d : l->values ? l->values[m] : NAN;
+			double w = m < 0 || !timed ? 1.0 : d;
+			if (m < 0 ? !timed : !isfinite(v))
+				continue;
+			if (pass == 0) {
+				wmax = fmax(wmax, w);
+				vmax = fmax(vmax, fabs(v));
+			} else {
+				sum += w / wmax * (v / vmax);
+				wsum += w / wmax;
+			}
+		}
+		if (vmax == 0)
+			return wmax > 0 ? 0.0 : NAN;
 	}
-	return wsum > 0 ? (double)(sum / wsum) : NAN;
+	if (!(wsum > 0))
+		return NAN;
+	r = sum / wsum;         /* in -1..1 but for rounding */
+	return fmin(1.0, fmax(-1.0, r)) * vmax;
 }
 
-/* Group totals and shares in long double, for when the double total of all
- * GPU time overflowed (see wide_mean). */
-static void shares_wide(const ga_profile *p, ga_analysis *a)
+/* Shares of GPU time on durations scaled by the longest one, for when the
+ * total of all GPU time overflowed (see scaled_mean). */
+static void shares_scaled(const ga_profile *p, ga_analysis *a)
 {
-	long double *t = ga_xcalloc(a->n_groups ? a->n_groups : 1, sizeof(*t)), all = 0;
+	double *t = ga_xcalloc(a->n_groups ? a->n_groups : 1, sizeof(*t));
+	double dmax = 0, all = 0;
 
 	for (size_t i = 0; i < a->n_groups; i++) {
+		const ga_group *g = &a->groups[i];
+		for (size_t k = 0; k < g->n_launches; k++) {
+			double d = p->launches[g->launches[k]].duration_ns;
+			if (isfinite(d) && d > 0)
+				dmax = fmax(dmax, d);
+		}
+	}
+	for (size_t i = 0; i < a->n_groups && dmax > 0; i++) {
 		const ga_group *g = &a->groups[i];
 		size_t timed = 0;
 		for (size_t k = 0; k < g->n_launches; k++) {
 			double d = p->launches[g->launches[k]].duration_ns;
 			if (isfinite(d) && d > 0) {
-				t[i] += d;
+				t[i] += d / dmax;
 				timed++;
 			}
 		}
 		if (timed && g->unprofiled > 0)
-			t[i] += t[i] / (long double)timed * (long double)g->unprofiled;
+			t[i] += t[i] / (double)timed * (double)g->unprofiled;
 		all += t[i];
 	}
 	for (size_t i = 0; i < a->n_groups; i++)
-		a->groups[i].share = all > 0 ? (double)(t[i] / all) : 1.0 / (double)a->n_groups;
+		a->groups[i].share = all > 0 && isfinite(all) ? t[i] / all
+		                                             : 1.0 / (double)a->n_groups;
 	free(t);
 }
 
@@ -158,11 +195,11 @@ static void aggregate(const ga_profile *p, ga_group *g)
 	for (size_t m = 0; m < nm; m++) {
 		g->values[m] = wsum[m] > 0 ? sum[m] / wsum[m] : NAN;
 		if (wsum[m] > 0 && !(isfinite(sum[m]) && isfinite(wsum[m])))
-			g->values[m] = wide_mean(p, g, (long)m);
+			g->values[m] = scaled_mean(p, g, (long)m);
 	}
 	g->mean_ns = timed ? g->total_ns / (double)timed : NAN;
 	if (timed && !isfinite(g->total_ns))
-		g->mean_ns = wide_mean(p, g, -1);
+		g->mean_ns = scaled_mean(p, g, -1);
 	if (timed && g->unprofiled > 0)
 		g->total_ns += g->mean_ns * (double)g->unprofiled;
 	free(sum);
@@ -227,6 +264,7 @@ static void metric_map_build(metric_map *m, const ga_profile *p)
 {
 	size_t cap = 16;
 
+	memset(m, 0, sizeof(*m));
 	while (cap < p->n_metrics * 2 + 16)
 		cap *= 2;
 	m->keys = ga_xcalloc(cap, sizeof(*m->keys));
@@ -263,7 +301,7 @@ typedef struct {
 	const ga_group *g;
 	const ga_launch *first;   /* a representative launch, for its configuration */
 	named_val *named;         /* expressions evaluated so far */
-	size_t n_named;
+	size_t n_named, cap_named;
 	char last_missing[512];   /* why a named value was not available */
 } env;
 
@@ -380,7 +418,10 @@ static int eval(env *e, const ga_expr *x, double *out, char *why, size_t whylen)
 
 static void eval_named(env *e, const ga_named_expr *defs, size_t n)
 {
-	e->named = ga_xrealloc(e->named, (e->n_named + n + 1) * sizeof(*e->named));
+	/* Only ever grows: every rule of every kernel comes through here, and
+	 * resizing each time cost more than the evaluation (minutes for
+	 * 10,000 kernels with glibc's MALLOC_PERTURB_, which meson sets). */
+	ga_grow((void **)&e->named, &e->cap_named, e->n_named + n + 1, sizeof(*e->named));
 	for (size_t i = 0; i < n; i++) {
 		named_val *nv = &e->named[e->n_named];
 		memset(nv, 0, sizeof(*nv));
@@ -515,16 +556,19 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 		a->groups[i].share = a->total_ns > 0 ? a->groups[i].total_ns / a->total_ns
 		                                     : 1.0 / (double)a->n_groups;
 	if (!isfinite(a->total_ns))
-		shares_wide(p, a);
+		shares_scaled(p, a);
 	if (a->n_groups)
 		qsort(a->groups, a->n_groups, sizeof(*a->groups), group_cmp);
 	count_same_launch(a);
 
 	metric_map mmap;
 	metric_map_build(&mmap, p);
+	named_val *named = NULL;      /* one array for every kernel's names */
+	size_t cap_named = 0;
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		ga_group *g = &a->groups[gi];
-		env e = {.p = p, .metrics = &mmap, .g = g, .first = &p->launches[g->launches[0]]};
+		env e = {.p = p, .metrics = &mmap, .g = g, .first = &p->launches[g->launches[0]],
+		         .named = named, .cap_named = cap_named};
 
 		classify(a, &note_cap, &rs->classifier, &e, g, verbose);
 		size_t class_named = e.n_named;
@@ -563,14 +607,22 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 			evidence_for(&e, r->evidence, r->n_evidence, &f.evidence, &f.n_evidence);
 			GA_PUSH(a->findings, a->n_findings, find_cap, f);
 		}
-		free(e.named);
+		named = e.named;
+		cap_named = e.cap_named;
 	}
+	free(named);
 	metric_map_free(&mmap);
 	if (a->n_findings)
 		qsort(a->findings, a->n_findings, sizeof(*a->findings), finding_cmp);
+	for (size_t fi = 0; fi < a->n_findings; fi++)
+		a->groups[a->findings[fi].group].n_findings++;
+	for (size_t gi = 0; gi < a->n_groups; gi++) {
+		ga_group *g = &a->groups[gi];
+		g->findings = g->n_findings ? ga_xmalloc(g->n_findings * sizeof(size_t)) : NULL;
+		g->n_findings = 0;
+	}
 	for (size_t fi = 0; fi < a->n_findings; fi++) {
 		ga_group *g = &a->groups[a->findings[fi].group];
-		g->findings = ga_xrealloc(g->findings, (g->n_findings + 1) * sizeof(size_t));
 		g->findings[g->n_findings++] = fi;
 	}
 	return 0;

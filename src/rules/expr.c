@@ -899,13 +899,54 @@ ga_eval_status ga_expr_eval(const ga_expr *e, ga_lookup_fn lookup, void *ctx,
 
 /* ---- names ---- */
 
+/* Names already reported, as an open-addressing hash set: an expression
+ * such as min(a1, a2, ...) may hold tens of thousands of names, and a list
+ * searched for each one made a large rule file take minutes. */
 struct name_walk {
-	const char **seen;
-	size_t n, cap;
+	const char **seen;           /* borrowed from the tree; NULL: empty slot */
+	size_t n, cap;               /* cap: 0 or a power of two */
 	void (*fn)(void *ctx, const char *name);
 	void *ctx;
 	int required_only;           /* skip the first argument of avail() */
 };
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 2166136261u;      /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* Add name; returns 0 when it was there already. */
+static int seen_add(struct name_walk *w, const char *name)
+{
+	size_t i;
+
+	if ((w->n + 1) * 2 > w->cap) {
+		size_t ncap = w->cap ? w->cap * 2 : 32;
+		const char **big = ga_xcalloc(ncap, sizeof(*big));
+		for (i = 0; i < w->cap; i++) {
+			if (w->seen[i]) {
+				size_t j = name_hash(w->seen[i]) & (ncap - 1);
+				while (big[j])
+					j = (j + 1) & (ncap - 1);
+				big[j] = w->seen[i];
+			}
+		}
+		free(w->seen);
+		w->seen = big;
+		w->cap = ncap;
+	}
+	for (i = name_hash(name) & (w->cap - 1); w->seen[i]; i = (i + 1) & (w->cap - 1)) {
+		if (strcmp(w->seen[i], name) == 0)
+			return 0;
+	}
+	w->seen[i] = name;
+	w->n++;
+	return 1;
+}
 
 static void walk_names(struct name_walk *w, const struct node *n)
 {
@@ -914,12 +955,8 @@ static void walk_names(struct name_walk *w, const struct node *n)
 	if (!n)
 		return;
 	if (n->kind == N_NAME) {
-		for (i = 0; i < w->n; i++) {
-			if (strcmp(w->seen[i], n->name) == 0)
-				return;
-		}
-		GA_PUSH(w->seen, w->n, w->cap, n->name);
-		w->fn(w->ctx, n->name);
+		if (seen_add(w, n->name))
+			w->fn(w->ctx, n->name);
 		return;
 	}
 	walk_names(w, n->lhs);

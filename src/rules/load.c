@@ -248,7 +248,8 @@ struct loader {
 	size_t *lines;           /* byte offset of each line start */
 	size_t n_lines, cap_lines;
 	yaml_document_t doc;
-	int errors;              /* diagnostics added for this file */
+	int errors;              /* problems found in this file */
+	int hidden;              /* of them, not reported (MAX_FILE_DIAGS) */
 	char ***dir_ids;         /* ids loaded from the same directory, or NULL */
 	size_t *n_dir_ids, *cap_dir_ids;
 };
@@ -256,10 +257,28 @@ struct loader {
 static void lerr(struct loader *L, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* A hostile file can hold a problem on every line, or tens of thousands of
+ * unknown names in one expression: past this many, problems are counted
+ * (the rule is still rejected) but neither located nor reported, which
+ * keeps both the work and the output bounded. */
+#define MAX_FILE_DIAGS 50
+
+/* Whether another problem will be reported; if not, it is counted here. */
+static int lerr_room(struct loader *L)
+{
+	if (L->errors < MAX_FILE_DIAGS)
+		return 1;
+	L->errors++;
+	L->hidden++;
+	return 0;
+}
+
 static void lerr(struct loader *L, int line, int col, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (!lerr_room(L))
+		return;
 	va_start(ap, fmt);
 	diags_vadd(L->d, L->path, line, col, fmt, ap);
 	va_end(ap);
@@ -779,6 +798,8 @@ static void check_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, const
 
 		if (is_metric_name(name) || (k >= 0 && (size_t)k < n_usable) || (k < 0 && !strict))
 			continue;
+		if (!lerr_room(L))
+			continue;
 		scalar_pos(L, n, find_word(scalar(n), name), &line, &col);
 		if (k >= 0 && (size_t)k == n_usable)
 			lerr(L, line, col, "in '%s': '%s' refers to itself", what, name);
@@ -791,6 +812,12 @@ static void check_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, const
 	}
 	strv_free(names.v, names.n);
 }
+
+/* Named expressions are looked up by a linear search, once per name per
+ * kernel; rules need a dozen. */
+#define MAX_NAMED 256
+/* Evidence is evaluated for every finding; rules show a handful. */
+#define MAX_EVIDENCE 64
 
 /* `metrics:` mapping of name -> expression. */
 static void load_named(struct loader *L, yaml_node_t *map, int strict, ga_named_expr **out,
@@ -824,6 +851,10 @@ static void load_named(struct loader *L, yaml_node_t *map, int strict, ga_named_
 		if (named_index(m, n, name) >= 0) {
 			node_err(L, k, "duplicate named expression '%s'", name);
 			continue;
+		}
+		if (n == MAX_NAMED) {
+			node_err(L, k, "more than %d named expressions", MAX_NAMED);
+			break;
 		}
 		e.name = ga_xstrdup(name);
 		GA_PUSH(m, n, cap, e);
@@ -865,6 +896,10 @@ static void load_evidence(struct loader *L, yaml_node_t *seq, const ga_named_exp
 			node_err(L, x, "'evidence' entries must be names of metrics or named "
 			         "expressions");
 			continue;
+		}
+		if (n == MAX_EVIDENCE) {
+			node_err(L, x, "more than %d 'evidence' entries", MAX_EVIDENCE);
+			break;
 		}
 		if (strict && !is_metric_name(name) && named_index(m, n_m, name) < 0) {
 			node_err(L, x, "evidence '%s' is neither a named expression nor a metric "
@@ -1200,7 +1235,6 @@ static void yaml_error(struct loader *L, yaml_parser_t *p)
  *     deeper than MAX_NESTING, each at its FILE:LINE:COL. */
 #define MAX_RULE_FILE (1024 * 1024)
 #define MAX_NESTING 64
-#define MAX_ALIAS_DIAGS 10
 
 /* Flow nesting of the raw text.  Inside a flow collection every bracket
  * outside quotes is structural, so the count is exact there; outside one,
@@ -1279,7 +1313,7 @@ static int check_events(struct loader *L)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
-	int problems = 0, aliases = 0, depth = 0, done = 0;
+	int problems = 0, depth = 0, done = 0;
 
 	if (!yaml_parser_initialize(&p))
 		return 0;
@@ -1291,9 +1325,8 @@ static int check_events(struct loader *L)
 			done = 1;
 			break;
 		case YAML_ALIAS_EVENT:
-			if (++aliases <= MAX_ALIAS_DIAGS)
-				lerr(L, line, col, "YAML alias '*%s' is not allowed in rule files; "
-				     "write the value out", (const char *)ev.data.alias.anchor);
+			lerr(L, line, col, "YAML alias '*%s' is not allowed in rule files; "
+			     "write the value out", (const char *)ev.data.alias.anchor);
 			problems++;
 			break;
 		case YAML_SEQUENCE_START_EVENT:
@@ -1313,8 +1346,6 @@ static int check_events(struct loader *L)
 		}
 		yaml_event_delete(&ev);
 	}
-	if (aliases > MAX_ALIAS_DIAGS)
-		lerr(L, 0, 0, "%d more YAML aliases", aliases - MAX_ALIAS_DIAGS);
 	yaml_parser_delete(&p);
 	return problems;
 }
@@ -1445,6 +1476,9 @@ out:
 	free(L.text);
 	free(L.lines);
 	diags_sort_from(d, n0);
+	if (L.hidden)
+		ga_diags_add(d, path, 0, 0, "%d more error%s not shown", L.hidden,
+		             L.hidden == 1 ? "" : "s");
 	return (int)(d->n - n0);
 }
 

@@ -5,7 +5,8 @@
 #   - a 50 MB profile; the same cut in half; JSON nested 100,000 deep; a
 #     number too large for a double;
 #   - rule files nested 100,000 deep, with YAML aliases ("billion laughs"),
-#     larger than 1 MiB, or a link to /dev/zero;
+#     larger than 1 MiB, a link to /dev/zero, an expression of 80,000
+#     names, or 20,000 errors;
 #   - a kernel name of 100 KB;
 #   - 10,000 launches, as 10,000 kernels and as one kernel (timed);
 #   - values at the edge of a double, and metrics missing from the profile;
@@ -90,7 +91,7 @@ check() {
 }
 
 # Inputs.
-python3 - "$T" "$REC" <<'PY' || { echo "not ok - generating the inputs"; exit 1; }
+python3 - "$T" "$REC" "$SRCDIR/rules" <<'PY' || { echo "not ok - generating the inputs"; exit 1; }
 import copy, json, os, sys
 t, rec = sys.argv[1], sys.argv[2]
 def dump(name, obj):
@@ -180,6 +181,15 @@ for i in range(1, 10):
     lines.append("lol%d: &a%d [" % (i, i) + ",".join(["*a%d" % (i - 1)] * 9) + "]")
 rules_dir("laughs", "\n".join(lines) + "\n")
 rules_dir("large", "id: large\nexplain: |\n" + "  words words words words\n" * 50000)
+rules_dir("names", "id: names\ntitle: t\nclass: memory\nchecklist: 1\nseverity: low\n"
+          "speedup: [1, 2]\nwhen: min(" + ", ".join("x%d__y" % i for i in range(80000)) +
+          ") > 0\nestimate: 0.5\nfix: f\nexample: e\nexplain: x\n")
+with open(os.path.join(sys.argv[3], "classify.yaml")) as f:
+    cls = f.read()
+with open(os.path.join(t, "rules-names", "classify.yaml"), "w") as f:
+    f.write(cls)
+rules_dir("problems", "classifier:\n  order:\n    - class: compute\n      when: min(" +
+          ", ".join("x%d" % i for i in range(20000)) + ")\n      score: 1\n")
 PY
 mkdir "$T/rules-zero" && ln -s /dev/zero "$T/rules-zero/zero.yaml"
 
@@ -211,6 +221,12 @@ run 10 --check-rules "$T/rules-large"
 check "rule file over 1 MiB -> 3" 3 err 'large\.yaml: error: rule file is larger than 1024 KiB'
 run 10 --check-rules "$T/rules-zero"
 check "rule file linked to /dev/zero -> 3" 3 err 'zero\.yaml: error: rule file is larger than'
+run 10 --check-rules "$T/rules-names"
+check "rule with an expression of 80,000 names -> 0 within 10 s" 0 out \
+	'rules-names: 1 rules and the classifier are valid'
+run 10 --check-rules "$T/rules-problems"
+check "classifier with 20,000 unknown names -> 3 within 10 s, 50 shown" 3 err \
+	'problems\.yaml: error: 19951 more errors not shown'
 run 10 --rules "$T/rules-laughs" --import "$REC/testapp-fma_loop.json"
 check "--rules with aliases -> 3 before importing" 3 err 'YAML alias'
 

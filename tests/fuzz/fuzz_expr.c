@@ -3,7 +3,7 @@
  *
  * The input is one expression.  It is parsed; a parse error must come with
  * a message and an offset inside the text.  A parsed expression is walked
- * for its names and evaluated twice against a lookup that knows some names
+ * for its names (all of them, and those outside avail()) and evaluated twice against a lookup that knows some names
  * (by their first letter, see lookup()), so the missing-metric, NaN,
  * infinity, overflow and division-by-zero paths all get exercised.  The
  * evaluator's contract is checked: success gives a finite value, failure
@@ -76,6 +76,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	ga_expr_foreach_name(e, count_name, &names);
+	{
+		size_t required = 0;
+		ga_expr_foreach_required_name(e, count_name, &required);
+		CHECK(required <= names);
+	}
 	/* The first pass has no lookup at all: every name is missing. */
 	for (int pass = 0; pass < 2; pass++) {
 		double v = 0;

@@ -7,7 +7,9 @@
  * analysed with the shipped rules (loaded once, from GA_FUZZ_RULES) and
  * every report format is written; the engine's numbers must stay in range
  * (shares and savings finite, 0..1, ranked) and the JSON report must be
- * valid JSON.  Any violation aborts. */
+ * valid JSON.  The analysis is also compared with that of a recorded
+ * profile, both ways round (--baseline), and the reports written with the
+ * comparison.  Any violation aborts. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "baseline.h"
 #include "profile.h"
 #include "report/report.h"
 #include "rules/engine.h"
@@ -23,6 +26,9 @@
 
 #ifndef GA_FUZZ_RULES
 #error "GA_FUZZ_RULES must name the shipped rules directory"
+#endif
+#ifndef GA_FUZZ_PROFILE
+#error "GA_FUZZ_PROFILE must name a recorded profile"
 #endif
 
 #define CHECK(cond)                                                              \
@@ -35,6 +41,8 @@
 	} while (0)
 
 static ga_ruleset rules;
+static ga_profile recorded;     /* the other side of --baseline comparisons */
+static ga_analysis recorded_a;
 static FILE *devnull;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -50,6 +58,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	}
 	ga_diags_free(&d);
+	{
+		ga_error err = {0};
+		if (ga_profile_load(&recorded, GA_FUZZ_PROFILE, &err) != 0 ||
+		    ga_analyze(&recorded, &rules, NULL, &recorded_a, &err) != 0) {
+			fprintf(stderr, "fuzz_profile: %s\n", err.msg);
+			abort();
+		}
+	}
 	devnull = fopen("/dev/null", "w");
 	CHECK(devnull);
 	return 0;
@@ -72,9 +88,21 @@ static void check_analysis(const ga_analysis *a)
 	}
 }
 
-static void reports(const ga_analysis *a)
+static void check_comparison(const ga_comparison *c)
 {
-	ga_report_opts o = {.width = 80, .verbose = 1, .per_launch = 1};
+	CHECK(c->n_kernels == c->n_matched + c->n_only_cur + c->n_only_base);
+	CHECK(c->n_regressions <= c->n_kernels && c->n_slower <= c->n_regressions);
+	for (size_t i = 0; i < c->n_kernels; i++) {
+		const ga_kernel_change *k = &c->kernels[i];
+		CHECK(k->cur == GA_NO_GROUP || k->cur < c->cur->n_groups);
+		CHECK(k->base == GA_NO_GROUP || k->base < c->base->n_groups);
+		CHECK(k->cur != GA_NO_GROUP || k->base != GA_NO_GROUP);
+	}
+}
+
+static void reports(const ga_analysis *a, const ga_comparison *cmp)
+{
+	ga_report_opts o = {.width = 80, .verbose = 1, .per_launch = 1, .baseline = cmp};
 	char *text = NULL;
 	size_t len = 0;
 	FILE *mem;
@@ -87,6 +115,7 @@ static void reports(const ga_analysis *a)
 	o.recorded_label = "fuzz, recorded";
 	CHECK(ga_report_text(devnull, a, &rules, &o) == 0);
 	CHECK(ga_report_markdown(devnull, a, &rules, &o) == 0);
+	CHECK(ga_report_junit(devnull, a, &rules, &o) == 0);
 
 	mem = open_memstream(&text, &len);
 	CHECK(mem);
@@ -138,8 +167,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ga_profile_free(&q);
 
 	if (ga_analyze(&p, &rules, &(ga_analyze_opts){.verbose = 1}, &a, &err) == 0) {
+		ga_compare_opts co = {.threshold = 0.1, .severity = GA_SEV_HIGH};
+		ga_comparison cmp;
 		check_analysis(&a);
-		reports(&a);
+		reports(&a, NULL);
+		/* --baseline, both ways round, against a recording */
+		ga_compare(&a, &recorded_a, "recorded", &co, &cmp);
+		check_comparison(&cmp);
+		reports(&a, &cmp);
+		ga_comparison_free(&cmp);
+		ga_compare(&recorded_a, &a, "fuzz", &co, &cmp);
+		check_comparison(&cmp);
+		ga_comparison_free(&cmp);
 		ga_analysis_free(&a);
 	}
 	ga_profile_free(&p);

@@ -130,6 +130,7 @@ static void run_engine(const ga_ruleset *rs)
 	CHECK(ga_report_text(devnull, &a, rs, &o) == 0);
 	CHECK(ga_report_markdown(devnull, &a, rs, &o) == 0);
 	CHECK(ga_report_json(devnull, &a, rs, &o) == 0);
+	CHECK(ga_report_junit(devnull, &a, rs, &o) == 0);
 	ga_analysis_free(&a);
 }
 

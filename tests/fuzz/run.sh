@@ -57,7 +57,7 @@ for h in ${FUZZ_HARNESSES:-expr rules profile}; do
 		[ -f "$f" ] && set -- "$@" "$f"
 	done
 	if [ $# -gt 0 ]; then
-		if "$exe" "$@" >"$ART/$h-regressions.log" 2>&1; then
+		if "$exe" -timeout=10 "$@" >"$ART/$h-regressions.log" 2>&1; then
 			echo "ok - fuzz_$h: $# regression inputs replayed"
 		else
 			echo "not ok - fuzz_$h: a regression input fails again:"

@@ -276,9 +276,9 @@ static void test_billion_laughs(void **state)
 	}
 	write_text(path, b.s);
 	out = diags_of_file(path);
-	/* Ten aliases at their positions, then a count of the rest. */
+	/* 110 aliases: the first 50 at their positions, then a count. */
 	assert_non_null(strstr(out, "laughs.yaml:2:10: error: YAML alias '*a0'"));
-	assert_non_null(strstr(out, "laughs.yaml: error: 100 more YAML aliases"));
+	assert_non_null(strstr(out, "laughs.yaml: error: 60 more errors not shown\n"));
 	ga_buf_free(&b);
 	free(out);
 	free(path);
@@ -359,6 +359,87 @@ static void test_large_rule_file(void **state)
 	free(out);
 	free(path);
 	free(link);
+}
+
+/* An expression of 100,000 names: walking its names searched a list of
+ * the names seen so far for each one (minutes for a large rule file). */
+static void collect_count(void *ctx, const char *name)
+{
+	(void)name;
+	(*(size_t *)ctx)++;
+}
+
+static void test_many_names(void **state)
+{
+	ga_buf b = {0};
+	ga_expr *e;
+	char msg[256];
+	size_t off, n = 0;
+
+	(void)state;
+	ga_buf_puts(&b, "max(");
+	for (int i = 0; i < 100000; i++)
+		ga_buf_printf(&b, "%sx%d__y", i ? ", " : "", i % 50000);
+	ga_buf_puts(&b, ")");
+	e = ga_expr_parse(b.s, &off, msg, sizeof(msg));
+	assert_non_null(e);
+	ga_expr_foreach_name(e, collect_count, &n);
+	assert_int_equal(n, 50000);
+	ga_expr_free(e);
+	ga_buf_free(&b);
+}
+
+/* Thousands of problems in one file: fifty reported, the rest counted. */
+static void test_many_problems(void **state)
+{
+	char *path = path_in("classify.yaml");
+	ga_buf b = {0};
+	ga_ruleset rs;
+	ga_diags d = {0};
+
+	(void)state;
+	ga_buf_puts(&b, "classifier:\n  order:\n    - class: compute\n      when: min(");
+	for (int i = 0; i < 20000; i++)
+		ga_buf_printf(&b, "%sx%d", i ? ", " : "", i);
+	ga_buf_puts(&b, ")\n      score: \"1\"\n");
+	write_text(path, b.s);
+	ga_ruleset_init(&rs);
+	assert_int_equal(ga_rules_load_file(&rs, path, &d), 51);
+	assert_false(rs.has_classifier);
+	assert_int_equal(d.v[0].line, 4);
+	assert_int_equal(d.v[0].col, 17);
+	assert_string_equal(d.v[50].msg, "19951 more errors not shown");
+	ga_diags_free(&d);
+	ga_ruleset_free(&rs);
+	ga_buf_free(&b);
+	free(path);
+}
+
+static void test_many_named_expressions(void **state)
+{
+	char *path = path_in("named.yaml");
+	ga_buf b = {0};
+	char *out, *want;
+
+	(void)state;
+	ga_buf_puts(&b, "id: named\nmetrics:\n");
+	for (int i = 0; i < 300; i++)
+		ga_buf_printf(&b, "  m%d: x__y + %d\n", i, i);
+	ga_buf_puts(&b, "evidence: [");
+	for (int i = 0; i < 100; i++)
+		ga_buf_printf(&b, "%sm%d", i ? ", " : "", i);
+	ga_buf_puts(&b, "]\n");
+	write_text(path, b.s);
+	out = diags_of_file(path);
+	want = ga_xasprintf("%s:259:3: error: more than 256 named expressions\n", path);
+	assert_non_null(strstr(out, want));
+	free(want);
+	want = ga_xasprintf("%s:303:322: error: more than 64 'evidence' entries\n", path);
+	assert_non_null(strstr(out, want));
+	free(want);
+	free(out);
+	ga_buf_free(&b);
+	free(path);
 }
 
 /* ---- profiles ----------------------------------------------------------- */
@@ -527,6 +608,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_billion_laughs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deep_nesting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large_rule_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_problems, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_named_expressions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_depth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_number_overflow, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_as_profile, setup, teardown),
