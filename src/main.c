@@ -28,10 +28,6 @@
 #include "rules/rules.h"
 #include "util.h"
 
-#if GA_HAVE_CUPTI
-#include "collect/collect.h"
-#endif
-
 enum {
 	EXIT_FINDINGS = 1,
 	EXIT_USAGE = 2,
