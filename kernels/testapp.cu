@@ -4,7 +4,9 @@
 // here. Every result is checked on the host.
 //
 //   gpuadvise-testapp [--list] [--only a,b] [--repeat N] [--crash-after K]
-//                     [--fork N] [--no-kernels] [--exit-code X]
+//                     [--fork N] [--no-kernels] [--exit-code X] [--underscore-exit]
+//   --underscore-exit ends with _exit(), skipping atexit handlers (and so the
+//   profiler's own end-of-process record).
 #include "common.h"
 
 #include <string>
@@ -436,7 +438,8 @@ static const int kNumKernels = (int)(sizeof kKernels / sizeof kKernels[0]);
 static void usage(FILE *f)
 {
     fprintf(f, "usage: gpuadvise-testapp [--list] [--only a,b] [--repeat N] [--crash-after K]\n"
-               "                         [--fork N] [--no-kernels] [--exit-code X]\n");
+               "                         [--fork N] [--no-kernels] [--exit-code X]\n"
+               "                         [--underscore-exit]\n");
 }
 
 // Runs the selected kernels in this process. Returns 0 or 1 (a wrong result).
@@ -463,7 +466,7 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, nullptr, _IOLBF, 0);
     std::vector<int> sel;
-    bool list = false, no_kernels = false, have_only = false;
+    bool list = false, no_kernels = false, have_only = false, underscore_exit = false;
     long forks = 0, exit_code = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -473,6 +476,8 @@ int main(int argc, char **argv)
             list = true;
         } else if (strcmp(argv[i], "--no-kernels") == 0) {
             no_kernels = true;
+        } else if (strcmp(argv[i], "--underscore-exit") == 0) {
+            underscore_exit = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
@@ -577,5 +582,9 @@ int main(int argc, char **argv)
 
     int rc = run_selected(sel, no_kernels);
     if (rc != 0) return rc;
+    if (underscore_exit) {
+        fflush(stdout);
+        _exit((int)exit_code);
+    }
     return (int)exit_code;
 }

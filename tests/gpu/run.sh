@@ -70,6 +70,30 @@ st=$?
 check "crashing app: kernels before the crash reported" $CHECK crashed "$T/crash.json" 3
 check "crashing app: no run directory left behind" no_rundir
 
+# 3b. An application that leaves through _exit (no atexit handlers).
+"$GA" -o "$T/uexit.json" "$APP" --only tiny_add,copy_strided --underscore-exit >/dev/null 2>&1
+st=$?
+[ $st -eq 0 ] && pass "_exit app: status 0" || fail "_exit app: status $st"
+check "_exit app: kernels reported" $CHECK launches "$T/uexit.json" 2 0
+check "_exit app: no run directory left behind" no_rundir
+
+# 3c. Profiling never changes what the demos compute: every variant checks its
+# result, with and without gpuadvise.
+for d in "$BUILDDIR"/kernels/gpuadvise-demo-*; do
+	n=$(basename "$d")
+	"$d" --reps 1 --warmup 0 >"$T/demo.plain" 2>&1
+	p1=$?
+	"$GA" "$d" --reps 1 --warmup 0 >"$T/demo.prof" 2>/dev/null
+	p2=$?
+	a=$(grep -c 'check ok' "$T/demo.plain"); b=$(grep -c 'check ok' "$T/demo.prof")
+	if [ $p1 -eq 0 ] && [ $p2 -eq 0 ] && [ "$a" -gt 0 ] && [ "$a" -eq "$b" ] &&
+	   ! grep -q FAILED "$T/demo.prof"; then
+		pass "$n: results correct with and without profiling ($a variants)"
+	else
+		fail "$n: plain status $p1 ($a ok), profiled status $p2 ($b ok)"
+	fi
+done
+
 # 4. Child processes are profiled, kept apart by pid.
 "$GA" -o "$T/fork.json" "$APP" --only tiny_add,copy_coalesced --fork 2 >/dev/null 2>"$T/fork.err"
 check "child processes profiled separately" $CHECK pids "$T/fork.json" 2 || cat "$T/fork.err"
