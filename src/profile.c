@@ -80,6 +80,19 @@ void ga_profile_free(ga_profile *p)
 	ga_profile_init(p);
 }
 
+const char *ga_launch_limiter(const ga_launch *l)
+{
+	struct { const char *name; int v; } lim[] = {
+		{"blocks", l->occ_limit_blocks}, {"warps", l->occ_limit_warps},
+		{"registers", l->occ_limit_registers}, {"shared_memory", l->occ_limit_smem},
+	};
+	size_t best = 0;
+	for (size_t i = 1; i < GA_ARRAY_LEN(lim); i++)
+		if (lim[i].v < lim[best].v)
+			best = i;
+	return lim[best].name;
+}
+
 long ga_profile_metric_index(const ga_profile *p, const char *name)
 {
 	size_t i;

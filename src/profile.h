@@ -105,6 +105,11 @@ size_t ga_profile_add_metric(ga_profile *p, const char *name);
 /* Append a zeroed launch with values all NAN; returns it (valid until next append). */
 ga_launch *ga_profile_add_launch(ga_profile *p);
 double ga_launch_total_threads(const ga_launch *l);
+/* The resource allowing the fewest blocks per SM, from the occ_limit_* values:
+ * "blocks", "warps", "registers" or "shared_memory".  Ties go to the launch
+ * shape first (blocks, then warps): a 32-thread block with no shared memory
+ * is limited by the block count, not by shared memory it does not use. */
+const char *ga_launch_limiter(const ga_launch *l);
 
 /* JSON.  Load reports malformed input with line:column and names missing or
  * ill-typed fields.  Both return 0 on success, -1 with err set.  A JSON

@@ -581,17 +581,7 @@ static void occupancy(ctx_state *cs, CUfunction f, ga_launch *l)
 	l->occ_theoretical_pct = 100.0 * blocks * warps / max_warps;
 	if (l->occ_theoretical_pct > 100.0)
 		l->occ_theoretical_pct = 100.0;
-	/* Name the resource that allows the fewest blocks; ties go to the
-	 * launch shape (blocks, then warps), as in the engine. */
-	struct { const char *name; int v; } lim[] = {
-		{"blocks", l->occ_limit_blocks}, {"warps", l->occ_limit_warps},
-		{"registers", l->occ_limit_registers}, {"shared_memory", l->occ_limit_smem},
-	};
-	size_t best = 0;
-	for (size_t i = 1; i < GA_ARRAY_LEN(lim); i++)
-		if (lim[i].v < lim[best].v)
-			best = i;
-	l->occ_limiter = ga_xstrdup(lim[best].name);
+	l->occ_limiter = ga_xstrdup(ga_launch_limiter(l));
 }
 
 static int func_attr(CUfunction f, CUdevice dev, CUfunction_attribute a)

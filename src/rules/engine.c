@@ -22,11 +22,17 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
+/* The grouping key: (pid, mangled name, grid, block). */
+static char *kernel_key(int pid, const char *mangled, const unsigned grid[3],
+                        const unsigned block[3])
+{
+	return ga_xasprintf("%d|%s|%u,%u,%u|%u,%u,%u", pid, mangled, grid[0], grid[1], grid[2],
+	                    block[0], block[1], block[2]);
+}
+
 static char *group_key(const ga_launch *l)
 {
-	return ga_xasprintf("%d|%s|%u,%u,%u|%u,%u,%u", l->pid, l->mangled ? l->mangled : l->name,
-	                    l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
-	                    l->block[2]);
+	return kernel_key(l->pid, l->mangled ? l->mangled : l->name, l->grid, l->block);
 }
 
 static void build_groups(const ga_profile *p, ga_analysis *a)
@@ -78,9 +84,7 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 	/* Launches the collector counted but did not profile. */
 	for (size_t i = 0; i < p->n_unprofiled; i++) {
 		const ga_unprofiled *u = &p->unprofiled[i];
-		char *key = ga_xasprintf("%d|%s|%u,%u,%u|%u,%u,%u", u->pid, u->mangled, u->grid[0],
-		                         u->grid[1], u->grid[2], u->block[0], u->block[1],
-		                         u->block[2]);
+		char *key = kernel_key(u->pid, u->mangled, u->grid, u->block);
 		size_t h = (size_t)(hash_str(key) & (cap - 1));
 		while (table[h].key && strcmp(table[h].key, key) != 0)
 			h = (h + 1) & (cap - 1);
@@ -305,23 +309,11 @@ typedef struct {
 	char last_missing[512];   /* why a named value was not available */
 } env;
 
-/* The resource allowing the fewest blocks per SM.  Ties go to the launch
- * shape first (blocks, then warps): a 32-thread block with no shared memory
- * is limited by the block count, not by the shared memory it does not use.
- * Recomputed from the recorded limits so older profiles read the same. */
+/* Recomputed from the recorded limits, so that profiles recorded before the
+ * tie-break rule read the same. */
 static const char *limiter_of(const ga_launch *l)
 {
-	struct { const char *name; int v; } lim[] = {
-		{"blocks", l->occ_limit_blocks}, {"warps", l->occ_limit_warps},
-		{"registers", l->occ_limit_registers}, {"shared_memory", l->occ_limit_smem},
-	};
-	size_t best = 0;
-	if (!l->occ_limiter)
-		return "";
-	for (size_t i = 1; i < GA_ARRAY_LEN(lim); i++)
-		if (lim[i].v < lim[best].v)
-			best = i;
-	return lim[best].name;
+	return l->occ_limiter ? ga_launch_limiter(l) : "";
 }
 
 static int lookup_pseudo(const env *e, const char *name, double *out)
