@@ -25,6 +25,7 @@ typedef struct {
 	long launch_skip;
 	long launch_count;          /* -1: all */
 	long max_per_kernel;        /* 0: unlimited */
+	long max_passes;            /* replay passes per launch; 0: unlimited */
 	char **extra_metrics;
 	size_t n_extra_metrics;
 	const char *save_counter_data;

@@ -226,14 +226,18 @@ static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *pro
 		goto out;
 	for (size_t i = 0; i < r->n; i++) {
 		variant *v = &r->v[i];
-		char *argv[] = {(char *)prog, "--variant", v->name, "--reps", "1", "--warmup", "0",
-		                NULL};
+		/* Two launches of each kernel: with --max-passes the rules' metrics
+		 * come in two sets on GH100, one per launch in turn. */
+		char *argv[] = {(char *)prog, "--variant", v->name, "--reps",
+		                c->cfg->max_passes ? "2" : "1", "--warmup", "0", NULL};
 		ga_app_result res;
 		ga_live_opts lo = {
 			.argv = argv,
 			.inject_path = inject,
 			.metrics = c->metrics,
+			.bundles = c->bundles,
 			.n_metrics = c->n_metrics,
+			.max_passes = c->cfg->max_passes,
 			.launch_count = -1,
 			.quiet_stdout = 1,
 		};

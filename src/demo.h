@@ -14,6 +14,7 @@ typedef struct {
 	const ga_config *cfg;
 	const ga_ruleset *rules;
 	char **metrics;         /* what to collect */
+	const size_t *bundles;  /* metric bundles, see ga_live_opts */
 	size_t n_metrics;
 	int color;
 } ga_demo_ctx;

@@ -52,6 +52,7 @@ enum {
 	OPT_DEMO,
 	OPT_NO_DEFAULT_RULES,
 	OPT_QUICK,
+	OPT_MAX_PASSES,
 	OPT_BASELINE,
 	OPT_REGRESSION_THRESHOLD,
 };
@@ -97,6 +98,9 @@ static struct argp_option options[] = {
 	 "(default 5; 0: every launch)", 1},
 	{"quick", OPT_QUICK, 0, 0, "Classify in one replay pass: collect only what the "
 	 "classifier needs (most rules then cannot fire)", 1},
+	{"max-passes", OPT_MAX_PASSES, "N", 0, "Replay each profiled launch at most N times "
+	 "(default 3): metrics that do not fit are measured on later launches of the same "
+	 "kernel, in turn; 0: every metric on every launch", 1},
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 1},
 	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
@@ -171,6 +175,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MAX_PER_KERNEL:
 		c->max_per_kernel = parse_count(state, "--max-per-kernel", arg);
+		break;
+	case OPT_MAX_PASSES:
+		c->max_passes = parse_count(state, "--max-passes", arg);
 		break;
 	case OPT_METRICS: {
 		char *copy = ga_xstrdup(arg), *save = NULL;
@@ -407,27 +414,55 @@ static int explain_rule(const ga_ruleset *rs, const char *id)
 	return 0;
 }
 
-/* Metrics to collect: what the rules read, plus --metrics, plus duration. */
-static size_t collect_metrics(const ga_config *cfg, const ga_ruleset *rs, char ***out)
+/* Metrics to collect: what the rules read, plus --metrics, plus duration,
+ * in bundles (see ga_ruleset_metric_bundles): the classifier's first, then
+ * each rule's, then --metrics as one more. */
+typedef struct {
+	char **names;
+	size_t *bundle;
+	size_t n;
+} metric_plan;
+
+static void plan_add(metric_plan *mp, size_t *cap, const char *name, size_t bundle)
 {
-	char **names = NULL;
-	size_t n = cfg->quick ? ga_classifier_required_metric_names(rs, &names)
-	                      : ga_ruleset_metric_names(rs, &names);
-	size_t cap = n;
-	int have_duration = 0;
-	for (size_t i = 0; i < n; i++)
-		have_duration |= strcmp(names[i], "gpu__time_duration.sum") == 0;
-	if (!have_duration)
-		GA_PUSH(names, n, cap, ga_xstrdup("gpu__time_duration.sum"));
-	for (size_t i = 0; i < cfg->n_extra_metrics; i++) {
-		int dup = 0;
-		for (size_t j = 0; j < n; j++)
-			dup |= strcmp(names[j], cfg->extra_metrics[i]) == 0;
-		if (!dup)
-			GA_PUSH(names, n, cap, ga_xstrdup(cfg->extra_metrics[i]));
+	for (size_t j = 0; j < mp->n; j++)
+		if (strcmp(mp->names[j], name) == 0)
+			return;
+	size_t cap_b = *cap;
+	GA_PUSH(mp->names, mp->n, *cap, ga_xstrdup(name));
+	if (*cap != cap_b || !mp->bundle)
+		mp->bundle = ga_xrealloc(mp->bundle, *cap * sizeof(*mp->bundle));
+	mp->bundle[mp->n - 1] = bundle;
+}
+
+static void plan_metrics(const ga_config *cfg, const ga_ruleset *rs, metric_plan *mp)
+{
+	size_t cap, last;
+
+	memset(mp, 0, sizeof(*mp));
+	if (cfg->quick) {
+		mp->n = ga_classifier_required_metric_names(rs, &mp->names);
+		mp->bundle = ga_xcalloc(mp->n ? mp->n : 1, sizeof(*mp->bundle));
+	} else {
+		mp->n = ga_ruleset_metric_bundles(rs, &mp->names, &mp->bundle);
 	}
-	*out = names;
-	return n;
+	cap = mp->n;
+	if (!mp->bundle)
+		mp->bundle = ga_xcalloc(1, sizeof(*mp->bundle));
+	last = mp->n ? mp->bundle[mp->n - 1] : 0;
+	/* The duration weighs every launch: the collector puts it in every set. */
+	plan_add(mp, &cap, "gpu__time_duration.sum", last);
+	for (size_t i = 0; i < cfg->n_extra_metrics; i++)
+		plan_add(mp, &cap, cfg->extra_metrics[i], last + 1);
+}
+
+static void plan_free(metric_plan *mp)
+{
+	for (size_t i = 0; i < mp->n; i++)
+		free(mp->names[i]);
+	free(mp->names);
+	free(mp->bundle);
+	memset(mp, 0, sizeof(*mp));
 }
 
 static void free_names(char **v, size_t n)
@@ -437,49 +472,77 @@ static void free_names(char **v, size_t n)
 	free(v);
 }
 
+#if GA_HAVE_CUPTI
+/* The metric sets a live run would use on cfg->chip (--max-passes), with
+ * their passes; the duration goes into every set, as the collector does. */
+static int list_metric_sets(const ga_config *cfg, const metric_plan *mp)
+{
+	ga_error err = {0};
+	ga_host *h = ga_host_new(cfg->chip, NULL, &err);
+	size_t bad = 0, n_sets, *set_of;
+	const char **v;
+
+	if (!h) {
+		fprintf(stderr, "gpuadvise: %s\n", err.msg);
+		return EXIT_PROFILING;
+	}
+	for (size_t i = 0; i < mp->n; i++)
+		if (!ga_host_metric_valid(h, mp->names[i])) {
+			fprintf(stderr, "gpuadvise: %s: unknown metric on %s\n", mp->names[i], cfg->chip);
+			bad++;
+		}
+	ga_host_free(h);
+	if (bad)
+		return EXIT_RULES;
+	set_of = ga_xcalloc(mp->n, sizeof(*set_of));
+	v = ga_xcalloc(mp->n + 1, sizeof(*v));
+	n_sets = ga_host_pack(cfg->chip, NULL, (const char *const *)mp->names, mp->bundle, mp->n,
+	                     (size_t)cfg->max_passes, set_of);
+	long most = 0;
+	for (size_t s = 0; s < n_sets; s++) {
+		size_t k = 0;
+		for (size_t i = 0; i < mp->n; i++)
+			if (set_of[i] == s && strcmp(mp->names[i], "gpu__time_duration.sum") != 0)
+				v[k++] = mp->names[i];
+		v[k++] = "gpu__time_duration.sum";
+		long p = ga_host_passes(cfg->chip, NULL, v, k);
+		if (p > most)
+			most = p;
+		printf("# set %zu: %zu metrics, %ld replay passes\n", s + 1, k, p);
+		for (size_t i = 0; i < k; i++)
+			printf("%s\n", v[i]);
+	}
+	long all = ga_host_passes(cfg->chip, NULL, (const char *const *)mp->names, mp->n);
+	printf("# %zu metrics on %s: %zu set%s of at most %ld replay pass%s per launch", mp->n,
+	       cfg->chip, n_sets, n_sets == 1 ? "" : "s", most, most == 1 ? "" : "es");
+	if (n_sets > 1)
+		printf(", taken in turn by repeated launches of a kernel (all at once: %ld pass%s)",
+		       all, all == 1 ? "" : "es");
+	printf("\n");
+	free(v);
+	free(set_of);
+	return 0;
+}
+#endif
+
 static int list_metrics(const ga_config *cfg, const ga_ruleset *rs)
 {
-	char **names = NULL;
-	size_t n = collect_metrics(cfg, rs, &names);
+	metric_plan mp;
 	int rc = 0;
 
-	for (size_t i = 0; i < n; i++)
-		printf("%s\n", names[i]);
-	if (cfg->chip) {
+	plan_metrics(cfg, rs, &mp);
+	if (!cfg->chip) {
+		for (size_t i = 0; i < mp.n; i++)
+			printf("%s\n", mp.names[i]);
+	} else {
 #if GA_HAVE_CUPTI
-		ga_error err = {0};
-		ga_host *h = ga_host_new(cfg->chip, NULL, &err);
-		if (!h) {
-			fprintf(stderr, "gpuadvise: %s\n", err.msg);
-			rc = EXIT_PROFILING;
-		} else {
-			size_t bad = 0, passes = 0, size = 0;
-			uint8_t *img = NULL;
-			for (size_t i = 0; i < n; i++)
-				if (!ga_host_metric_valid(h, names[i])) {
-					fprintf(stderr, "gpuadvise: %s: unknown metric on %s\n", names[i],
-					        cfg->chip);
-					bad++;
-				}
-			if (bad) {
-				rc = EXIT_RULES;
-			} else if (ga_host_config(h, (const char *const *)names, n, &img, &size,
-			                          &passes, &err) != 0) {
-				fprintf(stderr, "gpuadvise: %s\n", err.msg);
-				rc = EXIT_PROFILING;
-			} else {
-				printf("# %zu metrics, %zu replay passes per kernel on %s\n", n, passes,
-				       cfg->chip);
-			}
-			free(img);
-			ga_host_free(h);
-		}
+		rc = list_metric_sets(cfg, &mp);
 #else
 		fprintf(stderr, "gpuadvise: built without CUPTI: --chip is not available\n");
 		rc = EXIT_PROFILING;
 #endif
 	}
-	free_names(names, n);
+	plan_free(&mp);
 	return rc;
 }
 
@@ -732,11 +795,11 @@ static int run_live(const ga_config *cfg, const ga_ruleset *rs, const ga_profile
 	ga_profile p;
 	ga_error err = {0};
 	ga_app_result res;
-	char **metrics = NULL;
-	size_t n_metrics = collect_metrics(cfg, rs, &metrics);
+	metric_plan mp;
 	char *inject = ga_inject_path();
 	int rc = 0, app_rc;
 
+	plan_metrics(cfg, rs, &mp);
 	ga_profile_init(&p);
 	if (!GA_HAVE_CUPTI || !inject) {
 		/* Still say "not found" for a missing program first. */
@@ -755,8 +818,10 @@ static int run_live(const ga_config *cfg, const ga_ruleset *rs, const ga_profile
 	ga_live_opts lo = {
 		.argv = cfg->app_argv,
 		.inject_path = inject,
-		.metrics = metrics,
-		.n_metrics = n_metrics,
+		.metrics = mp.names,
+		.bundles = mp.bundle,
+		.n_metrics = mp.n,
+		.max_passes = cfg->max_passes,
 		.kernel_filter = cfg->kernel_filter,
 		.launch_skip = cfg->launch_skip,
 		.launch_count = cfg->launch_count,
@@ -796,7 +861,7 @@ static int run_live(const ga_config *cfg, const ga_ruleset *rs, const ga_profile
 	if (app_rc)
 		rc = app_rc;
 out:
-	free_names(metrics, n_metrics);
+	plan_free(&mp);
 	free(inject);
 	ga_profile_free(&p);
 	return rc;
@@ -804,7 +869,7 @@ out:
 
 int main(int argc, char **argv)
 {
-	ga_config cfg = {.launch_count = -1, .fail_on = -1, .max_per_kernel = 5,
+	ga_config cfg = {.launch_count = -1, .fail_on = -1, .max_per_kernel = 5, .max_passes = 3,
 	                 .regression_threshold = -1};
 	parse_state ps = {.cfg = &cfg};
 	ga_ruleset rs;
@@ -843,17 +908,18 @@ int main(int argc, char **argv)
 	} else if (cfg.list_metrics) {
 		rc = list_metrics(&cfg, &rs);
 	} else if (cfg.demo) {
-		char **metrics = NULL;
-		size_t n = collect_metrics(&cfg, &rs, &metrics);
+		metric_plan mp;
+		plan_metrics(&cfg, &rs, &mp);
 		ga_demo_ctx dc = {
 			.cfg = &cfg,
 			.rules = &rs,
-			.metrics = metrics,
-			.n_metrics = n,
+			.metrics = mp.names,
+			.bundles = mp.bundle,
+			.n_metrics = mp.n,
 			.color = use_color(&cfg, stdout),
 		};
 		rc = ga_demo_main(&dc);
-		free_names(metrics, n);
+		plan_free(&mp);
 	} else {
 		/* The baseline first: a bad one should not cost a profiling run. */
 		ga_error err = {0};

@@ -142,6 +142,7 @@ ga_launch *ga_profile_add_launch(ga_profile *p)
 	l = &p->launches[p->n_launches++];
 	memset(l, 0, sizeof(*l));
 	l->duration_ns = NAN;
+	l->metric_set = -1;
 	l->values = ga_xmalloc(p->n_metrics * sizeof(*l->values));
 	for (i = 0; i < p->n_metrics; i++)
 		l->values[i] = NAN;
@@ -415,6 +416,12 @@ static json_t *collection_to_json(const ga_collection *c)
 	put_str(o, "command", c->command);
 	put_str(o, "host", c->host);
 	put_int(o, "passes", c->passes);
+	if (c->metric_sets > 1)
+		put_int(o, "metric_sets", c->metric_sets);
+	if (c->profiler_setup_seconds > 0)
+		put(o, "profiler_setup_seconds", jnumber(c->profiler_setup_seconds));
+	if (c->profiler_measure_seconds > 0)
+		put(o, "profiler_measure_seconds", jnumber(c->profiler_measure_seconds));
 	put(o, "wall_seconds", jnumber(c->wall_seconds));
 	put_int(o, "app_status", c->app_status);
 	put_int(o, "app_signal", c->app_signal);
@@ -445,6 +452,8 @@ void *ga_launch_to_json(const ga_profile *p, const ga_launch *l)
 	put_int(o, "stream", l->stream > (uint64_t)INT64_MAX ? INT64_MAX : (long long)l->stream);
 	put_int(o, "context", l->context);
 	put(o, "duration_ns", jnumber(l->duration_ns));
+	if (l->metric_set >= 0)
+		put_int(o, "metric_set", l->metric_set);
 
 	put(occ, "theoretical_pct", jnumber(l->occ_theoretical_pct));
 	put_int(occ, "limit_blocks", l->occ_limit_blocks);
@@ -741,6 +750,9 @@ static int collection_parse(const jctx *c, json_t *o, ga_collection *col)
 	    get_string(c, o, "command", 0, &col->command) ||
 	    get_string(c, o, "host", 0, &col->host) ||
 	    get_int(c, o, "passes", 0, 0, &col->passes) ||
+	    get_int(c, o, "metric_sets", 0, 0, &col->metric_sets) ||
+	    get_double(c, o, "profiler_setup_seconds", &col->profiler_setup_seconds) ||
+	    get_double(c, o, "profiler_measure_seconds", &col->profiler_measure_seconds) ||
 	    get_double(c, o, "wall_seconds", &col->wall_seconds) ||
 	    get_int(c, o, "app_status", 0, INT_MIN, &col->app_status) ||
 	    get_int(c, o, "app_signal", 0, 0, &col->app_signal) ||
@@ -792,6 +804,7 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, name_index 
 
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.duration_ns = NAN;
+	tmp.metric_set = -1;
 	if (!json_is_object(o)) {
 		field_fail(c, "", "expected an object");
 		goto out;
@@ -807,7 +820,8 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, name_index 
 	    get_long(c, o, "smem_dynamic", 0, &tmp.smem_dynamic) ||
 	    get_integer(c, o, "stream", 0, 0, LLONG_MAX, &stream) ||
 	    get_int(c, o, "context", 0, INT_MIN, &tmp.context) ||
-	    get_double(c, o, "duration_ns", &tmp.duration_ns))
+	    get_double(c, o, "duration_ns", &tmp.duration_ns) ||
+	    get_int(c, o, "metric_set", 0, 0, &tmp.metric_set))
 		goto out;
 	tmp.stream = (uint64_t)stream;
 	occ = member(o, "occupancy");

@@ -41,7 +41,10 @@ typedef struct {
 	char *mode;              /* "live", "demo", "synthetic" ... free text */
 	char *command;           /* the profiled command line, if any */
 	char *host;
-	int passes;              /* replay passes per kernel */
+	int passes;              /* replay passes per profiled launch (the most of any set) */
+	int metric_sets;         /* metric sets taken in turn by repeats of a kernel; 0, 1: one */
+	double profiler_setup_seconds;   /* in the app: profiler and metric-set set-up, 0 unknown */
+	double profiler_measure_seconds; /* in the app: measuring launches (replays included) */
 	double wall_seconds;     /* whole run under profiling, 0 if unknown */
 	int app_status;          /* exit status of the app (-1 unknown) */
 	int app_signal;          /* signal that ended the app, 0 none */
@@ -62,6 +65,7 @@ typedef struct {
 	uint64_t stream;         /* stream id, 0 = default */
 	int context;             /* context id */
 	double duration_ns;      /* gpu__time_duration.sum, NAN if unknown */
+	int metric_set;          /* which metric set measured it (0-based), -1 unknown */
 	/* Theoretical occupancy, computed from launch configuration and device
 	 * limits (not a CUPTI metric). */
 	double occ_theoretical_pct;

@@ -12,7 +12,8 @@
 
 /* Environment variables shared by the launcher and the injection library. */
 #define GA_ENV_RUN_DIR       "GPUADVISE_RUN_DIR"       /* where records go */
-#define GA_ENV_METRICS       "GPUADVISE_METRICS"       /* comma-separated metric names */
+#define GA_ENV_METRICS       "GPUADVISE_METRICS"       /* metric names: ',' within a bundle, ';' between */
+#define GA_ENV_MAX_PASSES    "GPUADVISE_MAX_PASSES"    /* replay passes per launch, 0: no limit */
 #define GA_ENV_KERNEL        "GPUADVISE_KERNEL"        /* NAME or regex:RE */
 #define GA_ENV_LAUNCH_SKIP   "GPUADVISE_LAUNCH_SKIP"
 #define GA_ENV_LAUNCH_COUNT  "GPUADVISE_LAUNCH_COUNT"
@@ -24,7 +25,9 @@ typedef struct {
 	char *const *argv;          /* PROGRAM ARGS..., NULL-terminated */
 	const char *inject_path;    /* absolute path of libgpuadvise-inject.so */
 	char **metrics;
+	const size_t *bundles;      /* bundle of each metric (ga_ruleset_metric_bundles); NULL: one */
 	size_t n_metrics;
+	long max_passes;            /* replay passes per launch; 0: no limit */
 	const char *kernel_filter;  /* NULL: all */
 	long launch_skip;
 	long launch_count;          /* <0: no limit */
@@ -76,5 +79,20 @@ int ga_host_num_ranges(const uint8_t *data, size_t size, size_t *n, ga_error *er
 int ga_host_evaluate(ga_host *h, const uint8_t *data, size_t size, size_t range,
                      const char *const *names, size_t n, double *values, ga_error *err);
 const char *ga_cupti_result_string(int result);
+/* Replay passes that names[0..k) take on chip, from a fresh host object
+ * (the host API only ever adds metrics to a configuration); -1 when CUPTI
+ * refuses them (an unknown name, say). */
+long ga_host_passes(const char *chip, const uint8_t *avail, const char *const *names, size_t k);
+
+/* Split names into metric sets of at most max_passes replay passes each on
+ * chip, filling set_of[i] for each name; returns the number of sets (1 when
+ * everything fits, or when max_passes is 0: no limit).  First fit, bundle
+ * by bundle (bundle[i] as from ga_ruleset_metric_bundles; NULL: every
+ * metric on its own): a bundle goes whole into the first set with room; one
+ * that fits no set alone is placed metric by metric.  A metric that takes
+ * more passes than max_passes by itself gets a set of its own.  All names
+ * must be valid on chip. */
+size_t ga_host_pack(const char *chip, const uint8_t *avail, const char *const *names,
+                    const size_t *bundle, size_t n, size_t max_passes, size_t *set_of);
 
 #endif

@@ -157,3 +157,83 @@ int ga_host_evaluate(ga_host *h, const uint8_t *data, size_t size, size_t range,
 	}
 	return 0;
 }
+
+long ga_host_passes(const char *chip, const uint8_t *avail, const char *const *names, size_t k)
+{
+	ga_error err = {0};
+	ga_host *h = ga_host_new(chip, avail, &err);
+	uint8_t *img = NULL;
+	size_t size = 0, passes = 0;
+	int rc;
+
+	if (!h)
+		return -1;
+	rc = ga_host_config(h, names, k, &img, &size, &passes, &err);
+	free(img);
+	ga_host_free(h);
+	return rc == 0 ? (long)passes : -1;
+}
+
+/* Does set s (the metrics before `upto` assigned to it) take metrics
+ * first..last-1 within max_passes? */
+static int fits(const char *chip, const uint8_t *avail, const char *const *names,
+                const size_t *set_of, size_t upto, size_t s, size_t first, size_t last,
+                size_t max_passes, const char **tmp)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < upto; i++)
+		if (set_of[i] == s)
+			tmp[k++] = names[i];
+	for (size_t i = first; i < last; i++)
+		tmp[k++] = names[i];
+	long p = ga_host_passes(chip, avail, tmp, k);
+	return p > 0 && (size_t)p <= max_passes;
+}
+
+/* First fit of metrics first..last-1 (one bundle or one metric) into the
+ * sets so far, or a new set; 0 when even a new set cannot take them. */
+static int place(const char *chip, const uint8_t *avail, const char *const *names,
+                 size_t *set_of, size_t first, size_t last, size_t *n_sets,
+                 size_t max_passes, const char **tmp, int force)
+{
+	for (size_t s = 0; s <= *n_sets; s++) {
+		int last_try = s == *n_sets;
+		if (fits(chip, avail, names, set_of, first, s, first, last, max_passes, tmp) ||
+		    (last_try && force)) {
+			for (size_t i = first; i < last; i++)
+				set_of[i] = s;
+			if (last_try)
+				(*n_sets)++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+size_t ga_host_pack(const char *chip, const uint8_t *avail, const char *const *names,
+                    const size_t *bundle, size_t n, size_t max_passes, size_t *set_of)
+{
+	const char **tmp;
+	size_t n_sets = 0;
+
+	for (size_t i = 0; i < n; i++)
+		set_of[i] = 0;
+	if (n == 0)
+		return 0;
+	tmp = ga_xcalloc(n, sizeof(*tmp));
+	if (max_passes == 0 || fits(chip, avail, names, set_of, 0, 0, 0, n, max_passes, tmp)) {
+		free(tmp);
+		return 1;
+	}
+	for (size_t first = 0; first < n;) {
+		size_t last = first + 1;
+		while (bundle && last < n && bundle[last] == bundle[first])
+			last++;
+		if (!place(chip, avail, names, set_of, first, last, &n_sets, max_passes, tmp, 0))
+			for (size_t i = first; i < last; i++)
+				place(chip, avail, names, set_of, i, i + 1, &n_sets, max_passes, tmp, 1);
+		first = last;
+	}
+	free(tmp);
+	return n_sets;
+}

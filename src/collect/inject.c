@@ -36,6 +36,7 @@
 #include "collect.h"
 
 #define GA_EXPORT __attribute__((visibility("default")))
+#define GA_MAX_SETS 16            /* metric sets tracked per kernel */
 
 /* The C++ ABI demangler lives in libstdc++, which every CUDA C++ program
  * loads; look it up at run time so a C program works too (a link-time
@@ -43,15 +44,23 @@
 typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
 static demangle_fn cxa_demangle;
 
-typedef struct chip_cfg {
-	char *chip;
-	ga_host *host;
+/* One metric set: what one profiled launch measures, in at most
+ * --max-passes replay passes.  Repeated launches of a kernel take the sets
+ * in turn. */
+typedef struct {
+	ga_host *host;            /* configured with exactly these metrics */
 	uint8_t *config;
 	size_t config_size;
 	size_t passes;
-	const char **names;       /* valid metric names for this chip */
+	const char **names;       /* valid names; the duration is in every set */
 	size_t n_names;
 	size_t *slot;             /* names[i] is G.prof.metrics[slot[i]] */
+} metric_set;
+
+typedef struct chip_cfg {
+	char *chip;
+	metric_set *sets;
+	size_t n_sets;
 	struct chip_cfg *next;
 } chip_cfg;
 
@@ -60,8 +69,9 @@ typedef struct ctx_state {
 	uint32_t uid;
 	int ok;                   /* range profiler usable in this context */
 	CUpti_RangeProfiler_Object *rp;
-	uint8_t *cdata;
-	size_t cdata_size;
+	uint8_t **cdata;          /* counter data, one image per metric set */
+	size_t *cdata_size;
+	long cur_set;             /* set the range profiler is configured for, -1 none */
 	chip_cfg *cfg;
 	ga_device dev;
 	CUdevice cudev;
@@ -73,7 +83,15 @@ typedef struct {
 	char *mangled;
 	unsigned grid[3], block[3];
 	long count;               /* launches seen after --launch-skip */
+	long per_set[GA_MAX_SETS];/* profiled launches per metric set */
 } repeat_slot;
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static struct {
 	pthread_mutex_t lock;
@@ -86,6 +104,10 @@ static struct {
 	int enabled;              /* still profiling (launch count not reached) */
 	pid_t pid;
 	ga_profile prof;          /* holds the metric list; no launches are kept */
+	size_t *bundle;           /* bundle of each metric (GPUADVISE_METRICS ';') */
+	long max_passes;          /* per launch, 0: no limit */
+	double setup_s;           /* time in profiler set-up (contexts, metric sets) */
+	double measure_s;         /* time from range start to values written */
 	regex_t re;
 	int has_re;
 	char *exact;
@@ -103,6 +125,8 @@ static struct {
 	/* The launch in flight between ENTER and EXIT (the lock is held). */
 	int pending;
 	ctx_state *pending_ctx;
+	size_t pending_set;
+	double pending_t0;
 	ga_launch pending_launch;
 } G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1};
 
@@ -243,51 +267,121 @@ static int name_selected(const char *mangled, const char *demangled)
 	return 1;
 }
 
-/* Count one more profile of (name, grid, block); 1 if still under the bound. */
-static int repeat_allowed(const char *mangled, const unsigned grid[3], const unsigned block[3])
+/* Count one more launch of (name, grid, block); NULL past the
+ * --max-per-kernel bound. */
+static repeat_slot *repeat_count(const char *mangled, const unsigned grid[3],
+                                 const unsigned block[3])
 {
-	char *key;
-	if (G.max_per_kernel <= 0)
-		return 1;
-	key = ga_xasprintf("%s|%u,%u,%u|%u,%u,%u", mangled, grid[0], grid[1], grid[2],
-	                   block[0], block[1], block[2]);
-	for (size_t i = 0; i < G.n_repeats; i++) {
-		if (strcmp(G.repeats[i].key, key) == 0) {
-			free(key);
-			return ++G.repeats[i].count <= G.max_per_kernel;
-		}
+	char *key = ga_xasprintf("%s|%u,%u,%u|%u,%u,%u", mangled, grid[0], grid[1], grid[2],
+	                         block[0], block[1], block[2]);
+	size_t i;
+
+	for (i = 0; i < G.n_repeats && strcmp(G.repeats[i].key, key) != 0; i++)
+		;
+	if (i < G.n_repeats) {
+		free(key);
+		G.repeats[i].count++;
+	} else {
+		repeat_slot s = {key, ga_xstrdup(mangled), {grid[0], grid[1], grid[2]},
+		                 {block[0], block[1], block[2]}, 1, {0}};
+		GA_PUSH(G.repeats, G.n_repeats, G.cap_repeats, s);
 	}
-	repeat_slot s = {key, ga_xstrdup(mangled), {grid[0], grid[1], grid[2]},
-	                 {block[0], block[1], block[2]}, 1};
-	GA_PUSH(G.repeats, G.n_repeats, G.cap_repeats, s);
-	return 1;
+	if (G.max_per_kernel > 0 && G.repeats[i].count > G.max_per_kernel)
+		return NULL;
+	return &G.repeats[i];
+}
+
+/* The metric set for a kernel's next profiled launch.  The first takes set
+ * 0, which holds the classifier's metrics, so a kernel launched once is
+ * still classified.  Later ones take the set the range profiler holds when
+ * the kernel has not had it yet (changing sets costs a disable and enable),
+ * otherwise the set the kernel has had least. */
+static size_t choose_set(repeat_slot *r, size_t n_sets, long cur)
+{
+	size_t best = 0;
+
+	if (n_sets > GA_MAX_SETS)
+		return (size_t)(r->count - 1) % n_sets;
+	if (r->per_set[0] == 0 || n_sets <= 1)
+		best = 0;
+	else if (cur >= 0 && (size_t)cur < n_sets && r->per_set[cur] == 0)
+		best = (size_t)cur;
+	else
+		for (size_t s = 1; s < n_sets; s++)
+			if (r->per_set[s] < r->per_set[best])
+				best = s;
+	r->per_set[best]++;
+	return best;
 }
 
 /* ---- per-chip configuration, per-context setup ------------------------- */
 
+static void set_free(metric_set *m)
+{
+	ga_host_free(m->host);
+	free(m->config);
+	free(m->names);
+	free(m->slot);
+}
+
+/* Configure set ms from the valid metrics v[0..nv) whose set_of is s, plus
+ * the duration (every launch needs it, and it costs no pass). */
+static int set_build(const char *chip, const uint8_t *avail, metric_set *ms, const size_t *v,
+                     size_t nv, const size_t *set_of, size_t s, long duration)
+{
+	ga_error err = {0};
+
+	ms->names = ga_xcalloc(nv + 1, sizeof(*ms->names));
+	ms->slot = ga_xcalloc(nv + 1, sizeof(*ms->slot));
+	for (size_t i = 0; i < nv; i++) {
+		if (set_of[i] != s || (long)v[i] == duration)
+			continue;
+		ms->slot[ms->n_names] = v[i];
+		ms->names[ms->n_names++] = G.prof.metrics[v[i]];
+	}
+	if (duration >= 0) {
+		ms->slot[ms->n_names] = (size_t)duration;
+		ms->names[ms->n_names++] = G.prof.metrics[duration];
+	}
+	ms->host = ga_host_new(chip, avail, &err);
+	if (!ms->host || ga_host_config(ms->host, ms->names, ms->n_names, &ms->config,
+	                                &ms->config_size, &ms->passes, &err) != 0) {
+		write_error("cupti", "%s", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The chip's metric sets: the valid metrics, packed bundle by bundle into
+ * sets of at most G.max_passes replay passes (ga_host_pack). */
 static chip_cfg *chip_config(const char *chip, const uint8_t *avail)
 {
 	chip_cfg *c;
 	ga_error err = {0};
+	ga_host *h;
+	size_t *v, nv = 0, *set_of, *bundle;
+	const char **names;
+	long duration = ga_profile_metric_index(&G.prof, "gpu__time_duration.sum");
 
 	for (c = G.chips; c; c = c->next)
 		if (strcmp(c->chip, chip) == 0)
 			return c;
-	c = ga_xcalloc(1, sizeof(*c));
-	c->chip = ga_xstrdup(chip);
-	c->host = ga_host_new(chip, avail, &err);
-	if (!c->host) {
+	h = ga_host_new(chip, avail, &err);
+	if (!h) {
 		write_error("unsupported", "%s", err.msg);
-		free(c->chip);
-		free(c);
 		return NULL;
 	}
-	c->names = ga_xcalloc(G.prof.n_metrics, sizeof(*c->names));
-	c->slot = ga_xcalloc(G.prof.n_metrics, sizeof(*c->slot));
+	v = ga_xcalloc(G.prof.n_metrics, sizeof(*v));
+	names = ga_xcalloc(G.prof.n_metrics, sizeof(*names));
+	bundle = ga_xcalloc(G.prof.n_metrics, sizeof(*bundle));
+	set_of = ga_xcalloc(G.prof.n_metrics, sizeof(*set_of));
 	for (size_t i = 0; i < G.prof.n_metrics; i++) {
-		if (ga_host_metric_valid(c->host, G.prof.metrics[i])) {
-			c->slot[c->n_names] = i;
-			c->names[c->n_names++] = G.prof.metrics[i];
+		if (ga_host_metric_valid(h, G.prof.metrics[i])) {
+			if ((long)i != duration) {
+				names[nv] = G.prof.metrics[i];
+				bundle[nv] = G.bundle[i];
+				v[nv++] = i;
+			}
 		} else {
 			write_record(json_pack("{s:s, s:i, s:s, s:s, s:s}", "type", "error",
 			                       "pid", (int)G.pid, "code", "bad_metric",
@@ -295,13 +389,25 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail)
 			                       "metric name not known for this chip"));
 		}
 	}
-	if (c->n_names == 0 ||
-	    ga_host_config(c->host, c->names, c->n_names, &c->config, &c->config_size,
-	                   &c->passes, &err) != 0) {
-		write_error("cupti", "%s", c->n_names ? err.msg : "no valid metric to collect");
-		ga_host_free(c->host);
-		free(c->names);
-		free(c->slot);
+	ga_host_free(h);
+	c = ga_xcalloc(1, sizeof(*c));
+	c->chip = ga_xstrdup(chip);
+	c->n_sets = nv ? ga_host_pack(chip, avail, names, bundle, nv, (size_t)G.max_passes, set_of)
+	               : 1;
+	c->sets = ga_xcalloc(c->n_sets, sizeof(*c->sets));
+	int ok = nv > 0 || duration >= 0;
+	for (size_t s = 0; ok && s < c->n_sets; s++)
+		ok = set_build(chip, avail, &c->sets[s], v, nv, set_of, s, duration) == 0;
+	if (!ok && nv == 0 && duration < 0)
+		write_error("cupti", "no valid metric to collect");
+	free(v);
+	free(names);
+	free(bundle);
+	free(set_of);
+	if (!ok) {
+		for (size_t s = 0; s < c->n_sets; s++)
+			set_free(&c->sets[s]);
+		free(c->sets);
 		free(c->chip);
 		free(c);
 		return NULL;
@@ -393,44 +499,68 @@ static int measure_enable(ctx_state *cs)
 		p.ctx = cs->ctx;
 		CUPTI_TRY(cuptiRangeProfilerEnable(&p), "enabling the range profiler");
 		cs->rp = p.pRangeProfilerObject;
-	}
-	if (!cs->cdata) {
-		CUpti_RangeProfiler_GetCounterDataSize_Params p =
-			{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.pMetricNames = cs->cfg->names;
-		p.numMetrics = cs->cfg->n_names;
-		p.maxNumOfRanges = 1;
-		p.maxNumRangeTreeNodes = 1;
-		CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&p), "sizing the counter data");
-		cs->cdata_size = p.counterDataSize;
-		cs->cdata = ga_xcalloc(1, cs->cdata_size);
+		cs->cur_set = -1;
 	}
 	return 0;
 out:
 	return -1;
 }
 
-static int measure_begin(ctx_state *cs)
+/* Start measuring the next launch with metric set `set`.  The range
+ * profiler is configured again only when the set changes. */
+static int counter_data_init(ctx_state *cs, size_t set)
 {
-	int fresh = cs->rp == NULL;
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
+		{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	p.pRangeProfilerObject = cs->rp;
+	p.counterDataSize = cs->cdata_size[set];
+	p.pCounterData = cs->cdata[set];
+	CUPTI_TRY(cuptiRangeProfilerCounterDataImageInitialize(&p), "initialising the counter data");
+	return 0;
+out:
+	return -1;
+}
+
+static int measure_begin(ctx_state *cs, size_t set)
+{
+	const metric_set *ms = &cs->cfg->sets[set];
+
+	/* Another metric set: a second SetConfig on the same range-profiler
+	 * object replays only the first pass (the other passes' metrics come
+	 * back empty, seen on an H200), so disable and enable it again.  A
+	 * counter-data image belongs to the object that sized it: reusing one
+	 * under the new object crashed the application, so start with fresh
+	 * images. */
+	if (cs->rp && cs->cur_set >= 0 && cs->cur_set != (long)set) {
+		measure_disable(cs);
+		for (size_t i = 0; i < cs->cfg->n_sets; i++) {
+			free(cs->cdata[i]);
+			cs->cdata[i] = NULL;
+		}
+	}
 	if (measure_enable(cs) != 0)
 		goto out;
-	{
-		CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
-			{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	if (!cs->cdata[set]) {
+		CUpti_RangeProfiler_GetCounterDataSize_Params p =
+			{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
 		p.pRangeProfilerObject = cs->rp;
-		p.counterDataSize = cs->cdata_size;
-		p.pCounterData = cs->cdata;
-		CUPTI_TRY(cuptiRangeProfilerCounterDataImageInitialize(&p), "initialising the counter data");
+		p.pMetricNames = ms->names;
+		p.numMetrics = ms->n_names;
+		p.maxNumOfRanges = 1;
+		p.maxNumRangeTreeNodes = 1;
+		CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&p), "sizing the counter data");
+		cs->cdata_size[set] = p.counterDataSize;
+		cs->cdata[set] = ga_xcalloc(1, p.counterDataSize);
 	}
-	if (fresh) {
+	if (counter_data_init(cs, set) != 0)
+		goto out;
+	if (cs->cur_set != (long)set) {
 		CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 		p.pRangeProfilerObject = cs->rp;
-		p.configSize = cs->cfg->config_size;
-		p.pConfig = cs->cfg->config;
-		p.counterDataImageSize = cs->cdata_size;
-		p.pCounterDataImage = cs->cdata;
+		p.configSize = ms->config_size;
+		p.pConfig = ms->config;
+		p.counterDataImageSize = cs->cdata_size[set];
+		p.pCounterDataImage = cs->cdata[set];
 		p.range = CUPTI_AutoRange;
 		p.replayMode = CUPTI_KernelReplay;
 		p.maxRangesPerPass = 1;
@@ -439,6 +569,7 @@ static int measure_begin(ctx_state *cs)
 		p.passIndex = 0;
 		p.targetNestingLevel = 1;
 		CUPTI_TRY(cuptiRangeProfilerSetConfig(&p), "configuring the range profiler");
+		cs->cur_set = (long)set;
 	}
 	{
 		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
@@ -449,6 +580,36 @@ static int measure_begin(ctx_state *cs)
 out:
 	measure_disable(cs);
 	return -1;
+}
+
+/* device {pid, context, device, passes (the most of one launch), metrics
+ * (every valid one), sets [{passes, metrics}]} */
+static void write_device_record(const ctx_state *cs)
+{
+	json_t *rec = json_object(), *all = json_array(), *sets = json_array();
+	size_t most = 0;
+
+	for (size_t s = 0; s < cs->cfg->n_sets; s++) {
+		const metric_set *ms = &cs->cfg->sets[s];
+		json_t *names = json_array();
+		for (size_t i = 0; i < ms->n_names; i++) {
+			json_array_append_new(names, json_string(ms->names[i]));
+			if (s == 0 || strcmp(ms->names[i], "gpu__time_duration.sum") != 0)
+				json_array_append_new(all, json_string(ms->names[i]));
+		}
+		json_array_append_new(sets, json_pack("{s:I, s:o}", "passes", (json_int_t)ms->passes,
+		                                      "metrics", names));
+		if (ms->passes > most)
+			most = ms->passes;
+	}
+	json_object_set_new(rec, "type", json_string("device"));
+	json_object_set_new(rec, "pid", json_integer(G.pid));
+	json_object_set_new(rec, "context", json_integer(cs->uid));
+	json_object_set_new(rec, "device", (json_t *)ga_device_to_json(&cs->dev));
+	json_object_set_new(rec, "passes", json_integer((json_int_t)most));
+	json_object_set_new(rec, "metrics", all);
+	json_object_set_new(rec, "sets", sets);
+	write_record(rec);
 }
 
 static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
@@ -505,20 +666,11 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	cs->cfg = chip_config(chip, avail);
 	if (!cs->cfg)
 		goto out;
+	cs->cdata = ga_xcalloc(cs->cfg->n_sets, sizeof(*cs->cdata));
+	cs->cdata_size = ga_xcalloc(cs->cfg->n_sets, sizeof(*cs->cdata_size));
+	cs->cur_set = -1;
 	fill_device(cs, chip);
-	{
-		json_t *rec = json_object();
-		json_object_set_new(rec, "type", json_string("device"));
-		json_object_set_new(rec, "pid", json_integer(G.pid));
-		json_object_set_new(rec, "context", json_integer(uid));
-		json_object_set_new(rec, "device", (json_t *)ga_device_to_json(&cs->dev));
-		json_object_set_new(rec, "passes", json_integer((json_int_t)cs->cfg->passes));
-		json_t *ms = json_array();
-		for (size_t i = 0; i < cs->cfg->n_names; i++)
-			json_array_append_new(ms, json_string(cs->cfg->names[i]));
-		json_object_set_new(rec, "metrics", ms);
-		write_record(rec);
-	}
+	write_device_record(cs);
 	cs->ok = 1;
 out:
 	if (!cs->ok)
@@ -531,8 +683,12 @@ static void ctx_release(ctx_state *cs)
 {
 	measure_disable(cs);
 	cs->ok = 0;
+	for (size_t s = 0; cs->cdata && s < cs->cfg->n_sets; s++)
+		free(cs->cdata[s]);
 	free(cs->cdata);
+	free(cs->cdata_size);
 	cs->cdata = NULL;
+	cs->cdata_size = NULL;
 }
 
 /* ---- launch metadata ---------------------------------------------------- */
@@ -708,6 +864,8 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	ctx_state *cs;
 	ga_launch *l = &G.pending_launch;
 	char *name;
+	repeat_slot *rep;
+	double t0;
 
 	G.total_launches++;
 	if (!G.enabled || launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream))
@@ -719,7 +877,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return;
 	}
 	G.matched++;
-	if (G.matched <= G.skip || !repeat_allowed(mangled, grid, block)) {
+	if (G.matched <= G.skip || !(rep = repeat_count(mangled, grid, block))) {
 		free(name);
 		return;
 	}
@@ -727,7 +885,9 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		free(name);
 		return;
 	}
+	t0 = now_seconds();
 	cs = ctx_get(cb->context, cb->contextUid);
+	G.setup_s += now_seconds() - t0;
 	if (!cs->ok) {
 		free(name);
 		return;
@@ -752,7 +912,10 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	l->duration_ns = NAN;
 	occupancy(cs, f, l);
 
-	if (measure_begin(cs) != 0) {
+	G.pending_set = choose_set(rep, cs->cfg->n_sets, cs->rp ? cs->cur_set : -1);
+	l->metric_set = (int)G.pending_set;
+	G.pending_t0 = now_seconds();
+	if (measure_begin(cs, G.pending_set) != 0) {
 		launch_free(l);
 		return;
 	}
@@ -760,7 +923,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	G.pending_ctx = cs;
 }
 
-static void keep_image(const ctx_state *cs)
+static void keep_image(const uint8_t *data, size_t size)
 {
 	int fd;
 	size_t off = 0;
@@ -771,8 +934,8 @@ static void keep_image(const ctx_state *cs)
 	fd = open(G.keep_image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	while (off < cs->cdata_size) {
-		ssize_t w = write(fd, cs->cdata + off, cs->cdata_size - off);
+	while (off < size) {
+		ssize_t w = write(fd, data + off, size - off);
 		if (w <= 0)
 			break;
 		off += (size_t)w;
@@ -784,7 +947,9 @@ static void on_exit_launch(void)
 {
 	ctx_state *cs = G.pending_ctx;
 	ga_launch *l = &G.pending_launch;
-	chip_cfg *c = cs->cfg;
+	const metric_set *c = &cs->cfg->sets[G.pending_set];
+	uint8_t *cdata = cs->cdata[G.pending_set];
+	size_t cdata_size = cs->cdata_size[G.pending_set];
 	double *vals = NULL;
 	size_t nranges = 0;
 	ga_error err = {0};
@@ -803,7 +968,7 @@ static void on_exit_launch(void)
 		if (p.numOfRangeDropped)
 			write_error("cupti", "%zu range(s) dropped for %s", p.numOfRangeDropped, l->name);
 	}
-	if (ga_host_num_ranges(cs->cdata, cs->cdata_size, &nranges, &err) != 0) {
+	if (ga_host_num_ranges(cdata, cdata_size, &nranges, &err) != 0) {
 		write_error("cupti", "%s", err.msg);
 		goto out;
 	}
@@ -811,10 +976,9 @@ static void on_exit_launch(void)
 		write_error("cupti", "no counter data for launch %ld of %s", l->index, l->name);
 		goto out;
 	}
-	keep_image(cs);
+	keep_image(cdata, cdata_size);
 	vals = ga_xcalloc(c->n_names, sizeof(*vals));
-	ga_host_evaluate(c->host, cs->cdata, cs->cdata_size, nranges - 1, c->names, c->n_names,
-	                 vals, &err);
+	ga_host_evaluate(c->host, cdata, cdata_size, nranges - 1, c->names, c->n_names, vals, &err);
 	l->values = ga_xmalloc(G.prof.n_metrics * sizeof(double));
 	for (size_t i = 0; i < G.prof.n_metrics; i++)
 		l->values[i] = NAN;
@@ -832,6 +996,7 @@ static void on_exit_launch(void)
 	if (G.count >= 0 && G.profiled >= G.count)
 		stop_profiling_everywhere();
 out:
+	G.measure_s += now_seconds() - G.pending_t0;
 	free(vals);
 	launch_free(l);
 }
@@ -879,7 +1044,7 @@ static void at_exit(void)
 	pthread_mutex_lock(&G.lock);
 	/* Launches left unprofiled by the per-kernel bound, so that the report
 	 * can still charge their time to the kernel. */
-	for (size_t i = 0; i < G.n_repeats; i++) {
+	for (size_t i = 0; i < G.n_repeats && G.max_per_kernel > 0; i++) {
 		repeat_slot *r = &G.repeats[i];
 		if (r->count <= G.max_per_kernel)
 			continue;
@@ -890,10 +1055,11 @@ static void at_exit(void)
 		json_object_set_new(rec, "type", json_string("unprofiled"));
 		write_record(rec);
 	}
-	write_record(json_pack("{s:s, s:i, s:I, s:I, s:I}", "type", "end", "pid", (int)G.pid,
-	                       "launches", (json_int_t)G.total_launches,
+	write_record(json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:f}", "type", "end",
+	                       "pid", (int)G.pid, "launches", (json_int_t)G.total_launches,
 	                       "matched", (json_int_t)G.matched,
-	                       "profiled", (json_int_t)G.profiled));
+	                       "profiled", (json_int_t)G.profiled, "setup_seconds", G.setup_s,
+	                       "measure_seconds", G.measure_s));
 	if (G.fd >= 0)
 		close(G.fd);
 	G.fd = -1;
@@ -943,13 +1109,23 @@ static void init_metrics(void)
 	ga_profile_init(&G.prof);
 	if (!m || !*m)
 		m = "gpu__time_duration.sum";
-	char *copy = ga_xstrdup(m), *save = NULL;
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
-		if (*t)
-			ga_profile_add_metric(&G.prof, t);
+	char *copy = ga_xstrdup(m), *save = NULL, *bsave = NULL;
+	size_t b = 0, nb = 0, cap = 0;
+	/* ';' between bundles (packed into metric sets whole), ',' within. */
+	for (char *bt = strtok_r(copy, ";", &bsave); bt; bt = strtok_r(NULL, ";", &bsave), b++) {
+		for (char *t = strtok_r(bt, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			size_t before = G.prof.n_metrics;
+			if (!*t || ga_profile_add_metric(&G.prof, t) < before)
+				continue;
+			GA_PUSH(G.bundle, nb, cap, b);
+		}
+	}
 	free(copy);
-	if (ga_profile_metric_index(&G.prof, "gpu__time_duration.sum") < 0)
+	if (ga_profile_metric_index(&G.prof, "gpu__time_duration.sum") < 0) {
 		ga_profile_add_metric(&G.prof, "gpu__time_duration.sum");
+		GA_PUSH(G.bundle, nb, cap, b);
+	}
+	G.max_passes = env_long(GA_ENV_MAX_PASSES, 0);
 }
 
 static const CUpti_CallbackId launch_cbids[] = {

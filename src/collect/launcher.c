@@ -5,10 +5,11 @@
  * $TMPDIR) and removed afterwards.  Each process of the application (children
  * inherit CUDA_INJECTION64_PATH) appends JSON lines to <dir>/<pid>.rec:
  *   start  {pid, ppid, tool_version}
- *   device {pid, context, device{...}, passes, metrics[...]}
+ *   device {pid, context, device{...}, passes, metrics[...], sets[{passes, metrics}]}
  *   launch {the launch object of the profile schema}
  *   error  {pid, code, message[, metric]}
- *   end    {pid, launches, matched, profiled}     (missing if the process died)
+ *   end    {pid, launches, matched, profiled, setup_seconds, measure_seconds}
+ *                                                 (missing if the process died)
  * A last line without its newline was cut short by a kill and is skipped. */
 #include "collect.h"
 
@@ -181,6 +182,10 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 			g->n_processes++;
 		} else if (strcmp(type, "end") == 0) {
 			g->n_ended++;
+			p->collection.profiler_setup_seconds +=
+				json_number_value(json_object_get(rec, "setup_seconds"));
+			p->collection.profiler_measure_seconds +=
+				json_number_value(json_object_get(rec, "measure_seconds"));
 		} else if (strcmp(type, "device") == 0) {
 			if (!g->have_device) {
 				char *where = ga_xasprintf("%s:%ld", path, lineno);
@@ -191,6 +196,7 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 				json_t *passes = json_object_get(rec, "passes");
 				if (json_is_integer(passes))
 					p->collection.passes = (int)json_integer_value(passes);
+				p->collection.metric_sets = (int)json_array_size(json_object_get(rec, "sets"));
 				json_t *ms = json_object_get(rec, "metrics");
 				size_t i;
 				json_t *m;
@@ -302,7 +308,7 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	}
 	for (size_t i = 0; i < o->n_metrics; i++) {
 		if (i)
-			ga_buf_putc(&mb, ',');
+			ga_buf_putc(&mb, o->bundles && o->bundles[i] != o->bundles[i - 1] ? ';' : ',');
 		ga_buf_puts(&mb, o->metrics[i]);
 	}
 	metrics = ga_buf_take(&mb);
@@ -329,6 +335,8 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		setenv("CUDA_INJECTION64_PATH", o->inject_path, 1);
 		setenv(GA_ENV_RUN_DIR, dir, 1);
 		setenv(GA_ENV_METRICS, metrics, 1);
+		snprintf(buf, sizeof(buf), "%ld", o->max_passes);
+		setenv(GA_ENV_MAX_PASSES, buf, 1);
 		setenv(GA_ENV_TOOL_VERSION, GA_VERSION, 1);
 		if (o->kernel_filter)
 			setenv(GA_ENV_KERNEL, o->kernel_filter, 1);

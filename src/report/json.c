@@ -99,6 +99,10 @@ static json_t *kernel_json(const ga_analysis *a, const ga_group *g)
 	for (size_t i = 0; i < g->n_findings; i++)
 		json_array_append_new(fi, json_integer((json_int_t)g->findings[i]));
 	json_object_set_new(k, "findings", fi);
+	json_t *un = json_array();
+	for (size_t i = 0; i < g->n_unchecked; i++)
+		json_array_append_new(un, json_string(g->unchecked[i]->id));
+	json_object_set_new(k, "unchecked_rules", un);
 	(void)a;
 	return k;
 }

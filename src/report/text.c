@@ -294,7 +294,12 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 	              plural(nl, "launch", "launches"), dur_nb(a->total_ns, d, sizeof(d)));
 	if (p) {
 		ga_buf_printf(&s, "; %zu %s", p->n_metrics, plural(p->n_metrics, "metric", "metrics"));
-		if (p->collection.passes > 0)
+		if (p->collection.metric_sets > 1)
+			ga_buf_printf(&s, " in %d sets of at most %d %s per launch, taken in turn by "
+			              "a kernel's repeated launches", p->collection.metric_sets,
+			              p->collection.passes,
+			              plural((size_t)p->collection.passes, "pass", "passes"));
+		else if (p->collection.passes > 0)
 			ga_buf_printf(&s, " in %d %s", p->collection.passes,
 			              plural((size_t)p->collection.passes, "pass", "passes"));
 	}
@@ -607,6 +612,13 @@ static void kernels(tctx *t, const ga_analysis *a)
 			ga_buf_puts(&s, " (close call)");
 			wrap_buf(t, &s, 2, 4);
 		}
+		if (g->n_unchecked) {
+			spaces(&t->b, 2);
+			ga_buf_puts(&s, "not checked, metrics not measured:");
+			for (size_t i = 0; i < g->n_unchecked; i++)
+				ga_buf_printf(&s, "%s %s", i ? "," : "", g->unchecked[i]->id);
+			wrap_buf(t, &s, 2, 4);
+		}
 		if (t->verbose && g->class_note && *g->class_note) {
 			spaces(&t->b, 2);
 			ga_buf_printf(&s, "why: %s", g->class_note);
@@ -836,6 +848,32 @@ static void baseline(tctx *t, const ga_comparison *c)
 	}
 }
 
+/* Why rules went unchecked, and what to do about it, once. */
+static void unchecked_hint(tctx *t, const ga_analysis *a)
+{
+	const ga_profile *p = a->profile;
+	size_t n = 0;
+	ga_buf s = { 0 };
+
+	for (size_t gi = 0; gi < a->n_groups; gi++)
+		n += a->groups[gi].n_unchecked > 0;
+	if (!n)
+		return;
+	ga_buf_putc(&t->b, '\n');
+	if (p && p->collection.metric_sets > 1)
+		ga_buf_printf(&s, "%zu %s had rules not checked: the metrics were measured in %d "
+		              "sets, one per launch in turn, and %s launched too few times to take "
+		              "them all. Launch %s more often (a second iteration is enough), or "
+		              "profile with --max-passes 0 to measure every metric on every launch.",
+		              n, plural(n, "kernel", "kernels"), p->collection.metric_sets,
+		              n == 1 ? "it was" : "they were", n == 1 ? "it" : "them");
+	else
+		ga_buf_printf(&s, "%zu %s had rules not checked: the profile lacks their metrics "
+		              "(a --quick run, or one with other rules).", n,
+		              plural(n, "kernel", "kernels"));
+	wrap_buf(t, &s, 0, 0);
+}
+
 static void notes(tctx *t, const ga_analysis *a)
 {
 	if (!a->n_notes)
@@ -866,6 +904,7 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 		baseline(&t, o->baseline);
 	what_to_do_first(&t, a);
 	kernels(&t, a);
+	unchecked_hint(&t, a);
 	if (t.verbose)
 		notes(&t, a);
 

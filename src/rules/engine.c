@@ -394,7 +394,8 @@ static int lookup(void *ctx, const char *name, double *out)
 	return lookup_pseudo(e, name, out);
 }
 
-/* Evaluate an expression; on failure fill why. */
+/* Evaluate an expression; on failure fill why and return the status
+ * (GA_EVAL_MISSING: a metric it needs was not measured). */
 static int eval(env *e, const ga_expr *x, double *out, char *why, size_t whylen)
 {
 	e->last_missing[0] = '\0';
@@ -405,7 +406,7 @@ static int eval(env *e, const ga_expr *x, double *out, char *why, size_t whylen)
 		/* A named expression failed: say why it failed, not that a
 		 * "metric" of that name is missing. */
 		snprintf(why, whylen, "%s", e->last_missing);
-	return -1;
+	return (int)st;
 }
 
 static void eval_named(env *e, const ga_named_expr *defs, size_t n)
@@ -572,7 +573,12 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 
 			e.n_named = class_named;   /* rules see the classifier's names too */
 			eval_named(&e, r->metrics, r->n_metrics);
-			if (eval(&e, r->when, &w, why, sizeof(why)) != 0) {
+			int st = eval(&e, r->when, &w, why, sizeof(why));
+			if (st != 0) {
+				/* Not measured (a metric set this kernel's launches
+				 * never took): the report lists the rule as unchecked. */
+				if (st == GA_EVAL_MISSING)
+					GA_PUSH(g->unchecked, g->n_unchecked, g->cap_unchecked, r);
 				if (verbose)
 					add_note(a, &note_cap, ga_xasprintf("%s: rule %s not evaluated: %s",
 					                                    g->name, r->id, why));
@@ -637,6 +643,7 @@ void ga_analysis_free(ga_analysis *a)
 		free(g->values);
 		free(g->class_note);
 		free(g->findings);
+		free(g->unchecked);
 		free_evidence(g->class_evidence, g->n_class_evidence);
 	}
 	free(a->groups);

@@ -66,6 +66,8 @@ struct ga_group {
 	size_t n_findings;
 	int same_launch;          /* kernels of this process with this grid and block */
 	long unprofiled;          /* further launches not profiled (--max-per-kernel) */
+	const ga_rule **unchecked;/* rules whose metrics were not measured for it */
+	size_t n_unchecked, cap_unchecked;
 };
 
 typedef struct {

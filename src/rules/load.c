@@ -1695,6 +1695,73 @@ size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out)
 	return finish_names(&l, out);
 }
 
+/* Rules in the order their metrics are worth collecting first: checklist
+ * item, then severity (high first), then id. */
+static int rule_priority_cmp(const void *x, const void *y)
+{
+	const ga_rule *a = *(const ga_rule *const *)x, *b = *(const ga_rule *const *)y;
+	if (a->checklist != b->checklist)
+		return a->checklist < b->checklist ? -1 : 1;
+	if (a->severity != b->severity)
+		return a->severity > b->severity ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+/* Append l's names (sorted, deduplicated) that are not in out yet, as bundle b. */
+static void add_bundle(struct strlist *out, size_t **bundle, size_t *cap_b, struct strlist *l,
+                       size_t b)
+{
+	char **v = NULL;
+	size_t n = finish_names(l, &v);
+	for (size_t i = 0; i < n; i++) {
+		int seen = 0;
+		for (size_t j = 0; j < out->n && !seen; j++)
+			seen = strcmp(out->v[j], v[i]) == 0;
+		if (seen) {
+			free(v[i]);
+			continue;
+		}
+		GA_PUSH(out->v, out->n, out->cap, v[i]);
+		if (*cap_b < out->cap) {
+			*bundle = ga_xrealloc(*bundle, out->cap * sizeof(**bundle));
+			*cap_b = out->cap;
+		}
+		(*bundle)[out->n - 1] = b;
+	}
+	free(v);
+	memset(l, 0, sizeof(*l));
+}
+
+size_t ga_ruleset_metric_bundles(const ga_ruleset *rs, char ***out, size_t **bundle)
+{
+	struct strlist all = {0}, l = {0};
+	size_t cap_b = 0, nb = 0;
+	const ga_rule **order = ga_xcalloc(rs->n_rules ? rs->n_rules : 1, sizeof(*order));
+
+	*bundle = NULL;
+	if (rs->has_classifier) {
+		walk_classifier(&l, &rs->classifier, 0);
+		add_bundle(&all, bundle, &cap_b, &l, nb++);
+	}
+	for (size_t i = 0; i < rs->n_rules; i++)
+		order[i] = &rs->rules[i];
+	if (rs->n_rules)
+		qsort(order, rs->n_rules, sizeof(*order), rule_priority_cmp);
+	for (size_t i = 0; i < rs->n_rules; i++) {
+		const ga_rule *r = order[i];
+		const ga_expr *e[2] = { r->when, r->estimate };
+		size_t before = all.n;
+		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 2, r->evidence,
+		           r->n_evidence, 0);
+		add_bundle(&all, bundle, &cap_b, &l, nb);
+		if (all.n > before)
+			nb++;
+	}
+	free(order);
+	*out = all.v;
+	return all.n;
+}
+
 size_t ga_classifier_required_metric_names(const ga_ruleset *rs, char ***out)
 {
 	struct strlist l = {0};

@@ -133,5 +133,12 @@ size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out);
 /* The metrics the classifier cannot do without: those outside the first
  * argument of avail().  What --quick collects.  Same ownership. */
 size_t ga_classifier_required_metric_names(const ga_ruleset *rs, char ***out);
+/* The metrics of ga_ruleset_metric_names grouped for collection: the
+ * classifier's first (bundle 0), then each rule's not yet listed, rules in
+ * checklist order (then severity, then id).  bundle[i] is the bundle of
+ * (*out)[i]; bundles are numbered from 0 without gaps and appear in order.
+ * A collector fills replay passes bundle by bundle, so a rule's inputs are
+ * measured together. */
+size_t ga_ruleset_metric_bundles(const ga_ruleset *rs, char ***out, size_t **bundle);
 
 #endif

@@ -150,8 +150,9 @@ cases() {
 0 out '^uncoalesced-global-access +memory +1 +high'      --list-rules
 0 out '^gpu__time_duration\.sum$'                        --list-metrics
 0 out '^dram__throughput\.avg\.pct_of_peak_sustained_elapsed$' --list-metrics
-0 out '^# 9 metrics, 1 replay passes per kernel on GH100$'  --quick --list-metrics --chip GH100
-0 out '^# 3[0-9] metrics, [0-9]+ replay passes per kernel on GH100$' --list-metrics --chip GH100
+0 out '^# 9 metrics on GH100: 1 set of at most 1 replay pass per launch'  --quick --list-metrics --chip GH100
+0 out '^# 3[0-9] metrics on GH100: 2 sets of at most 3 replay passes per launch, .*\(all at once: [4-9] passes\)$' --list-metrics --chip GH100
+0 out '^# 3[0-9] metrics on GH100: 1 set of at most [4-9] replay passes per launch' --max-passes 0 --list-metrics --chip GH100
 0 out '^rules: [0-9]+ rules and the classifier are valid$' --check-rules rules
 0 out 'engine-rules: 3 rules and the classifier are valid' --check-rules $FIX/engine-rules
 3 err '^rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: |^tests/fixtures/rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: ' --check-rules $FIX/rules-bad
@@ -588,12 +589,43 @@ cases_baseline() {
 2 err "--log-file 'r%y\.txt': unknown '%y'"              --log-file r%y.txt --import $ALL
 0 out '^Processes$'                                      --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
 0 out '^total: 2 processes, 2 kernels, 2 launches, 1\.18 ms from 2 files$' --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
-0 out '^pid 1234: 1 kernel, 1 launch, 594 us \(50\.2% of GPU time\); from$' --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
-0 out '^  grid 1056x1x1, block 256x1x1, pid 1270$'          --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
+0 out '^pid [0-9]+: 1 kernel, 1 launch, [0-9.]+ us \([0-9.]+% of GPU time\); from$' --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
+0 out '^  grid [0-9]+x1x1, block 256x1x1, pid [0-9]+$'    --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
 EOF
 }
 cases_baseline >"$T/cases"
 check_table <"$T/cases"
+
+# ---------------------------------------------------------------------------
+# Metric sets (--max-passes): no set over the limit, and the classifier's
+# metrics (what --quick collects) all in the first set, so that a kernel
+# launched once is still classified on everything the classifier reads.
+metric_sets_check() {
+	limit=$1
+	if [ "$SANITIZED" = 1 ]; then
+		skip "metric sets, --max-passes $limit: ASan build (CUPTI's RTLD_DEEPBIND)"
+		return
+	fi
+	run --max-passes "$limit" --list-metrics --chip GH100
+	cp "$T/out" "$T/sets"
+	run --quick --list-metrics
+	cp "$T/out" "$T/classifier"
+	over=$(awk -v lim="$limit" '/^# set [0-9]+:/ && $(NF-2) + 0 > lim' "$T/sets")
+	first=$(awk '/^# set 1:/ { on = 1; next } /^#/ { on = 0 } on' "$T/sets")
+	missing=$(printf '%s\n' "$first" | grep -vxF -f - "$T/classifier")
+	nsets=$(grep -c '^# set [0-9]*:' "$T/sets")
+	if [ -n "$over" ]; then
+		not_ok "--max-passes $limit: a set over the limit: $over"
+	elif [ -n "$missing" ]; then
+		not_ok "--max-passes $limit: classifier metrics outside set 1: $missing"
+	elif [ "$nsets" -lt 2 ]; then
+		not_ok "--max-passes $limit: $nsets metric set(s), want the rules split over 2 or more"
+	else
+		ok "--max-passes $limit: $nsets metric sets, none over $limit passes, classifier in set 1"
+	fi
+}
+metric_sets_check 3
+metric_sets_check 4
 
 # Single-process reports say nothing about processes in text.
 run --import "$ALL"
@@ -710,7 +742,11 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 p = r["processes"]
 bad = []
-if [x["pid"] for x in p] != [1234, 1270]: bad.append(f"pids {[x['pid'] for x in p]}")
+import os
+src = os.environ["SRCDIR"]
+want = [json.load(open(f"{src}/tests/fixtures/recorded/testapp-{k}.json"))["launches"][0]["pid"]
+        for k in ("copy_strided", "fma_loop")]
+if [x["pid"] for x in p] != want: bad.append(f"pids {[x['pid'] for x in p]}, want {want}")
 elif [x["files"] for x in p] != [["tests/fixtures/recorded/testapp-copy_strided.json"],
                                  ["tests/fixtures/recorded/testapp-fma_loop.json"]]:
     bad.append("files")

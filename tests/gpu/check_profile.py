@@ -39,8 +39,13 @@ def by_name(prof):
 
 
 def val(l, metric):
-    v = l["values"].get(metric)
-    return float("nan") if v is None else v
+    """A metric of a launch, or of the first launch of a list that has it
+    (repeats of a kernel measure different metric sets)."""
+    for one in (l if isinstance(l, list) else [l]):
+        v = one["values"].get(metric)
+        if v is not None:
+            return v
+    return float("nan")
 
 
 def testapp(path):
@@ -62,18 +67,18 @@ def testapp(path):
         l = k[w][0]
         expect(l["duration_ns"] and l["duration_ns"] > 0, f"{w}: duration")
         expect(l["registers"] > 0, f"{w}: registers")
-    dram = val(k["copy_coalesced"][0], "dram__throughput.avg.pct_of_peak_sustained_elapsed")
+    dram = val(k["copy_coalesced"], "dram__throughput.avg.pct_of_peak_sustained_elapsed")
     expect(dram > 50, f"copy_coalesced DRAM throughput {dram:.1f}% (expected > 50%)")
-    s = k["copy_strided"][0]
+    s = k["copy_strided"]
     spr = val(s, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") / \
         max(val(s, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1)
     expect(spr > 16, f"copy_strided sectors per load request {spr:.1f} (expected > 16)")
-    b = k["branch_evenodd"][0]
+    b = k["branch_evenodd"]
     tpi = val(b, "smsp__thread_inst_executed.sum") / max(val(b, "smsp__inst_executed.sum"), 1)
     expect(10 < tpi < 22, f"branch_evenodd threads per instruction {tpi:.1f} (expected ~16)")
-    occ = val(one, "sm__warps_active.avg.pct_of_peak_sustained_active")
+    occ = val(k["chain_one_warp"], "sm__warps_active.avg.pct_of_peak_sustained_active")
     expect(occ < 10, f"chain_one_warp achieved occupancy {occ:.1f}% (expected very low)")
-    smc = k["smem_conflict"][0]
+    smc = k["smem_conflict"]
     conf = val(smc, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")
     expect(conf > 0, f"smem_conflict bank conflicts {conf}")
 
@@ -99,6 +104,25 @@ def classes_only(path):
             "chain_one_warp": "latency", "fma_loop": "compute"}
     for name, cls in want.items():
         expect(got.get(name) == cls, f"{name}: class {got.get(name)} (expected {cls})")
+
+
+def sets(path, most):
+    """Metric sets: no launch over `most` passes, at least two sets; each
+    kernel's first launch takes set 0 (the classifier's), and its repeats
+    cover every set evenly (counts within one of each other)."""
+    prof = load(path)
+    col = prof["collection"]
+    expect(1 <= col["passes"] <= int(most), f"{col['passes']} passes per launch (at most {most})")
+    nsets = col.get("metric_sets", 1)
+    expect(nsets >= 2, f"{nsets} metric sets (expected 2 or more)")
+    for name, ls in by_name(prof).items():
+        got = [l.get("metric_set") for l in sorted(ls, key=lambda l: l["index"])]
+        counts = [got.count(s) for s in range(nsets)]
+        expect(got[0] == 0, f"{name}: first launch took set {got[0]} (expected 0)")
+        if len(got) >= nsets:
+            expect(max(counts) - min(counts) <= 1, f"{name}: uneven metric sets {got}")
+    t = col.get("profiler_setup_seconds", 0), col.get("profiler_measure_seconds", 0)
+    expect(t[0] > 0 and t[1] > 0, f"profiler set-up and measure times recorded {t}")
 
 
 def passes(path, n):
@@ -140,7 +164,7 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"testapp": testapp, "classes": classes, "names": names, "launches": launches,
      "crashed": crashed, "pids": pids, "unprofiled": unprofiled,
-     "classes_only": classes_only, "passes": passes}[cmd](*args)
+     "classes_only": classes_only, "passes": passes, "sets": sets}[cmd](*args)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

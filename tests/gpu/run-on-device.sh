@@ -13,7 +13,20 @@ R=$OUT/work
 mkdir -p "$R/recorded"
 GA=$B/gpuadvise
 APP=$B/kernels/gpuadvise-testapp
+# Recordings (test fixtures) measure everything on one launch (--max-passes
+# 0): the rules' metrics, the Speed-of-Light composites they are checked
+# against, the pipe-cycle counters the classifier's instruction rates stand
+# in for, and the roofline's FLOP, byte and peak counters.
 EXTRA=sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__throughput.avg.pct_of_peak_sustained_elapsed,dram__throughput.avg.pct_of_peak_sustained_elapsed
+EXTRA=$EXTRA,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active
+for op in fadd fmul ffma dadd dmul dfma hadd hmul hfma; do
+	EXTRA=$EXTRA,sm__sass_thread_inst_executed_op_${op}_pred_on.sum
+done
+EXTRA=$EXTRA,dram__bytes.sum,lts__t_bytes.sum,l1tex__t_bytes.sum
+EXTRA=$EXTRA,dram__bytes.sum.peak_sustained,lts__t_bytes.sum.peak_sustained,l1tex__t_bytes.sum.peak_sustained
+EXTRA=$EXTRA,dram__cycles_elapsed.avg.per_second,lts__cycles_elapsed.avg.per_second,l1tex__cycles_elapsed.avg.per_second,sm__cycles_elapsed.avg.per_second
+EXTRA=$EXTRA,sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained,sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained,sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained
+REC="--max-passes 0 --metrics $EXTRA"
 has() { case " $STEPS " in *" $1 "*) return 0;; esac; return 1; }
 step() { echo; echo "=== $* ($(date +%T))"; }
 
@@ -22,8 +35,15 @@ nvidia-smi -L
 "$GA" --version
 ls -la "$B" "$B/kernels" | head -40
 
-step smoke: two kernels, verbose
-timeout 120 "$GA" -v "$APP" --only tiny_add,copy_strided 2>&1 | tee "$R/smoke.txt" | head -70
+step smoke: two kernels, twice each, verbose
+timeout 120 "$GA" -v -o "$R/smoke.json" "$APP" --only tiny_add,copy_strided --repeat 2 2>&1 | tee "$R/smoke.txt" | head -70
+python3 -c "
+import json; p = json.load(open('$R/smoke.json')); c = p['collection']
+print('passes', c['passes'], 'sets', c.get('metric_sets'), 'setup', c.get('profiler_setup_seconds'),
+      'measure', c.get('profiler_measure_seconds'))
+for l in p['launches']:
+    print(l['name'][:40], l.get('metric_set'), sum(v is not None for v in l['values'].values()), 'values')
+"
 echo "status ${PIPESTATUS[0]}"
 if ! grep -q 'copy_strided' "$R/smoke.txt"; then
 	echo "smoke failed: does the driver load the injection library?"
@@ -39,24 +59,24 @@ fi
 if has record; then
 	step record test-app kernels, with the Speed-of-Light composites for calibration
 	for k in $("$APP" --list); do
-		timeout 120 "$GA" --metrics "$EXTRA" -o "$R/recorded/testapp-$k.json" "$APP" --only "$k" \
+		timeout 120 "$GA" $REC -o "$R/recorded/testapp-$k.json" "$APP" --only "$k" \
 			>"$R/report-$k.txt" 2>&1 || echo "record $k: status $?"
 		head -30 "$R/report-$k.txt"
 	done
 	step one raw counter-data image for the offline evaluation test
-	timeout 60 "$GA" --save-counter-data "$R/recorded/counter-image.bin" -c 1 \
+	timeout 60 "$GA" --max-passes 0 --save-counter-data "$R/recorded/counter-image.bin" -c 1 \
 		-o "$R/recorded/counter-image-profile.json" "$APP" --only copy_strided >/dev/null 2>&1
 	ls -la "$R/recorded/counter-image.bin" && xz -9 -f "$R/recorded/counter-image.bin"
 	step default metric set: passes and a full test-app report
 	"$GA" --list-metrics --chip GH100 | tail -1
-	timeout 120 "$GA" -f json -o "$R/recorded/testapp-all.json" "$APP" >"$R/testapp-all.report.json" 2>"$R/testapp-all.err"
+	timeout 120 "$GA" -f json -o "$R/recorded/testapp-all.json" "$APP" --repeat 2 >"$R/testapp-all.report.json" 2>"$R/testapp-all.err"
 	cat "$R/testapp-all.err"
 	timeout 60 "$GA" --import "$R/recorded/testapp-all.json" | tee "$R/testapp-all.txt" | head -80
 fi
 
 if has demos; then
 	step demos, recorded for machines without a GPU
-	timeout 420 "$GA" --demo all --metrics "$EXTRA" -o "$R/recorded" >"$R/demo-all.txt" 2>"$R/demo-all.err"
+	timeout 420 "$GA" --demo all $REC -o "$R/recorded" >"$R/demo-all.txt" 2>"$R/demo-all.err"
 	echo "status $?"
 	tail -20 "$R/demo-all.err"
 	grep -A14 '^Summary' "$R/demo-all.txt"

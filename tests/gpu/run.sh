@@ -34,17 +34,25 @@ no_rundir() {
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
 
-# 1. Every kernel, report as JSON; the app's own output must be unchanged.
-"$GA" -f json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" >"$T/all.app.out" 2>"$T/all.err"
+# 1. Every kernel twice (the default --max-passes 3 gives two metric sets on
+# GH100, one per launch in turn), report as JSON; the app's own output must
+# be unchanged.
+"$GA" -f json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" --repeat 2 >"$T/all.app.out" 2>"$T/all.err"
 st=$?
 [ $st -eq 0 ] && pass "full run exits 0" || { fail "full run exits 0 (got $st)"; cat "$T/all.err"; }
 "$APP" >"$T/plain.out" 2>&1
 grep '^kernel ' "$T/plain.out" >"$T/plain.lines"
 "$GA" "$APP" 2>/dev/null | grep '^kernel ' >"$T/prof.lines"
+check "metric sets of at most 3 passes, taken in turn" $CHECK sets "$T/all.json" 3
 check "application output unchanged under profiling" cmp "$T/plain.lines" "$T/prof.lines"
 check "kernel names, launch configuration and metric sanity" $CHECK testapp "$T/all.json"
 check "classes of the known kernels" $CHECK classes "$T/all.report.json"
 check "no run directory left behind" no_rundir
+
+# 1a. --max-passes 0: every metric on the one launch of each kernel.
+"$GA" --max-passes 0 -f json --log-file "$T/one.report.json" -o "$T/one.json" "$APP" >/dev/null 2>&1
+check "--max-passes 0: everything from one launch" $CHECK testapp "$T/one.json"
+check "--max-passes 0: classes of the known kernels" $CHECK classes "$T/one.report.json"
 
 # 1b. --quick: one replay pass, the same classes for the known kernels.
 "$GA" --quick -f json --log-file "$T/quick.report.json" -o "$T/quick.json" "$APP" >/dev/null 2>&1
