@@ -24,6 +24,7 @@
 #include "outname.h"
 #include "profile.h"
 #include "report/report.h"
+#include "report/roofline.h"
 #include "rules/engine.h"
 #include "rules/rules.h"
 #include "util.h"
@@ -54,6 +55,8 @@ enum {
 	OPT_QUICK,
 	OPT_BASELINE,
 	OPT_REGRESSION_THRESHOLD,
+	OPT_ROOFLINE,
+	OPT_NO_ROOFLINE,
 };
 
 const char *argp_program_version = "gpuadvise " GA_VERSION;
@@ -106,7 +109,8 @@ static struct argp_option options[] = {
 	 "running a program", 2},
 	{"export", 'o', "FILE", 0, "Write the profile as JSON to FILE (%p: pid, %h: host name, "
 	 "%q{ENV}: environment variable ENV, %%: a %)", 2},
-	{"format", 'f', "FMT", 0, "Report format: text (default), json, markdown, junit", 2},
+	{"format", 'f', "FMT", 0, "Report format: text (default), json, markdown, junit, html "
+	 "(one self-contained page with the roofline)", 2},
 	{"log-file", OPT_LOG_FILE, "FILE", 0, "Write the report to FILE instead of standard "
 	 "output (%p, %h, %q{ENV} as for -o)", 2},
 	{"fail-on", OPT_FAIL_ON, "SEVERITY", 0, "Exit with status 1 when a finding of SEVERITY "
@@ -119,6 +123,9 @@ static struct argp_option options[] = {
 	{"verbose", 'v', 0, 0, "Show every finding, the class reasoning, and rules that could "
 	 "not be evaluated (missing metrics)", 2},
 	{"per-launch", OPT_PER_LAUNCH, 0, 0, "List every launch of each kernel", 2},
+	{"roofline", OPT_ROOFLINE, 0, 0, "Draw the roofline and occupancy of every kernel in the "
+	 "text report (default: only when it goes to a terminal)", 2},
+	{"no-roofline", OPT_NO_ROOFLINE, 0, 0, "Never draw the roofline in the text report", 2},
 	{"color", OPT_COLOR, "WHEN", 0, "Colour: auto (default: only on a terminal, never when "
 	 "NO_COLOR is set), always, never", 2},
 	{0, 0, 0, 0, "Rules:", 3},
@@ -190,7 +197,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'f':
 		if (!ga_reporter_find(arg))
-			argp_error(state, "unknown format '%s' (text, json, markdown, junit)", arg);
+			argp_error(state, "unknown format '%s' (text, json, markdown, junit, html)", arg);
 		c->format = arg;
 		break;
 	case OPT_LOG_FILE:
@@ -236,6 +243,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'r':
 		GA_PUSH(c->rule_dirs, c->n_rule_dirs, ps->cap_rule_dirs, arg);
+		break;
+	case OPT_ROOFLINE:
+		c->roofline = 1;
+		break;
+	case OPT_NO_ROOFLINE:
+		c->roofline = -1;
 		break;
 	case OPT_QUICK:
 		c->quick = 1;
@@ -407,25 +420,30 @@ static int explain_rule(const ga_ruleset *rs, const char *id)
 	return 0;
 }
 
-/* Metrics to collect: what the rules read, plus --metrics, plus duration. */
+/* Append name to names unless it is there already. */
+static void add_metric(char ***names, size_t *n, size_t *cap, const char *name)
+{
+	for (size_t j = 0; j < *n; j++)
+		if (strcmp((*names)[j], name) == 0)
+			return;
+	GA_PUSH(*names, *n, *cap, ga_xstrdup(name));
+}
+
+/* Metrics to collect: what the rules read, plus duration, plus the
+ * roofline's (not with --quick), plus --metrics. */
 static size_t collect_metrics(const ga_config *cfg, const ga_ruleset *rs, char ***out)
 {
 	char **names = NULL;
+	const char **roof = NULL;
 	size_t n = cfg->quick ? ga_classifier_required_metric_names(rs, &names)
 	                      : ga_ruleset_metric_names(rs, &names);
 	size_t cap = n;
-	int have_duration = 0;
-	for (size_t i = 0; i < n; i++)
-		have_duration |= strcmp(names[i], "gpu__time_duration.sum") == 0;
-	if (!have_duration)
-		GA_PUSH(names, n, cap, ga_xstrdup("gpu__time_duration.sum"));
-	for (size_t i = 0; i < cfg->n_extra_metrics; i++) {
-		int dup = 0;
-		for (size_t j = 0; j < n; j++)
-			dup |= strcmp(names[j], cfg->extra_metrics[i]) == 0;
-		if (!dup)
-			GA_PUSH(names, n, cap, ga_xstrdup(cfg->extra_metrics[i]));
-	}
+	add_metric(&names, &n, &cap, "gpu__time_duration.sum");
+	size_t n_roof = cfg->quick ? 0 : ga_roofline_metric_names(&roof);
+	for (size_t i = 0; i < n_roof; i++)
+		add_metric(&names, &n, &cap, roof[i]);
+	for (size_t i = 0; i < cfg->n_extra_metrics; i++)
+		add_metric(&names, &n, &cap, cfg->extra_metrics[i]);
 	*out = names;
 	return n;
 }
@@ -592,6 +610,7 @@ static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const 
 		                               : GA_FAIL_DEFAULT,
 		.inputs = x ? x->inputs : NULL,
 		.n_inputs = x ? x->n_inputs : 0,
+		.roofline = cfg->roofline > 0 || (cfg->roofline == 0 && isatty(fileno(out))),
 	};
 	const ga_reporter *rep = ga_reporter_find(cfg->format ? cfg->format : "text");
 	if (rep->write(out, &a, rs, &ro) != 0 || fflush(out) != 0) {

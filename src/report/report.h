@@ -38,6 +38,9 @@ typedef struct {
 	ga_fail_mode fail_on;
 	const ga_report_input *inputs;  /* the files the profile came from, or NULL */
 	size_t n_inputs;
+	/* Added with the roofline: draw it in the text report (main sets it on
+	 * a terminal or with --roofline). */
+	int roofline;
 } ga_report_opts;
 
 typedef struct {

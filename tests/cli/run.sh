@@ -151,7 +151,7 @@ cases() {
 0 out '^gpu__time_duration\.sum$'                        --list-metrics
 0 out '^dram__throughput\.avg\.pct_of_peak_sustained_elapsed$' --list-metrics
 0 out '^# 9 metrics, 1 replay passes per kernel on GH100$'  --quick --list-metrics --chip GH100
-0 out '^# 3[0-9] metrics, [0-9]+ replay passes per kernel on GH100$' --list-metrics --chip GH100
+0 out '^# 5[0-9] metrics, [0-9]+ replay passes per kernel on GH100$' --list-metrics --chip GH100
 0 out '^rules: [0-9]+ rules and the classifier are valid$' --check-rules rules
 0 out 'engine-rules: 3 rules and the classifier are valid' --check-rules $FIX/engine-rules
 3 err '^rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: |^tests/fixtures/rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: ' --check-rules $FIX/rules-bad
