@@ -59,6 +59,7 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 int ga_report_json(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
+int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 
 /* The JSON report as a jansson json_t* (new reference), for callers that
  * combine several. */

@@ -209,7 +209,8 @@ static void emit_x_axis(ga_buf *b, const plot *p)
 	for (size_t c = 0; c < p->w; c++)
 		put_cp(b, ticks[c] ? 0x252cu : 0x2500u); /* ┬ ─ */
 	ga_buf_putc(b, '\n');
-	ga_buf_printf(b, "%.*s  FLOP/byte at DRAM\n", (int)end, line);
+	ga_buf_printf(b, "%.*s\n%*sarithmetic intensity, FLOP/byte at DRAM\n", (int)end, line,
+	              MARGIN, "");
 }
 
 void ga_roof_plot(ga_buf *b, const ga_roofline *r, size_t width)
