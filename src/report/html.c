@@ -93,12 +93,13 @@ static void roofs(ga_buf *b, const ga_roofline *r, const axes *a)
 	for (int l = 0; l < GA_ROOF__LEVELS; l++) {
 		if (!isfinite(pk->bw[l]))
 			continue;
-		/* from the left edge (or the bottom) up to the highest flat roof */
+		/* from the left edge (or the bottom) up to the highest flat roof,
+		 * named at its lower end, where the slopes are furthest apart */
 		double xa = fmax(xmin, pow(10, a->y0) / pk->bw[l]), xb = fmin(xmax, top / pk->bw[l]);
 		ga_buf_printf(b, "<line class=\"slope\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		              "y2=\"%.1f\"/><text class=\"slopelabel\" x=\"%.1f\" y=\"%.1f\">%s "
 		              "%s</text>\n", sx(a, xa), sy(a, xa * pk->bw[l]), sx(a, xb),
-		              sy(a, xb * pk->bw[l]), sx(a, xb) - 4, sy(a, xb * pk->bw[l]) - 6,
+		              sy(a, xb * pk->bw[l]), sx(a, xa) + 4, sy(a, xa * pk->bw[l]) - 6,
 		              ga_roof_level_name((ga_roof_level)l),
 		              ga_fmt_rate(pk->bw[l], "B/s", v, sizeof(v)));
 	}
@@ -227,7 +228,7 @@ static const char css[] =
 	"td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
 	"svg{background:#fff;border:1px solid #ccc}svg text{font-size:12px;fill:#333}"
 	".grid{stroke:#eee}.roof{stroke:#c0392b;stroke-width:2}"
-	".slope{stroke:#2c6fbb;stroke-width:2}.slopelabel{text-anchor:end}"
+	".slope{stroke:#2c6fbb;stroke-width:2}.slopelabel{fill:#2c6fbb}"
 	".ridge{fill:#c0392b}.k circle{stroke:#000}.k.memory circle{fill:#2c6fbb}"
 	".k.compute circle{fill:#c0392b}.k text{font-weight:bold;font-size:14px}"
 	".banner{border:2px solid #b8860b;padding:.5em;background:#fff8e1}"
