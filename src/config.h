@@ -42,6 +42,7 @@ typedef struct {
 	int verbose;
 	int per_launch;
 	ga_color_mode color;
+	int roofline;               /* 1 --roofline, -1 --no-roofline, 0 on a terminal */
 	/* comparison with a baseline */
 	const char *baseline;       /* --baseline FILE */
 	double regression_threshold;/* --regression-threshold, percent; < 0: not given (10) */

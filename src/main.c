@@ -24,6 +24,7 @@
 #include "outname.h"
 #include "profile.h"
 #include "report/report.h"
+#include "report/roofline.h"
 #include "rules/engine.h"
 #include "rules/rules.h"
 #include "util.h"
@@ -55,6 +56,8 @@ enum {
 	OPT_MAX_PASSES,
 	OPT_BASELINE,
 	OPT_REGRESSION_THRESHOLD,
+	OPT_ROOFLINE,
+	OPT_NO_ROOFLINE,
 };
 
 const char *argp_program_version = "gpuadvise " GA_VERSION;
@@ -70,6 +73,9 @@ static const char doc[] =
 	"  gpuadvise -o run.json ./app         also keep the profile as JSON\n"
 	"  gpuadvise --import run.json         analyse a saved profile (no GPU needed)\n"
 	"  gpuadvise --import run.json -f markdown   summary for a pull-request comment\n"
+	"  gpuadvise --import run.json --roofline    roofline and occupancy of each kernel\n"
+	"  gpuadvise --import run.json -f html --log-file report.html\n"
+	"                                      one page: roofline chart, findings, kernels\n"
 	"  gpuadvise --import new.json --baseline old.json --fail-on regression\n"
 	"                                      CI gate against an older profile\n"
 	"  mpirun -n 4 gpuadvise -o rank%q{OMPI_COMM_WORLD_RANK}.json ./app\n"
@@ -110,7 +116,8 @@ static struct argp_option options[] = {
 	 "running a program", 2},
 	{"export", 'o', "FILE", 0, "Write the profile as JSON to FILE (%p: pid, %h: host name, "
 	 "%q{ENV}: environment variable ENV, %%: a %)", 2},
-	{"format", 'f', "FMT", 0, "Report format: text (default), json, markdown, junit", 2},
+	{"format", 'f', "FMT", 0, "Report format: text (default), json, markdown, junit, html "
+	 "(one self-contained page with the roofline)", 2},
 	{"log-file", OPT_LOG_FILE, "FILE", 0, "Write the report to FILE instead of standard "
 	 "output (%p, %h, %q{ENV} as for -o)", 2},
 	{"fail-on", OPT_FAIL_ON, "SEVERITY", 0, "Exit with status 1 when a finding of SEVERITY "
@@ -123,6 +130,9 @@ static struct argp_option options[] = {
 	{"verbose", 'v', 0, 0, "Show every finding, the class reasoning, and rules that could "
 	 "not be evaluated (missing metrics)", 2},
 	{"per-launch", OPT_PER_LAUNCH, 0, 0, "List every launch of each kernel", 2},
+	{"roofline", OPT_ROOFLINE, 0, 0, "Draw the roofline and occupancy of every kernel in the "
+	 "text report (default: only when it goes to a terminal)", 2},
+	{"no-roofline", OPT_NO_ROOFLINE, 0, 0, "Never draw the roofline in the text report", 2},
 	{"color", OPT_COLOR, "WHEN", 0, "Colour: auto (default: only on a terminal, never when "
 	 "NO_COLOR is set), always, never", 2},
 	{0, 0, 0, 0, "Rules:", 3},
@@ -197,7 +207,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'f':
 		if (!ga_reporter_find(arg))
-			argp_error(state, "unknown format '%s' (text, json, markdown, junit)", arg);
+			argp_error(state, "unknown format '%s' (text, json, markdown, junit, html)", arg);
 		c->format = arg;
 		break;
 	case OPT_LOG_FILE:
@@ -243,6 +253,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'r':
 		GA_PUSH(c->rule_dirs, c->n_rule_dirs, ps->cap_rule_dirs, arg);
+		break;
+	case OPT_ROOFLINE:
+		c->roofline = 1;
+		break;
+	case OPT_NO_ROOFLINE:
+		c->roofline = -1;
 		break;
 	case OPT_QUICK:
 		c->quick = 1;
@@ -414,46 +430,66 @@ static int explain_rule(const ga_ruleset *rs, const char *id)
 	return 0;
 }
 
-/* Metrics to collect: what the rules read, plus --metrics, plus duration,
- * in bundles (see ga_ruleset_metric_bundles): the classifier's first, then
- * each rule's, then --metrics as one more. */
+/* Metrics to collect: what the rules read, the roofline's, the duration and
+ * --metrics, in bundles that the collector keeps together in one metric set
+ * (see ga_ruleset_metric_bundles).  In order of importance: the classifier
+ * (so set 0 classifies), the roofline's byte and peak counters, its FLOP
+ * counters (their own replay pass), each rule's, then --metrics. */
 typedef struct {
 	char **names;
 	size_t *bundle;
-	size_t n;
+	size_t n, cap;
 } metric_plan;
 
-static void plan_add(metric_plan *mp, size_t *cap, const char *name, size_t bundle)
+static void plan_add(metric_plan *mp, const char *name, size_t bundle)
 {
+	size_t cap = mp->cap;
 	for (size_t j = 0; j < mp->n; j++)
 		if (strcmp(mp->names[j], name) == 0)
 			return;
-	size_t cap_b = *cap;
-	GA_PUSH(mp->names, mp->n, *cap, ga_xstrdup(name));
-	if (*cap != cap_b || !mp->bundle)
-		mp->bundle = ga_xrealloc(mp->bundle, *cap * sizeof(*mp->bundle));
+	GA_PUSH(mp->names, mp->n, mp->cap, ga_xstrdup(name));
+	if (mp->cap != cap || !mp->bundle)
+		mp->bundle = ga_xrealloc(mp->bundle, mp->cap * sizeof(*mp->bundle));
 	mp->bundle[mp->n - 1] = bundle;
 }
 
 static void plan_metrics(const ga_config *cfg, const ga_ruleset *rs, metric_plan *mp)
 {
-	size_t cap, last;
+	char **names = NULL;
+	size_t *bundle = NULL, n, next = 0;
 
 	memset(mp, 0, sizeof(*mp));
 	if (cfg->quick) {
-		mp->n = ga_classifier_required_metric_names(rs, &mp->names);
-		mp->bundle = ga_xcalloc(mp->n ? mp->n : 1, sizeof(*mp->bundle));
+		n = ga_classifier_required_metric_names(rs, &names);
+		bundle = ga_xcalloc(n ? n : 1, sizeof(*bundle));
 	} else {
-		mp->n = ga_ruleset_metric_bundles(rs, &mp->names, &mp->bundle);
+		n = ga_ruleset_metric_bundles(rs, &names, &bundle);
 	}
-	cap = mp->n;
-	if (!mp->bundle)
-		mp->bundle = ga_xcalloc(1, sizeof(*mp->bundle));
-	last = mp->n ? mp->bundle[mp->n - 1] : 0;
+	for (size_t i = 0; i < n; i++)
+		if (bundle[i] == 0)
+			plan_add(mp, names[i], 0);
 	/* The duration weighs every launch: the collector puts it in every set. */
-	plan_add(mp, &cap, "gpu__time_duration.sum", last);
+	plan_add(mp, "gpu__time_duration.sum", 0);
+	next = 1;
+	if (!cfg->quick) {
+		const char **roof = NULL;
+		size_t n_roof = ga_roofline_metric_names(&roof);
+		for (int flops = 0; flops < 2; flops++, next++)
+			for (size_t i = 0; i < n_roof; i++)
+				if ((strstr(roof[i], "__sass_") && !strstr(roof[i], ".peak_")) == flops)
+					plan_add(mp, roof[i], next);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (bundle[i] > 0)
+			plan_add(mp, names[i], next + bundle[i] - 1);
+	if (n && bundle[n - 1] > 0)
+		next += bundle[n - 1];
 	for (size_t i = 0; i < cfg->n_extra_metrics; i++)
-		plan_add(mp, &cap, cfg->extra_metrics[i], last + 1);
+		plan_add(mp, cfg->extra_metrics[i], next);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(bundle);
 }
 
 static void plan_free(metric_plan *mp)
@@ -655,6 +691,7 @@ static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const 
 		                               : GA_FAIL_DEFAULT,
 		.inputs = x ? x->inputs : NULL,
 		.n_inputs = x ? x->n_inputs : 0,
+		.roofline = cfg->roofline > 0 || (cfg->roofline == 0 && isatty(fileno(out))),
 	};
 	const ga_reporter *rep = ga_reporter_find(cfg->format ? cfg->format : "text");
 	if (rep->write(out, &a, rs, &ro) != 0 || fflush(out) != 0) {

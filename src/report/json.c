@@ -2,7 +2,8 @@
  *
  * {"format": "gpuadvise-report", "schema": 1, "profile": {...},
  *  "kernels": [...], "findings": [...], "summary": {...}, "notes": [...],
- *  "processes": [...], "baseline": {...} or null}
+ *  "processes": [...], "baseline": {...} or null, "roofline": {peaks} or null}
+ * and each kernel has a "roofline" object (see roofline.h).
  *
  * docs/report.schema.json describes it (checked against real output by
  * tests/cli/run.sh).
@@ -13,6 +14,7 @@
  * "kernels[].launch_indices" index the embedded profile's "launches" array;
  * "kernels[].findings" and "findings[].kernel" index the report's own arrays. */
 #include "report.h"
+#include "roofline.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -68,7 +70,71 @@ static json_t *evidence_json(const ga_evidence *ev, size_t n)
 	return o;
 }
 
-static json_t *kernel_json(const ga_analysis *a, const ga_group *g)
+/* {"DRAM": v, "L2": v, "L1": v} or the same over precisions. */
+static json_t *per_level(const double *v)
+{
+	json_t *o = json_object();
+	for (int l = 0; l < GA_ROOF__LEVELS; l++)
+		json_object_set_new(o, ga_roof_level_name((ga_roof_level)l), num(v[l]));
+	return o;
+}
+
+static json_t *per_prec(const double *v)
+{
+	json_t *o = json_object();
+	for (int p = 0; p < GA_ROOF__PREC; p++)
+		json_object_set_new(o, ga_roof_prec_name((ga_roof_prec)p), num(v[p]));
+	return o;
+}
+
+static json_t *roof_kernel_json(const ga_roof_kernel *k)
+{
+	json_t *o = json_object();
+	int placed = k->verdict != GA_ROOF_NOT_PLACED;
+	json_object_set_new(o, "verdict", placed ? json_string(ga_roof_verdict_name(k->verdict))
+	                                         : json_null());
+	json_object_set_new(o, "agrees_with_class", k->agrees < 0 ? json_null()
+	                                                          : json_boolean(k->agrees));
+	json_object_set_new(o, "reason", str_or_null(k->reason));
+	json_object_set_new(o, "flops_per_s", per_prec(k->flops));
+	json_object_set_new(o, "flops_total_per_s", num(k->flops_total));
+	json_object_set_new(o, "precision", placed ? json_string(ga_roof_prec_name(k->prec))
+	                                           : json_null());
+	json_object_set_new(o, "bytes_per_s", per_level(k->bytes));
+	json_object_set_new(o, "intensity", per_level(k->intensity));
+	json_object_set_new(o, "ridge", num(k->ridge));
+	json_object_set_new(o, "attainable_flops_per_s", num(k->attainable));
+	json_object_set_new(o, "binding_roof", !placed ? json_null()
+	        : json_string(k->binding_is_compute ? ga_roof_prec_name(k->prec)
+	                                            : ga_roof_level_name(k->binding)));
+	json_object_set_new(o, "roof_fraction", num(k->roof_frac));
+	json_t *occ = json_object();
+	json_object_set_new(occ, "achieved_pct", num(k->occ_achieved_pct));
+	json_object_set_new(occ, "theoretical_pct", num(k->occ_theoretical_pct));
+	json_object_set_new(occ, "limiter", str_or_null(k->occ_limiter));
+	json_object_set_new(o, "occupancy", occ);
+	return o;
+}
+
+/* The device peaks: {"flops_per_s": {...}, "flops_source": {...},
+ * "bytes_per_s": {...}, "bytes_source": {...}}. */
+static json_t *roof_peaks_json(const ga_roof_peaks *pk)
+{
+	json_t *o = json_object(), *fs = json_object(), *bs = json_object();
+	json_object_set_new(o, "flops_per_s", per_prec(pk->flops));
+	for (int p = 0; p < GA_ROOF__PREC; p++)
+		json_object_set_new(fs, ga_roof_prec_name((ga_roof_prec)p),
+		                    json_string(ga_peak_source_name(pk->flops_src[p])));
+	json_object_set_new(o, "flops_source", fs);
+	json_object_set_new(o, "bytes_per_s", per_level(pk->bw));
+	for (int l = 0; l < GA_ROOF__LEVELS; l++)
+		json_object_set_new(bs, ga_roof_level_name((ga_roof_level)l),
+		                    json_string(ga_peak_source_name(pk->bw_src[l])));
+	json_object_set_new(o, "bytes_source", bs);
+	return o;
+}
+
+static json_t *kernel_json(const ga_analysis *a, const ga_group *g, const ga_roof_kernel *rk)
 {
 	json_t *k = json_object();
 	json_object_set_new(k, "name", str_or_null(g->name));
@@ -103,6 +169,7 @@ static json_t *kernel_json(const ga_analysis *a, const ga_group *g)
 	for (size_t i = 0; i < g->n_unchecked; i++)
 		json_array_append_new(un, json_string(g->unchecked[i]->id));
 	json_object_set_new(k, "unchecked_rules", un);
+	json_object_set_new(k, "roofline", rk ? roof_kernel_json(rk) : json_null());
 	(void)a;
 	return k;
 }
@@ -325,9 +392,12 @@ void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
 	json_t *prof = a->profile ? (json_t *)ga_profile_to_json(a->profile) : NULL;
 	json_object_set_new(root, "profile", prof ? prof : json_null());
 
+	ga_roofline roof;
+	ga_roofline_compute(a, &roof);
 	json_t *ks = json_array();
 	for (size_t i = 0; i < a->n_groups; i++)
-		json_array_append_new(ks, kernel_json(a, &a->groups[i]));
+		json_array_append_new(ks, kernel_json(a, &a->groups[i],
+		                                      i < roof.n ? &roof.kernels[i] : NULL));
 	json_object_set_new(root, "kernels", ks);
 
 	json_t *fs = json_array();
@@ -346,6 +416,9 @@ void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
 	json_object_set_new(root, "processes", processes_json(a, o));
 	json_object_set_new(root, "baseline", o && o->baseline ? baseline_json(o->baseline)
 	                                                       : json_null());
+	json_object_set_new(root, "roofline", a->profile ? roof_peaks_json(&roof.peaks)
+	                                                 : json_null());
+	ga_roofline_free(&roof);
 	return root;
 }
 

@@ -11,6 +11,8 @@ const ga_reporter ga_reporters[] = {
 	{ "json", "machine-readable report with the profile embedded", ga_report_json },
 	{ "markdown", "short summary for a pull-request comment", ga_report_markdown },
 	{ "junit", "JUnit XML, one test case per kernel, for CI test reports", ga_report_junit },
+	{ "html", "one self-contained page: roofline (inline SVG), findings, kernel table",
+	  ga_report_html },
 };
 const size_t ga_n_reporters = GA_ARRAY_LEN(ga_reporters);
 

@@ -38,6 +38,9 @@ typedef struct {
 	ga_fail_mode fail_on;
 	const ga_report_input *inputs;  /* the files the profile came from, or NULL */
 	size_t n_inputs;
+	/* Added with the roofline: draw it in the text report (main sets it on
+	 * a terminal or with --roofline). */
+	int roofline;
 } ga_report_opts;
 
 typedef struct {
@@ -56,6 +59,7 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 int ga_report_json(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
+int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 
 /* The JSON report as a jansson json_t* (new reference), for callers that
  * combine several. */

@@ -7,6 +7,7 @@
  * are printed verbatim.  Colour (ANSI) only when opts->color.  The output is
  * deterministic: golden tests compare it byte for byte. */
 #include "report.h"
+#include "roofline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -638,6 +639,104 @@ static void kernels(tctx *t, const ga_analysis *a)
 	}
 }
 
+/* ---- roofline ------------------------------------------------------------ */
+
+/* "FP32 66.9 TFLOP/s (counters), ..." for the known peaks. */
+static void roof_peaks(tctx *t, const ga_roofline *r)
+{
+	const ga_roof_peaks *pk = &r->peaks;
+	ga_buf s = { 0 };
+	char v[64];
+	ga_buf_puts(&s, "peaks:");
+	for (int f = 0; f < GA_ROOF__PREC; f++)
+		if (isfinite(pk->flops[f]))
+			ga_buf_printf(&s, " %s%c%s%c(%s),", ga_roof_prec_name((ga_roof_prec)f), NBSP,
+			              nb((char *)ga_fmt_rate(pk->flops[f], "FLOP/s", v, sizeof(v))),
+			              NBSP, ga_peak_source_name(pk->flops_src[f]));
+	for (int l = 0; l < GA_ROOF__LEVELS; l++)
+		if (isfinite(pk->bw[l]))
+			ga_buf_printf(&s, " %s%c%s%c(%s),", ga_roof_level_name((ga_roof_level)l), NBSP,
+			              nb((char *)ga_fmt_rate(pk->bw[l], "B/s", v, sizeof(v))), NBSP,
+			              ga_peak_source_name(pk->bw_src[l]));
+	s.s[--s.len] = '\0';
+	ga_buf_puts(&s, "; counters: recorded in the profile, table: gpuadvise's figures for "
+	            "this compute capability; tensor work is estimated from tensor-pipe "
+	            "utilisation");
+	wrap_buf(t, &s, 0, 2);
+	ga_buf_puts(&s, "\xe2\x97\x86 DRAM ridge:");
+	for (int f = 0; f < GA_ROOF__PREC; f++)
+		if (ga_roof_prec_drawn(r, (ga_roof_prec)f) &&
+		    isfinite(pk->bw[GA_ROOF_DRAM]))
+			ga_buf_printf(&s, " %s at %s FLOP/byte,", ga_roof_prec_name((ga_roof_prec)f),
+			              ga_fmt_value(pk->flops[f] / pk->bw[GA_ROOF_DRAM], v, sizeof(v)));
+	s.s[--s.len] = '\0';
+	wrap_buf(t, &s, 0, 2);
+}
+
+static void roof_occupancy(tctx *t, const ga_roof_kernel *k)
+{
+	ga_buf s = { 0 };
+	char b1[32], b2[32];
+	spaces(&t->b, 5);
+	ga_buf_printf(&s, "occupancy %s%% achieved of %s%% theoretical",
+	              ga_fmt_value(k->occ_achieved_pct, b1, sizeof(b1)),
+	              ga_fmt_value(k->occ_theoretical_pct, b2, sizeof(b2)));
+	if (k->occ_limiter)
+		ga_buf_printf(&s, ", limited by %s", k->occ_limiter);
+	wrap_buf(t, &s, 5, 5);
+}
+
+static void roof_kernel(tctx *t, const ga_group *g, const ga_roof_kernel *k, char label)
+{
+	ga_buf s = { 0 };
+	char b1[64], b2[64], b3[64];
+	const char *cls = ga_report_class(g->klass);
+	char *name = ga_short_name(group_name(g), t->width - 8 - strlen(cls));
+	ga_buf_printf(&t->b, "%c  %s [", label ? label : '-', name);
+	paint(t, class_color(g->klass), cls);
+	ga_buf_puts(&t->b, "]\n");
+	free(name);
+	spaces(&t->b, 5);
+	if (k->verdict == GA_ROOF_NOT_PLACED) {
+		ga_buf_printf(&s, "not placed: %s", k->reason);
+	} else {
+		ga_buf_printf(&s, "%s (mostly %s%s) at %s FLOP/byte at DRAM: %s side, %s%% of the "
+		              "%s roof; %s",
+		              nb((char *)ga_fmt_rate(k->flops_total, "FLOP/s", b1, sizeof(b1))),
+		              ga_roof_prec_name(k->prec),
+		              k->prec == GA_ROOF_TENSOR ? ", estimated" : "",
+		              ga_fmt_value(k->intensity[GA_ROOF_DRAM], b2, sizeof(b2)),
+		              ga_roof_verdict_name(k->verdict), ga_fmt_pct(k->roof_frac, 0, b3,
+		              sizeof(b3)), k->binding_is_compute ? ga_roof_prec_name(k->prec)
+		                                                 : ga_roof_level_name(k->binding),
+		              k->agrees == 1 ? "agrees with the class"
+		              : k->agrees == 0 ? "DISAGREES with the class" : "not comparable");
+		if (k->reason)
+			ga_buf_printf(&s, ": %s", k->reason);
+	}
+	wrap_buf(t, &s, 5, 5);
+	roof_occupancy(t, k);
+}
+
+static void roofline(tctx *t, const ga_analysis *a)
+{
+	ga_roofline r;
+	ga_roofline_compute(a, &r);
+	ga_buf_putc(&t->b, '\n');
+	heading(t, "Roofline");
+	if (r.n_placed) {
+		ga_roof_plot(&t->b, &r, t->width);
+		roof_peaks(t, &r);
+	} else {
+		ga_buf_puts(&t->b, "No kernel could be placed (the profile lacks FLOP counts, "
+		            "bytes or peaks).\n");
+	}
+	for (size_t i = 0; i < r.n; i++)
+		roof_kernel(t, &a->groups[i], &r.kernels[i],
+		            r.kernels[i].verdict == GA_ROOF_NOT_PLACED ? 0 : ga_roof_label(i));
+	ga_roofline_free(&r);
+}
+
 /* ---- processes and baseline (added with --baseline) -------------------- */
 
 static void processes(tctx *t, const ga_analysis *a, const ga_report_opts *o)
@@ -903,6 +1002,8 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 	if (o->baseline)
 		baseline(&t, o->baseline);
 	what_to_do_first(&t, a);
+	if (o->roofline && a->profile)
+		roofline(&t, a);
 	kernels(&t, a);
 	unchecked_hint(&t, a);
 	if (t.verbose)

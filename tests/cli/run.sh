@@ -151,8 +151,8 @@ cases() {
 0 out '^gpu__time_duration\.sum$'                        --list-metrics
 0 out '^dram__throughput\.avg\.pct_of_peak_sustained_elapsed$' --list-metrics
 0 out '^# 9 metrics on GH100: 1 set of at most 1 replay pass per launch'  --quick --list-metrics --chip GH100
-0 out '^# 3[0-9] metrics on GH100: 2 sets of at most 3 replay passes per launch, .*\(all at once: [4-9] passes\)$' --list-metrics --chip GH100
-0 out '^# 3[0-9] metrics on GH100: 1 set of at most [4-9] replay passes per launch' --max-passes 0 --list-metrics --chip GH100
+0 out '^# 5[0-9] metrics on GH100: 3 sets of at most 3 replay passes per launch, .*\(all at once: [6-9] passes\)$' --list-metrics --chip GH100
+0 out '^# 5[0-9] metrics on GH100: 1 set of at most [6-9] replay passes per launch' --max-passes 0 --list-metrics --chip GH100
 0 out '^rules: [0-9]+ rules and the classifier are valid$' --check-rules rules
 0 out 'engine-rules: 3 rules and the classifier are valid' --check-rules $FIX/engine-rules
 3 err '^rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: |^tests/fixtures/rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: ' --check-rules $FIX/rules-bad
@@ -473,6 +473,54 @@ for fmt in text:txt json:json markdown:md; do
 	fi
 done
 
+# The roofline (--roofline) on the synthetic fixture, golden like the others:
+# tests/fixtures/golden/testapp-roofline.txt.  Without --roofline and off a
+# terminal the text report has no roofline.
+ROOF=$FIX/roofline/testapp-roofline.json
+gold=$GOLDEN/testapp-roofline.txt
+run --roofline --import "$ROOF"
+if [ "$rc" != 0 ]; then
+	not_ok "golden $gold: gpuadvise --roofline -> $rc"
+	show stderr "$T/err"
+elif [ -n "$UPDATE_GOLDEN" ]; then
+	cp "$T/out" "$SRCDIR/$gold"
+	ok "golden $gold: rewritten (UPDATE_GOLDEN) - review it before committing"
+elif cmp -s "$T/out" "$SRCDIR/$gold"; then
+	ok "golden $gold: same bytes"
+else
+	not_ok "golden $gold: report differs (UPDATE_GOLDEN=1 $0 rewrites it; review the diff)"
+	diff -u "$SRCDIR/$gold" "$T/out" | head -40 | sed 's/^/#   /'
+fi
+if python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 80 for l in open(sys.argv[1], encoding="utf-8")))' "$T/out"; then
+	ok "--roofline report fits in 80 columns"
+else
+	not_ok "--roofline report has lines over 80 columns"
+fi
+run --import "$ROOF"
+if [ "$rc" = 0 ] && ! grep -q '^Roofline$' "$T/out"; then
+	ok "no roofline off a terminal without --roofline"
+else
+	not_ok "roofline drawn off a terminal without --roofline (rc $rc)"
+fi
+run -f json --import "$ROOF"
+if [ "$rc" = 0 ] && python3 - "$T/out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+k = {x["name"].split("(")[0]: x["roofline"] for x in r["kernels"]}
+assert r["roofline"]["flops_source"]["FP32"] == "counters"
+assert r["roofline"]["flops_source"]["tensor"] == "table"
+assert k["saxpy"]["verdict"] == "memory" and k["saxpy"]["agrees_with_class"] is True
+assert k["fma_loop"]["verdict"] == "compute" and k["fma_loop"]["agrees_with_class"] is True
+assert k["matmul_naive"]["binding_roof"] == "L1"
+assert k["smem_conflict"]["agrees_with_class"] is False and k["smem_conflict"]["reason"]
+assert k["copy_strided"]["verdict"] is None
+PY
+then
+	ok "JSON roofline: verdicts, agreement and peak sources on the fixture"
+else
+	not_ok "JSON roofline on the fixture"
+fi
+
 # The text report fits in 80 columns (counted in characters, not bytes),
 # except where a line holds a token that cannot fit even at the start of a
 # line at its indentation.
@@ -583,7 +631,7 @@ cases_baseline() {
 2 err "--regression-threshold expects a percentage such as 10 or 2\.5, not 'lots'" --regression-threshold lots --baseline $ALL --import $ALL
 2 err "--regression-threshold expects a percentage .*not '-5'" --regression-threshold -5 --baseline $ALL --import $ALL
 2 err '--baseline compares a profile: give PROGRAM or --import' --baseline $ALL --demo matmul
-2 err "unknown format 'xml' \(text, json, markdown, junit\)" -f xml --import $ALL
+2 err "unknown format 'xml' \(text, json, markdown, junit, html\)" -f xml --import $ALL
 0 out '^<testsuites name="gpuadvise" tests="9" failures="3"' -f junit --import $ALL
 2 err "-o 'x%q\{GA_NO_SUCH_VARIABLE_FOR_TEST\}\.json': environment variable GA_NO_SUCH_VARIABLE_FOR_TEST is not set" -o x%q{GA_NO_SUCH_VARIABLE_FOR_TEST}.json --import $ALL
 2 err "--log-file 'r%y\.txt': unknown '%y'"              --log-file r%y.txt --import $ALL
@@ -869,7 +917,8 @@ for args in "--import $ALL" "-v --per-launch --import $ALL" \
 	"--import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json" \
 	"--import $REC/pytorch.json" "--import $ALL --baseline $BASE/matmul-faster.json" \
 	"--import $ALL --baseline $BASE/renamed.json" "--import $ALL --baseline $BASE/other-gpu.json" \
-	"--import $ALL --baseline $BASE/divergence-was-uniform.json"; do
+	"--import $ALL --baseline $BASE/divergence-was-uniform.json" \
+	"--import $FIX/roofline/testapp-roofline.json"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	run -f json $args

@@ -34,10 +34,10 @@ no_rundir() {
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
 
-# 1. Every kernel twice (the default --max-passes 3 gives two metric sets on
+# 1. Every kernel three times (the default --max-passes 3 gives three metric sets on
 # GH100, one per launch in turn), report as JSON; the app's own output must
 # be unchanged.
-"$GA" -f json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" --repeat 2 >"$T/all.app.out" 2>"$T/all.err"
+"$GA" -f json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" --repeat 3 >"$T/all.app.out" 2>"$T/all.err"
 st=$?
 [ $st -eq 0 ] && pass "full run exits 0" || { fail "full run exits 0 (got $st)"; cat "$T/all.err"; }
 "$APP" >"$T/plain.out" 2>&1

@@ -1,0 +1,108 @@
+/* roofline.h: where each kernel sits against the GPU's peaks.
+ *
+ * From an analysis (kernel groups with their aggregated metric values) to a
+ * plain model the reporters draw: per kernel the achieved FLOP/s by
+ * precision, an estimate of tensor work, bytes per second at DRAM, L2 and
+ * L1, arithmetic intensity (FLOP per byte) per level; for the device the
+ * peaks and the ridge points.  Pure computation, no I/O.
+ *
+ * FLOP are counted from thread-level SASS instruction counts: add + mul +
+ * 2 x fma per precision (FP32 f*, FP64 d*, FP16 h*).  Tensor work is not
+ * counted: it is estimated as tensor-pipe utilisation x the tensor peak.
+ *
+ * Peaks come from counters recorded in the profile (peak_sustained x the
+ * measured clock), so an imported profile draws the same picture anywhere;
+ * where a profile lacks them (older profiles) FLOP peaks come from a small
+ * per-compute-capability table x SM count x SM clock, and the DRAM peak
+ * from the device's bandwidth.  The tensor peak always comes from the table.
+ * Each peak says where it came from.  Device peaks are the highest value
+ * any kernel's counters show (clocks vary from kernel to kernel).
+ *
+ * The verdict follows the DRAM roofline: left of the ridge (intensity below
+ * peak FLOP/s / DRAM bandwidth) is memory, right is compute.  It is set
+ * against the kernel's class; where they differ the model says why. */
+#ifndef GA_ROOFLINE_H
+#define GA_ROOFLINE_H
+
+#include <stddef.h>
+
+#include "../rules/engine.h"
+
+typedef enum { GA_ROOF_FP32, GA_ROOF_FP64, GA_ROOF_FP16, GA_ROOF_TENSOR, GA_ROOF__PREC } ga_roof_prec;
+typedef enum { GA_ROOF_DRAM, GA_ROOF_L2, GA_ROOF_L1, GA_ROOF__LEVELS } ga_roof_level;
+
+typedef enum {
+	GA_PEAK_MISSING = 0,   /* unknown: not drawn */
+	GA_PEAK_COUNTERS,      /* measured: the profile's peak counters and clocks */
+	GA_PEAK_TABLE,         /* from gpuadvise's table and the device fields */
+} ga_peak_source;
+
+typedef enum { GA_ROOF_NOT_PLACED = 0, GA_ROOF_MEMORY, GA_ROOF_COMPUTE } ga_roof_verdict;
+
+typedef struct {
+	double flops[GA_ROOF__PREC];          /* FLOP/s; NAN when missing */
+	ga_peak_source flops_src[GA_ROOF__PREC];
+	double bw[GA_ROOF__LEVELS];           /* bytes/s; NAN when missing */
+	ga_peak_source bw_src[GA_ROOF__LEVELS];
+} ga_roof_peaks;
+
+typedef struct {
+	double flops[GA_ROOF__PREC];    /* achieved FLOP/s; tensor is an estimate; NAN: missing */
+	double flops_total;             /* sum of the known ones; NAN when none is known */
+	ga_roof_prec prec;              /* the precision doing most of the work */
+	double bytes[GA_ROOF__LEVELS];  /* bytes/s moved at each level; NAN: missing */
+	double intensity[GA_ROOF__LEVELS];  /* FLOP/byte; NAN when not computable */
+	double ridge;                   /* peak FLOP/s of prec / DRAM bandwidth (FLOP/byte) */
+	double attainable;              /* the tightest roof at this kernel's intensities */
+	ga_roof_level binding;          /* the level whose roof is tightest */
+	int binding_is_compute;         /* 1: the flat roof binds, not a bandwidth */
+	double roof_frac;               /* flops_total / attainable, 0..1 (NAN if unknown) */
+	ga_roof_verdict verdict;        /* per the DRAM roofline */
+	int agrees;                     /* with the class: 1 yes, 0 no, -1 not comparable */
+	char *reason;                   /* malloc'd: why (dis)agreement, or why not placed */
+	double occ_achieved_pct;        /* sm__warps_active; NAN when missing */
+	double occ_theoretical_pct;     /* of the group's first launch; NAN when unknown */
+	const char *occ_limiter;        /* static string, or NULL */
+} ga_roof_kernel;
+
+typedef struct {
+	ga_roof_peaks peaks;
+	ga_roof_kernel *kernels;        /* [n], in the order of analysis->groups */
+	size_t n;
+	size_t n_placed;                /* kernels with a verdict */
+} ga_roofline;
+
+/* Fill r from a (which must have a profile).  Free with ga_roofline_free. */
+void ga_roofline_compute(const ga_analysis *a, ga_roofline *r);
+void ga_roofline_free(ga_roofline *r);
+
+/* Whether a precision's flat roof is drawn: its peak is known, and it is
+ * FP32 or FP64, or some placed kernel does work in it. */
+int ga_roof_prec_drawn(const ga_roofline *r, ga_roof_prec p);
+/* The plot's extent in decades (log10): intensity x0..x1 (FLOP/byte) and
+ * FLOP/s y0..y1, covering the placed kernels, the drawn roofs and their
+ * DRAM ridges with some margin.  Returns 0, or -1 when nothing is placed. */
+int ga_roof_axes(const ga_roofline *r, double *x0, double *x1, double *y0, double *y1);
+/* The terminal chart (roofplot.c): a log-log plot in Unicode braille and
+ * box drawing, at most width columns (>= 60), appended to b.  Kernel i is
+ * drawn as the character ga_roof_label(i). */
+void ga_roof_plot(ga_buf *b, const ga_roofline *r, size_t width);
+/* The one-character label of kernel i: 'A'..'Z', 'a'..'z', or 0 beyond. */
+char ga_roof_label(size_t i);
+
+/* The metrics the roofline reads, a static list (borrowed): what a live
+ * run collects besides the rules' metrics. */
+size_t ga_roofline_metric_names(const char ***out);
+
+/* Display names: "FP32", "FP64", "FP16", "tensor"; "DRAM", "L2", "L1";
+ * "counters", "table", "missing"; "memory", "compute", "not placed". */
+const char *ga_roof_prec_name(ga_roof_prec p);
+const char *ga_roof_level_name(ga_roof_level l);
+const char *ga_peak_source_name(ga_peak_source s);
+const char *ga_roof_verdict_name(ga_roof_verdict v);
+
+/* FLOP/s or bytes/s with an SI prefix and unit, three significant digits:
+ * "66.9 TFLOP/s", "4.81 TB/s"; NAN -> "n/a". */
+const char *ga_fmt_rate(double v, const char *unit, char *buf, size_t len);
+
+#endif
