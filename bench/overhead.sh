@@ -22,7 +22,7 @@ measure() { # reps, command...
 	for _ in $(seq "$n"); do wall "$@"; done | median
 }
 
-printf '%-28s %8s %8s %9s %8s %9s %9s %9s %6s %8s\n' program launches plain gpuadvise ncu_sol ncu_full 'ga/sol' 'ga/full' passes rss_MiB
+printf '%-28s %8s %8s %9s %8s %9s %9s %9s %6s %4s %8s %7s %7s\n' program launches plain gpuadvise ncu_sol ncu_full 'ga/sol' 'ga/full' passes sets rss_MiB setup_s meas_s
 run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command...
 	local name=$1 ncu=$2 opts=$3; shift 3
 	local plain ga sol=nan full=nan
@@ -30,27 +30,29 @@ run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command.
 	ga=$(measure "$REPS" "$GA" $opts -o "$T/p.json" "$@")
 	[ "$ncu" != none ] && sol=$(measure "$REPS" ncu --section SpeedOfLight "$@")
 	[ "$ncu" = both ] && full=$(measure 1 ncu --set full "$@")
-	read -r launches passes rss < <(python3 -c "
-import json; p=json.load(open('$T/p.json'))
-print(len(p['launches']), p['collection']['passes'], p['collection'].get('app_peak_rss_kb', 0) // 1024)")
-	python3 - "$name" "$launches" "$plain" "$ga" "$sol" "$full" "$passes" "$rss" <<'PY'
+	read -r launches passes sets rss setup meas < <(python3 -c "
+import json; c=json.load(open('$T/p.json'))['collection']; p=json.load(open('$T/p.json'))
+print(len(p['launches']), c['passes'], c.get('metric_sets', 1), c.get('app_peak_rss_kb', 0) // 1024,
+      round(c.get('profiler_setup_seconds', 0), 2), round(c.get('profiler_measure_seconds', 0), 2))")
+	python3 - "$name" "$launches" "$plain" "$ga" "$sol" "$full" "$passes" "$sets" "$rss" "$setup" "$meas" <<'PY'
 import sys
-n, l, plain, ga, sol, full, passes, rss = sys.argv[1:]
+n, l, plain, ga, sol, full, passes, sets, rss, setup, meas = sys.argv[1:]
 plain, ga, sol, full = map(float, (plain, ga, sol, full))
 add = lambda t: max(t - plain, 1e-9)
 r = lambda t: add(ga) / add(t) if t == t else float("nan")
 print(f"{n:28} {l:>8} {plain:8.2f} {ga:9.2f} {sol:8.2f} {full:9.2f} "
-      f"{r(sol):9.3f} {r(full):9.3f} {passes:>6} {rss:>8}  (x{ga/plain:.2f} of plain)")
+      f"{r(sol):9.3f} {r(full):9.3f} {passes:>6} {sets:>4} {rss:>8} {setup:>7} {meas:>7}"
+      f"  (x{ga/plain:.2f} of plain)")
 PY
 }
 
 if [ -n "${BENCH_QUICK:-}" ]; then
 	# A short check between full runs: no ncu --set full, no demos.
 	run_case testapp sol "" "$K/gpuadvise-testapp"
-	run_case "testapp --quick" sol "--quick" "$K/gpuadvise-testapp"
-	run_case "pytorch workload --quick" sol "--quick" python3 tests/gpu/pytorch_workload.py
+	run_case "testapp --max-passes 0" none "--max-passes 0" "$K/gpuadvise-testapp"
+	run_case "testapp --quick" none "--quick" "$K/gpuadvise-testapp"
+	run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py
 	run_case "pytorch train 100 steps" none "" python3 tests/gpu/pytorch_train.py 100
-	run_case "pytorch train 100 steps --quick" none "--quick --max-per-kernel 1" python3 tests/gpu/pytorch_train.py 100
 	rm -rf "$T"
 	exit 0
 fi

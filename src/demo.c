@@ -423,7 +423,9 @@ static int show_demo(const ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *
 	fprintf(out, "Step 1: profile the slow variant, %s (%s)\n\n", r->v[0].name,
 	        r->v[0].description);
 	ga_report_opts ro = {.color = c->color, .verbose = c->cfg->verbose, .width = 80,
-	                     .recorded_label = r->recorded ? label : NULL};
+	                     .recorded_label = r->recorded ? label : NULL,
+	                     .roofline = c->cfg->roofline > 0 ||
+	                                 (c->cfg->roofline == 0 && isatty(fileno(out)))};
 	ga_report_text(out, &res[0].a, c->rules, &ro);
 
 	fprintf(out, "\nStep 2: apply the fixes and profile again\n\n");

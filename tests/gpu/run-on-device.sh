@@ -3,7 +3,7 @@
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
-#   steps: suite record demos torch ncu (default: all)
+#   steps: suite record demos demorun torch ncu bench (default: all but demorun)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
 B=${1:?build directory}; shift
@@ -80,6 +80,15 @@ if has demos; then
 	echo "status $?"
 	tail -20 "$R/demo-all.err"
 	grep -A14 '^Summary' "$R/demo-all.txt"
+fi
+
+if has demorun; then
+	step demos with the default metric sets, not recorded
+	timeout 420 "$GA" --demo all >"$R/demorun.txt" 2>"$R/demorun.err"
+	echo "status $?"
+	tail -3 "$R/demorun.err"
+	grep -A14 '^Summary' "$R/demorun.txt"
+	grep -c 'not checked' "$R/demorun.txt"
 fi
 
 if has torch; then
