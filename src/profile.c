@@ -154,86 +154,16 @@ double ga_launch_total_threads(const ga_launch *l)
 	       (double)l->block[0] * l->block[1] * l->block[2];
 }
 
-/* ------------------------------------------------------------------------ */
-/* Metric name index: open addressing over borrowed keys.  Built once per   */
-/* load so that looking up a value's metric costs O(1), not O(metrics).     */
+/* Metric names are found through a ga_map (string keys borrowed from
+ * profile->metrics) built once per load, so that looking up a value's metric
+ * costs O(1), not O(metrics). */
 
-typedef struct {
-	const char **keys;  /* borrowed from profile->metrics; NULL = empty slot */
-	size_t *vals;
-	size_t cap, n;      /* cap is 0 or a power of two */
-} name_index;
-
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 14695981039346656037ULL;  /* FNV-1a */
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static long index_get(const name_index *ix, const char *key)
-{
-	size_t mask, i;
-
-	if (ix->cap == 0)
-		return -1;
-	mask = ix->cap - 1;
-	for (i = hash_name(key) & mask; ix->keys[i]; i = (i + 1) & mask)
-		if (strcmp(ix->keys[i], key) == 0)
-			return (long)ix->vals[i];
-	return -1;
-}
-
-static void index_insert_slot(name_index *ix, const char *key, size_t val)
-{
-	size_t mask = ix->cap - 1, i;
-
-	for (i = hash_name(key) & mask; ix->keys[i]; i = (i + 1) & mask)
-		;
-	ix->keys[i] = key;
-	ix->vals[i] = val;
-	ix->n++;
-}
-
-/* Add key (which must stay valid while the index lives) unless present. */
-static void index_put(name_index *ix, const char *key, size_t val)
-{
-	if (index_get(ix, key) >= 0)
-		return;
-	if ((ix->n + 1) * 2 > ix->cap) {
-		name_index big = {0};
-		size_t i;
-
-		big.cap = ix->cap ? ix->cap * 2 : 64;
-		big.keys = ga_xcalloc(big.cap, sizeof(*big.keys));
-		big.vals = ga_xcalloc(big.cap, sizeof(*big.vals));
-		for (i = 0; i < ix->cap; i++)
-			if (ix->keys[i])
-				index_insert_slot(&big, ix->keys[i], ix->vals[i]);
-		free(ix->keys);
-		free(ix->vals);
-		*ix = big;
-	}
-	index_insert_slot(ix, key, val);
-}
-
-static void index_build(name_index *ix, const ga_profile *p)
+static void index_build(ga_map *ix, const ga_profile *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->n_metrics; i++)
-		index_put(ix, p->metrics[i], i);
-}
-
-static void index_free(name_index *ix)
-{
-	free(ix->keys);
-	free(ix->vals);
-	memset(ix, 0, sizeof(*ix));
+		ga_strmap_put(ix, p->metrics[i], i);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -781,7 +711,7 @@ out:
  * name that p does not have yet (ix must index p->metrics and is kept in
  * step).  All checking happens before p is touched, so on failure p is
  * unchanged. */
-static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, name_index *ix)
+static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, ga_map *ix)
 {
 	ga_launch tmp, *l;
 	json_t *vals, *occ, *v;
@@ -842,10 +772,10 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, name_index 
 	l->values = slots;
 	memset(&tmp, 0, sizeof(tmp));
 	json_object_foreach(vals, key, v) {
-		long idx = index_get(ix, key);
+		long idx = ga_strmap_get(ix, key);
 		if (idx < 0) {
 			idx = (long)append_metric(p, key);
-			index_put(ix, p->metrics[idx], (size_t)idx);
+			ga_strmap_put(ix, p->metrics[idx], (size_t)idx);
 		}
 		l->values[idx] = json_is_null(v) ? NAN : json_number_value(v);
 	}
@@ -858,12 +788,12 @@ out:
 int ga_launch_from_json(ga_profile *p, void *json, const char *where, ga_error *err)
 {
 	jctx c = {where ? where : "launch", "", err};
-	name_index ix = {0};
+	ga_map ix = {0};
 	int rc;
 
 	index_build(&ix, p);
 	rc = launch_from_json(p, json, &c, &ix);
-	index_free(&ix);
+	ga_map_free(&ix);
 	return rc;
 }
 
@@ -871,7 +801,7 @@ static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_
 {
 	jctx top = {label, "", err};
 	json_t *fmt, *v, *arr;
-	name_index ix = {0};
+	ga_map ix = {0};
 	char path[64];
 	size_t i;
 	int rc = -1;
@@ -948,9 +878,9 @@ static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_
 			goto out;
 		}
 		name = json_string_value(v);
-		if (index_get(&ix, name) < 0) {  /* a repeated name is kept once */
+		if (ga_strmap_get(&ix, name) < 0) {  /* a repeated name is kept once */
 			size_t idx = append_metric(p, name);
-			index_put(&ix, p->metrics[idx], idx);
+			ga_strmap_put(&ix, p->metrics[idx], idx);
 		}
 	}
 
@@ -985,7 +915,7 @@ static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_
 	}
 	rc = 0;
 out:
-	index_free(&ix);
+	ga_map_free(&ix);
 	return rc;
 }
 
