@@ -17,6 +17,7 @@
  * *_to_json functions are new references owned by the caller; the *_from_json
  * functions only borrow their json argument. */
 #include "profile.h"
+#include "json_fast.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -955,7 +956,11 @@ static int load_text(ga_profile *p, const char *text, size_t len, const char *la
 	ga_profile_init(p);
 	if (!label)
 		label = "<profile>";
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* The fast reader builds the same tree as jansson or declines; then
+	 * jansson parses (and reports any error with its line and column). */
+	root = ga_json_fast_load(text, len);
+	if (!root)
+		root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		if (jerr.line > 0)
 			return ga_fail(err, GA_ERR_PROFILE, "%s:%d:%d: invalid JSON: %s",
