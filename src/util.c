@@ -124,12 +124,17 @@ void ga_buf_putc(ga_buf *b, char c)
 	b->s[b->len] = '\0';
 }
 
+void ga_buf_putn(ga_buf *b, const char *s, size_t n)
+{
+	buf_reserve(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
 void ga_buf_puts(ga_buf *b, const char *s)
 {
-	size_t n = strlen(s);
-	buf_reserve(b, n);
-	memcpy(b->s + b->len, s, n + 1);
-	b->len += n;
+	ga_buf_putn(b, s, strlen(s));
 }
 
 void ga_buf_vprintf(ga_buf *b, const char *fmt, va_list ap)
@@ -139,13 +144,22 @@ void ga_buf_vprintf(ga_buf *b, const char *fmt, va_list ap)
 	 * otherwise warns of a null format string below. */
 	if (!fmt)
 		return;
+	/* Straight into the room left when it fits (most calls: a report
+	 * is thousands of small pieces), formatting a second time only when
+	 * it does not. */
+	size_t room = b->cap > b->len ? b->cap - b->len : 0;
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
+	int n = vsnprintf(room ? b->s + b->len : NULL, room, fmt, ap2);
 	va_end(ap2);
-	if (n < 0)
+	if (n < 0) {
+		if (room)
+			b->s[b->len] = '\0';
 		return;
-	buf_reserve(b, (size_t)n);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= room) {
+		buf_reserve(b, (size_t)n);
+		vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	}
 	b->len += (size_t)n;
 }
 

@@ -58,6 +58,7 @@ typedef struct {
 } ga_buf;
 void ga_buf_putc(ga_buf *b, char c);
 void ga_buf_puts(ga_buf *b, const char *s);
+void ga_buf_putn(ga_buf *b, const char *s, size_t n);  /* n bytes, no NUL among them */
 void ga_buf_printf(ga_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ga_buf_vprintf(ga_buf *b, const char *fmt, va_list ap);
 void ga_buf_free(ga_buf *b);
