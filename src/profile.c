@@ -719,6 +719,7 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, ga_map *ix)
 	const char *key;
 	long long stream = 0;
 	double *slots;
+	size_t n;
 	int rc = -1;
 
 	memset(&tmp, 0, sizeof(tmp));
@@ -772,8 +773,13 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, ga_map *ix)
 	*l = tmp;
 	l->values = slots;
 	memset(&tmp, 0, sizeof(tmp));
+	n = 0;
 	json_object_foreach(vals, key, v) {
-		long idx = ga_strmap_get(ix, key);
+		/* Launches list their values in the same order, mostly that of
+		 * p->metrics (names there are unique): try that place first. */
+		long idx = n < p->n_metrics && strcmp(p->metrics[n], key) == 0
+		           ? (long)n : ga_strmap_get(ix, key);
+		n++;
 		if (idx < 0) {
 			idx = (long)append_metric(p, key);
 			ga_strmap_put(ix, p->metrics[idx], (size_t)idx);

@@ -241,7 +241,7 @@ static void count_same_launch(ga_analysis *a)
 /* ---- expression environment --------------------------------------------- */
 
 typedef struct {
-	const char *name;
+	const char *name;         /* name_ref.named of its name */
 	double value;
 	int ok;
 	char why[512];
@@ -256,7 +256,9 @@ typedef struct {
  * the rule set, which does not change during an analysis). */
 typedef struct {
 	long metric;              /* index into profile->metrics, or -1 */
-	int named;                /* a named expression of the rule set has this name */
+	const char *named;        /* the first named expression of the rule set with
+	                           * this name (its name), or NULL: one address for
+	                           * every copy of the name */
 	int pseudo;               /* 1 a pseudo-metric, 0 not one, -1 not known yet */
 } name_ref;
 
@@ -285,12 +287,12 @@ static void resolver_free(resolver *r)
 	free(r->refs);
 }
 
-static int defines(const ga_named_expr *defs, size_t n, const char *name)
+static const char *defines(const ga_named_expr *defs, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(defs[i].name, name) == 0)
-			return 1;
-	return 0;
+			return defs[i].name;
+	return NULL;
 }
 
 static name_ref *resolve(resolver *r, const char *name)
@@ -386,7 +388,7 @@ static int lookup(void *ctx, const char *name, double *out)
 	env *e = ctx;
 	name_ref *ref = resolve(e->names, name);
 	for (size_t i = ref->named ? e->n_named : 0; i-- > 0;) {
-		if (e->named[i].name == name || strcmp(e->named[i].name, name) == 0) {
+		if (e->named[i].name == ref->named) {
 			if (!e->named[i].ok) {
 				snprintf(e->last_missing, sizeof(e->last_missing), "%s",
 				         e->named[i].why);
@@ -435,7 +437,7 @@ static void eval_named(env *e, const ga_named_expr *defs, size_t n)
 		named_val *nv = &e->named[e->n_named];
 		/* Not a memset: why is 512 bytes, read only when ok is 0 (and
 		 * then eval has written it). */
-		nv->name = defs[i].name;
+		nv->name = resolve(e->names, defs[i].name)->named;
 		nv->value = 0;
 		nv->ok = 0;
 		nv->why[0] = '\0';
