@@ -109,17 +109,42 @@ static json_t *number(reader *r)
 
 static json_t *value(reader *r);
 
+/* After an element or member: 1 at ',' (another one follows), 0 at close
+ * (the container ends), -1 at anything else. */
+static int after_item(reader *r, char close)
+{
+	skip_ws(r);
+	if (r->p < r->end && *r->p == ',') {
+		r->p++;
+		skip_ws(r);
+		return 1;
+	}
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		return 0;
+	}
+	return -1;
+}
+
+/* Past the opening bracket: 0 when close follows at once (empty). */
+static int open_container(reader *r, char close)
+{
+	r->p++;
+	skip_ws(r);
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		return 0;
+	}
+	return 1;
+}
+
 static json_t *object(reader *r)
 {
 	json_t *o = json_object();
 	char key[256];
 
-	r->p++;  /* '{' */
-	skip_ws(r);
-	if (r->p < r->end && *r->p == '}') {
-		r->p++;
+	if (!open_container(r, '}'))
 		return o;
-	}
 	for (;;) {
 		const char *k;
 		size_t kn;
@@ -139,17 +164,11 @@ static json_t *object(reader *r)
 			break;
 		if (json_object_set_new_nocheck(o, key, v) != 0)
 			break;
-		skip_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			skip_ws(r);
-			continue;
-		}
-		if (r->p < r->end && *r->p == '}') {
-			r->p++;
+		int more = after_item(r, '}');
+		if (more == 0)
 			return o;
-		}
-		break;
+		if (more < 0)
+			break;
 	}
 	json_decref(o);
 	return NULL;
@@ -159,28 +178,18 @@ static json_t *array(reader *r)
 {
 	json_t *a = json_array();
 
-	r->p++;  /* '[' */
-	skip_ws(r);
-	if (r->p < r->end && *r->p == ']') {
-		r->p++;
+	if (!open_container(r, ']'))
 		return a;
-	}
 	for (;;) {
 		json_t *v = value(r);
 
 		if (!v || json_array_append_new(a, v) != 0)
 			break;
-		skip_ws(r);
-		if (r->p < r->end && *r->p == ',') {
-			r->p++;
-			skip_ws(r);
-			continue;
-		}
-		if (r->p < r->end && *r->p == ']') {
-			r->p++;
+		int more = after_item(r, ']');
+		if (more == 0)
 			return a;
-		}
-		break;
+		if (more < 0)
+			break;
 	}
 	json_decref(a);
 	return NULL;
