@@ -3,7 +3,8 @@
 # profiles.  A benchmark, not a test: it checks nothing and fails only when
 # gpuadvise does.  Usage: bench/import.sh [BUILD_DIR] [REPS]
 # (defaults: build, 5).  Inputs are made as tests/cli/limits.sh makes them
-# (copies of a recorded launch with its 35 metric values), each with an
+# (tests/cli/large_profiles.py: copies of recorded launches with their 35
+# metric values), plus the recorded testapp-all.json, each with an
 # "old" variant for --baseline: every 5th kernel 20 % slower, every 7th
 # with another grid (paired by name only), in reverse launch order.
 # Prints one row per input: wall seconds (median of REPS runs) of the text
@@ -21,58 +22,23 @@ trap 'rm -rf "$T"' EXIT INT TERM
 export NO_COLOR=1 GPUADVISE_RULES_DIR=$SRC/rules
 REC=$SRC/tests/fixtures/recorded
 
-python3 - "$T" "$REC" <<'PY' || exit 1
-import copy, json, os, sys
+python3 - "$T" "$REC" "$SRC/tests/cli" <<'PY' || exit 1
+import json, os, shutil, sys
 t, rec = sys.argv[1], sys.argv[2]
-def dump(name, obj):
-    with open(os.path.join(t, name), "w") as f:
-        json.dump(obj, f, separators=(",", ":"))
-def old(name, p):
-    q = copy.deepcopy(p)
-    for i, l in enumerate(q["launches"]):
+sys.path.insert(0, sys.argv[3])
+sys.dont_write_bytecode = True
+import large_profiles
+large_profiles.write(t, rec)
+shutil.copy(os.path.join(rec, "testapp-all.json"), t)
+for name in ("kernels-10000", "launches-10000", "huge", "testapp-all"):
+    p = json.load(open(os.path.join(t, name + ".json")))
+    for i, l in enumerate(p["launches"]):
         if i % 5 == 0 and l.get("duration_ns") is not None:
             l["duration_ns"] *= 1.2
         if i % 7 == 0:
             l["grid"] = [l["grid"][0] * 2, l["grid"][1], l["grid"][2]]
-    q["launches"].reverse()
-    dump(name.replace(".json", "-old.json"), q)
-
-all9 = json.load(open(os.path.join(rec, "testapp-all.json")))
-one = json.load(open(os.path.join(rec, "testapp-fma_loop.json")))
-l0 = one["launches"][0]
-
-# As in tests/cli/limits.sh: 10,000 launches of 10,000 kernels and of one.
-p = copy.deepcopy(one)
-p["launches"] = []
-for i in range(10000):
-    l = copy.deepcopy(l0)
-    l["name"] = "kernel_%d(float*, int)" % i
-    l["mangled"] = "_Z%dkernel_%dPfi" % (len("kernel_%d" % i), i)
-    l["index"] = i
-    l["duration_ns"] = 1000.0 + i
-    p["launches"].append(l)
-dump("kernels-10000.json", p)
-old("kernels-10000.json", p)
-for l in p["launches"]:
-    l["name"], l["mangled"] = l0["name"], l0["mangled"]
-dump("launches-10000.json", p)
-old("launches-10000.json", p)
-
-# 50 MB: the nine recorded launches over and over.
-p = copy.deepcopy(all9)
-size = len(json.dumps(p["launches"][0], separators=(",", ":")))
-n = 50 * 1000 * 1000 // size + 1
-p["launches"] = []
-for i in range(n):
-    l = copy.deepcopy(all9["launches"][i % 9])
-    l["index"] = i
-    p["launches"].append(l)
-dump("huge.json", p)
-old("huge.json", p)
-
-p = copy.deepcopy(all9)
-dump("testapp-all.json", p)
-old("testapp-all.json", p)
+    p["launches"].reverse()
+    large_profiles.dump(os.path.join(t, name + "-old.json"), p)
 PY
 
 median() { sort -n | awk '{a[NR] = $1} END {printf "%.2f", a[int((NR + 1) / 2)]}'; }
