@@ -9,11 +9,6 @@
 
 /* ---- grouping ------------------------------------------------------------ */
 
-typedef struct {
-	char *key;
-	size_t group;
-} slot;
-
 /* The grouping key: (pid, mangled name, grid, block). */
 static char *kernel_key(int pid, const char *mangled, const unsigned grid[3],
                         const unsigned block[3])
@@ -29,10 +24,9 @@ static char *group_key(const ga_launch *l)
 
 static void build_groups(const ga_profile *p, ga_analysis *a)
 {
-	size_t cap = 16, cap_groups = 0;
-	while (cap < p->n_launches * 2 + 16)
-		cap *= 2;
-	slot *table = ga_xcalloc(cap, sizeof(*table));
+	size_t cap_groups = 0;
+	ga_map table = {0};       /* key -> group; keys[group] owns the key */
+	char **keys = ga_xcalloc(p->n_launches ? p->n_launches : 1, sizeof(*keys));
 	/* Each launch's group, so that every group's list of launches is
 	 * allocated once at its final size (growing them one launch at a time
 	 * was a realloc per launch). */
@@ -41,13 +35,11 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 	for (size_t i = 0; i < p->n_launches; i++) {
 		const ga_launch *l = &p->launches[i];
 		char *key = group_key(l);
-		size_t h = (size_t)(ga_hash_str(key) & (cap - 1));
-		while (table[h].key && strcmp(table[h].key, key) != 0)
-			h = (h + 1) & (cap - 1);
-		ga_group *g;
-		if (!table[h].key) {
-			table[h].key = key;
-			table[h].group = a->n_groups;
+		long gi = ga_strmap_get(&table, key);
+		if (gi < 0) {
+			gi = (long)a->n_groups;
+			keys[gi] = key;
+			ga_strmap_put(&table, key, (size_t)gi);
 			ga_group ng = {0};
 			ng.name = ga_xstrdup(l->name ? l->name : l->mangled);
 			ng.mangled = ga_xstrdup(l->mangled ? l->mangled : l->name);
@@ -60,9 +52,8 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 		} else {
 			free(key);
 		}
-		g = &a->groups[table[h].group];
-		g->n_launches++;
-		group_of[i] = table[h].group;
+		a->groups[gi].n_launches++;
+		group_of[i] = (size_t)gi;
 	}
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		a->groups[gi].launches = ga_xmalloc(a->groups[gi].n_launches * sizeof(size_t));
@@ -77,16 +68,15 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 	for (size_t i = 0; i < p->n_unprofiled; i++) {
 		const ga_unprofiled *u = &p->unprofiled[i];
 		char *key = kernel_key(u->pid, u->mangled, u->grid, u->block);
-		size_t h = (size_t)(ga_hash_str(key) & (cap - 1));
-		while (table[h].key && strcmp(table[h].key, key) != 0)
-			h = (h + 1) & (cap - 1);
-		if (table[h].key)
-			a->groups[table[h].group].unprofiled += u->launches;
+		long gi = ga_strmap_get(&table, key);
+		if (gi >= 0)
+			a->groups[gi].unprofiled += u->launches;
 		free(key);
 	}
-	for (size_t i = 0; i < cap; i++)
-		free(table[i].key);
-	free(table);
+	for (size_t gi = 0; gi < a->n_groups; gi++)
+		free(keys[gi]);
+	free(keys);
+	ga_map_free(&table);
 }
 
 /* Sums of durations and of weighted values can overflow a double although
