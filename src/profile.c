@@ -17,6 +17,7 @@
  * *_to_json functions are new references owned by the caller; the *_from_json
  * functions only borrow their json argument. */
 #include "profile.h"
+#include "json_fast.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -155,86 +156,16 @@ double ga_launch_total_threads(const ga_launch *l)
 	       (double)l->block[0] * l->block[1] * l->block[2];
 }
 
-/* ------------------------------------------------------------------------ */
-/* Metric name index: open addressing over borrowed keys.  Built once per   */
-/* load so that looking up a value's metric costs O(1), not O(metrics).     */
+/* Metric names are found through a ga_map (string keys borrowed from
+ * profile->metrics) built once per load, so that looking up a value's metric
+ * costs O(1), not O(metrics). */
 
-typedef struct {
-	const char **keys;  /* borrowed from profile->metrics; NULL = empty slot */
-	size_t *vals;
-	size_t cap, n;      /* cap is 0 or a power of two */
-} name_index;
-
-static uint64_t hash_name(const char *s)
-{
-	uint64_t h = 14695981039346656037ULL;  /* FNV-1a */
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return h;
-}
-
-static long index_get(const name_index *ix, const char *key)
-{
-	size_t mask, i;
-
-	if (ix->cap == 0)
-		return -1;
-	mask = ix->cap - 1;
-	for (i = hash_name(key) & mask; ix->keys[i]; i = (i + 1) & mask)
-		if (strcmp(ix->keys[i], key) == 0)
-			return (long)ix->vals[i];
-	return -1;
-}
-
-static void index_insert_slot(name_index *ix, const char *key, size_t val)
-{
-	size_t mask = ix->cap - 1, i;
-
-	for (i = hash_name(key) & mask; ix->keys[i]; i = (i + 1) & mask)
-		;
-	ix->keys[i] = key;
-	ix->vals[i] = val;
-	ix->n++;
-}
-
-/* Add key (which must stay valid while the index lives) unless present. */
-static void index_put(name_index *ix, const char *key, size_t val)
-{
-	if (index_get(ix, key) >= 0)
-		return;
-	if ((ix->n + 1) * 2 > ix->cap) {
-		name_index big = {0};
-		size_t i;
-
-		big.cap = ix->cap ? ix->cap * 2 : 64;
-		big.keys = ga_xcalloc(big.cap, sizeof(*big.keys));
-		big.vals = ga_xcalloc(big.cap, sizeof(*big.vals));
-		for (i = 0; i < ix->cap; i++)
-			if (ix->keys[i])
-				index_insert_slot(&big, ix->keys[i], ix->vals[i]);
-		free(ix->keys);
-		free(ix->vals);
-		*ix = big;
-	}
-	index_insert_slot(ix, key, val);
-}
-
-static void index_build(name_index *ix, const ga_profile *p)
+static void index_build(ga_map *ix, const ga_profile *p)
 {
 	size_t i;
 
 	for (i = 0; i < p->n_metrics; i++)
-		index_put(ix, p->metrics[i], i);
-}
-
-static void index_free(name_index *ix)
-{
-	free(ix->keys);
-	free(ix->vals);
-	memset(ix, 0, sizeof(*ix));
+		ga_strmap_put(ix, p->metrics[i], i);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -793,13 +724,14 @@ out:
  * name that p does not have yet (ix must index p->metrics and is kept in
  * step).  All checking happens before p is touched, so on failure p is
  * unchanged. */
-static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, name_index *ix)
+static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, ga_map *ix)
 {
 	ga_launch tmp, *l;
 	json_t *vals, *occ, *v;
 	const char *key;
 	long long stream = 0;
 	double *slots;
+	size_t n;
 	int rc = -1;
 
 	memset(&tmp, 0, sizeof(tmp));
@@ -855,11 +787,16 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, name_index 
 	*l = tmp;
 	l->values = slots;
 	memset(&tmp, 0, sizeof(tmp));
+	n = 0;
 	json_object_foreach(vals, key, v) {
-		long idx = index_get(ix, key);
+		/* Launches list their values in the same order, mostly that of
+		 * p->metrics (names there are unique): try that place first. */
+		long idx = n < p->n_metrics && strcmp(p->metrics[n], key) == 0
+		           ? (long)n : ga_strmap_get(ix, key);
+		n++;
 		if (idx < 0) {
 			idx = (long)append_metric(p, key);
-			index_put(ix, p->metrics[idx], (size_t)idx);
+			ga_strmap_put(ix, p->metrics[idx], (size_t)idx);
 		}
 		l->values[idx] = json_is_null(v) ? NAN : json_number_value(v);
 	}
@@ -872,12 +809,12 @@ out:
 int ga_launch_from_json(ga_profile *p, void *json, const char *where, ga_error *err)
 {
 	jctx c = {where ? where : "launch", "", err};
-	name_index ix = {0};
+	ga_map ix = {0};
 	int rc;
 
 	index_build(&ix, p);
 	rc = launch_from_json(p, json, &c, &ix);
-	index_free(&ix);
+	ga_map_free(&ix);
 	return rc;
 }
 
@@ -885,7 +822,7 @@ static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_
 {
 	jctx top = {label, "", err};
 	json_t *fmt, *v, *arr;
-	name_index ix = {0};
+	ga_map ix = {0};
 	char path[64];
 	size_t i;
 	int rc = -1;
@@ -962,9 +899,9 @@ static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_
 			goto out;
 		}
 		name = json_string_value(v);
-		if (index_get(&ix, name) < 0) {  /* a repeated name is kept once */
+		if (ga_strmap_get(&ix, name) < 0) {  /* a repeated name is kept once */
 			size_t idx = append_metric(p, name);
-			index_put(&ix, p->metrics[idx], idx);
+			ga_strmap_put(&ix, p->metrics[idx], idx);
 		}
 	}
 
@@ -999,7 +936,7 @@ static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_
 	}
 	rc = 0;
 out:
-	index_free(&ix);
+	ga_map_free(&ix);
 	return rc;
 }
 
@@ -1039,7 +976,11 @@ static int load_text(ga_profile *p, const char *text, size_t len, const char *la
 	ga_profile_init(p);
 	if (!label)
 		label = "<profile>";
-	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	/* The fast reader builds the same tree as jansson or declines; then
+	 * jansson parses (and reports any error with its line and column). */
+	root = ga_json_fast_load(text, len);
+	if (!root)
+		root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		if (jerr.line > 0)
 			return ga_fail(err, GA_ERR_PROFILE, "%s:%d:%d: invalid JSON: %s",

@@ -124,12 +124,17 @@ void ga_buf_putc(ga_buf *b, char c)
 	b->s[b->len] = '\0';
 }
 
+void ga_buf_putn(ga_buf *b, const char *s, size_t n)
+{
+	buf_reserve(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
 void ga_buf_puts(ga_buf *b, const char *s)
 {
-	size_t n = strlen(s);
-	buf_reserve(b, n);
-	memcpy(b->s + b->len, s, n + 1);
-	b->len += n;
+	ga_buf_putn(b, s, strlen(s));
 }
 
 void ga_buf_vprintf(ga_buf *b, const char *fmt, va_list ap)
@@ -139,13 +144,22 @@ void ga_buf_vprintf(ga_buf *b, const char *fmt, va_list ap)
 	 * otherwise warns of a null format string below. */
 	if (!fmt)
 		return;
+	/* Straight into the room left when it fits (most calls: a report
+	 * is thousands of small pieces), formatting a second time only when
+	 * it does not. */
+	size_t room = b->cap > b->len ? b->cap - b->len : 0;
 	va_copy(ap2, ap);
-	int n = vsnprintf(NULL, 0, fmt, ap2);
+	int n = vsnprintf(room ? b->s + b->len : NULL, room, fmt, ap2);
 	va_end(ap2);
-	if (n < 0)
+	if (n < 0) {
+		if (room)
+			b->s[b->len] = '\0';
 		return;
-	buf_reserve(b, (size_t)n);
-	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	}
+	if ((size_t)n >= room) {
+		buf_reserve(b, (size_t)n);
+		vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	}
 	b->len += (size_t)n;
 }
 
@@ -319,4 +333,110 @@ int ga_str_has_suffix(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* ---- hash map ---- */
+
+uint64_t ga_hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t ga_hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;  /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+uint64_t ga_hash_ptr(const void *p)
+{
+	uint64_t h = (uint64_t)(uintptr_t)p * 0x9E3779B97F4A7C15ULL;
+
+	return h ^ (h >> 29);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static size_t map_slot(const ga_map *m, uint64_t h, const void *key, ga_map_eq eq)
+{
+	size_t mask = m->cap - 1, i;
+
+	for (i = (size_t)h & mask; m->keys[i]; i = (i + 1) & mask)
+		if (m->hashes[i] == h && (eq ? eq(m->keys[i], key) : m->keys[i] == key))
+			break;
+	return i;
+}
+
+long ga_map_get(const ga_map *m, uint64_t h, const void *key, ga_map_eq eq)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return -1;
+	i = map_slot(m, h, key, eq);
+	return m->keys[i] ? (long)m->vals[i] : -1;
+}
+
+size_t ga_map_put(ga_map *m, uint64_t h, const void *key, size_t val, ga_map_eq eq)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		ga_map big = {0};
+
+		big.cap = m->cap ? m->cap * 2 : 64;
+		big.keys = ga_xcalloc(big.cap, sizeof(*big.keys));
+		big.hashes = ga_xcalloc(big.cap, sizeof(*big.hashes));
+		big.vals = ga_xcalloc(big.cap, sizeof(*big.vals));
+		for (i = 0; i < m->cap; i++) {
+			if (!m->keys[i])
+				continue;
+			size_t j = (size_t)m->hashes[i] & (big.cap - 1);
+			while (big.keys[j])
+				j = (j + 1) & (big.cap - 1);
+			big.keys[j] = m->keys[i];
+			big.hashes[j] = m->hashes[i];
+			big.vals[j] = m->vals[i];
+		}
+		big.n = m->n;
+		ga_map_free(m);
+		*m = big;
+	}
+	i = map_slot(m, h, key, eq);
+	if (!m->keys[i]) {
+		m->keys[i] = key;
+		m->hashes[i] = h;
+		m->vals[i] = val;
+		m->n++;
+	}
+	return m->vals[i];
+}
+
+void ga_map_free(ga_map *m)
+{
+	free(m->keys);
+	free(m->hashes);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static int str_eq(const void *a, const void *b)
+{
+	return strcmp(a, b) == 0;
+}
+
+long ga_strmap_get(const ga_map *m, const char *key)
+{
+	return ga_map_get(m, ga_hash_str(key), key, str_eq);
+}
+
+size_t ga_strmap_put(ga_map *m, const char *key, size_t val)
+{
+	return ga_map_put(m, ga_hash_str(key), key, val, str_eq);
 }

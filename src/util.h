@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define GA_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -57,6 +58,7 @@ typedef struct {
 } ga_buf;
 void ga_buf_putc(ga_buf *b, char c);
 void ga_buf_puts(ga_buf *b, const char *s);
+void ga_buf_putn(ga_buf *b, const char *s, size_t n);  /* n bytes, no NUL among them */
 void ga_buf_printf(ga_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ga_buf_vprintf(ga_buf *b, const char *fmt, va_list ap);
 void ga_buf_free(ga_buf *b);
@@ -72,6 +74,31 @@ char *ga_read_file(const char *path, size_t *len, ga_error *err);
  * written in place; a symbolic link is kept and the file it names replaced;
  * a directory is an error.  Messages name PATH. */
 int ga_write_file_atomic(const char *path, const char *data, size_t len, ga_error *err);
+
+/* Hash map from borrowed keys to size_t values: open addressing, linear
+ * probing, grown at half full.  Keys are compared by eq (NULL: the same
+ * pointer) after their hashes, so one table serves strings (ga_strmap_*),
+ * pointers and composite keys alike.  Zero-initialise; free with
+ * ga_map_free (keys are not freed). */
+typedef int (*ga_map_eq)(const void *stored, const void *probe);
+typedef struct {
+	const void **keys;  /* NULL: empty slot */
+	uint64_t *hashes;
+	size_t *vals;
+	size_t cap, n;      /* cap: 0 or a power of two */
+} ga_map;
+/* The value under key (whose hash is h), or -1. */
+long ga_map_get(const ga_map *m, uint64_t h, const void *key, ga_map_eq eq);
+/* Store val under key unless the key is there; returns the value stored. */
+size_t ga_map_put(ga_map *m, uint64_t h, const void *key, size_t val, ga_map_eq eq);
+void ga_map_free(ga_map *m);
+/* FNV-1a over a string, and over n more bytes (continuing from h). */
+uint64_t ga_hash_str(const char *s);
+uint64_t ga_hash_bytes(uint64_t h, const void *p, size_t n);
+uint64_t ga_hash_ptr(const void *p);
+/* String keys (compared with strcmp). */
+long ga_strmap_get(const ga_map *m, const char *key);
+size_t ga_strmap_put(ga_map *m, const char *key, size_t val);
 
 int ga_str_has_prefix(const char *s, const char *prefix);
 int ga_str_has_suffix(const char *s, const char *suffix);

@@ -146,23 +146,23 @@ const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len)
 	return buf;
 }
 
-size_t ga_text_width(const char *s)
+size_t ga_text_width_n(const char *s, size_t n)
 {
+	const char *end = s + n;
 	size_t w = 0;
-	if (!s)
-		return 0;
-	while (*s) {
+
+	while (s < end) {
 		unsigned char c = (unsigned char)*s;
 		if (c == 0x1b) {
 			s++;
-			if (*s == '[') {
+			if (s < end && *s == '[') {
 				/* CSI: parameters up to a final byte 0x40..0x7e */
 				s++;
-				while (*s && !((unsigned char)*s >= 0x40 && (unsigned char)*s <= 0x7e))
+				while (s < end && !((unsigned char)*s >= 0x40 && (unsigned char)*s <= 0x7e))
 					s++;
-				if (*s)
+				if (s < end)
 					s++;
-			} else if (*s) {
+			} else if (s < end) {
 				s++;
 			}
 			continue;
@@ -172,6 +172,11 @@ size_t ga_text_width(const char *s)
 		s++;
 	}
 	return w;
+}
+
+size_t ga_text_width(const char *s)
+{
+	return s ? ga_text_width_n(s, strlen(s)) : 0;
 }
 
 /* Byte offset after the first n code points of s. */

@@ -95,6 +95,8 @@ double ga_estimate_speedup(double estimate);
 /* Columns a UTF-8 string takes on a terminal: code points, not counting
  * ANSI escape sequences (wide characters count as one). */
 size_t ga_text_width(const char *s);
+/* The same for the n bytes at s (no NUL among them). */
+size_t ga_text_width_n(const char *s, size_t n);
 /* A kernel name made to fit in max_cols columns, trying in turn: without a
  * leading "void ", without its parameter list ("f(…)"), with its template
  * arguments collapsed ("K<…>(…)"), cut with an ellipsis.  Returns a

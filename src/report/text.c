@@ -107,17 +107,9 @@ typedef struct {
 	int pending_indent;/* indent not yet written on this (new) line */
 } wrapper;
 
-static size_t span_width(const char *s, size_t n)
-{
-	char *tmp = ga_xstrndup(s, n);
-	size_t w = ga_text_width(tmp);
-	free(tmp);
-	return w;
-}
-
 static void put_word(wrapper *w, const char *s, size_t n)
 {
-	size_t ww = span_width(s, n);
+	size_t ww = ga_text_width_n(s, n);
 	if (w->line_has_word && w->col + 1 + ww > w->width) {
 		ga_buf_putc(w->b, '\n');
 		w->col = 0;
@@ -132,8 +124,10 @@ static void put_word(wrapper *w, const char *s, size_t n)
 		ga_buf_putc(w->b, ' ');
 		w->col++;
 	}
-	for (size_t i = 0; i < n; i++)
-		ga_buf_putc(w->b, s[i] == NBSP ? ' ' : s[i]);
+	ga_buf_putn(w->b, s, n);
+	for (char *c = w->b->s + w->b->len - n; *c; c++)
+		if (*c == NBSP)
+			*c = ' ';
 	w->col += ww;
 	w->line_has_word = 1;
 }
@@ -143,7 +137,7 @@ static void put_word(wrapper *w, const char *s, size_t n)
 static void add_word(wrapper *w, const char *s, size_t n)
 {
 	size_t avail = w->width > w->indent ? w->width - w->indent : 1;
-	if (span_width(s, n) > avail && memchr(s, NBSP, n)) {
+	if (ga_text_width_n(s, n) > avail && memchr(s, NBSP, n)) {
 		size_t start = 0;
 		for (size_t i = 0; i <= n; i++) {
 			if (i == n || s[i] == NBSP) {
@@ -243,7 +237,7 @@ static void box(tctx *t, const char *text)
 	size_t maxw = 0;
 	for (char *l = inner.s; l && *l;) {
 		char *e = strchr(l, '\n');
-		size_t w = span_width(l, (size_t)(e - l));
+		size_t w = ga_text_width_n(l, (size_t)(e - l));
 		if (w > maxw)
 			maxw = w;
 		l = e + 1;
@@ -425,7 +419,7 @@ static void example(tctx *t, const char *ex)
 		const char *e = memchr(p, '\n', (size_t)(end - p));
 		if (!e)
 			e = end;
-		size_t w = span_width(p, (size_t)(e - p));
+		size_t w = ga_text_width_n(p, (size_t)(e - p));
 		if (w > longest)
 			longest = w;
 		p = e + 1;

@@ -9,19 +9,6 @@
 
 /* ---- grouping ------------------------------------------------------------ */
 
-typedef struct {
-	char *key;
-	size_t group;
-} slot;
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 /* The grouping key: (pid, mangled name, grid, block). */
 static char *kernel_key(int pid, const char *mangled, const unsigned grid[3],
                         const unsigned block[3])
@@ -37,10 +24,9 @@ static char *group_key(const ga_launch *l)
 
 static void build_groups(const ga_profile *p, ga_analysis *a)
 {
-	size_t cap = 16, cap_groups = 0;
-	while (cap < p->n_launches * 2 + 16)
-		cap *= 2;
-	slot *table = ga_xcalloc(cap, sizeof(*table));
+	size_t cap_groups = 0;
+	ga_map table = {0};       /* key -> group; keys[group] owns the key */
+	char **keys = ga_xcalloc(p->n_launches ? p->n_launches : 1, sizeof(*keys));
 	/* Each launch's group, so that every group's list of launches is
 	 * allocated once at its final size (growing them one launch at a time
 	 * was a realloc per launch). */
@@ -49,13 +35,11 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 	for (size_t i = 0; i < p->n_launches; i++) {
 		const ga_launch *l = &p->launches[i];
 		char *key = group_key(l);
-		size_t h = (size_t)(hash_str(key) & (cap - 1));
-		while (table[h].key && strcmp(table[h].key, key) != 0)
-			h = (h + 1) & (cap - 1);
-		ga_group *g;
-		if (!table[h].key) {
-			table[h].key = key;
-			table[h].group = a->n_groups;
+		long gi = ga_strmap_get(&table, key);
+		if (gi < 0) {
+			gi = (long)a->n_groups;
+			keys[gi] = key;
+			ga_strmap_put(&table, key, (size_t)gi);
 			ga_group ng = {0};
 			ng.name = ga_xstrdup(l->name ? l->name : l->mangled);
 			ng.mangled = ga_xstrdup(l->mangled ? l->mangled : l->name);
@@ -68,9 +52,8 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 		} else {
 			free(key);
 		}
-		g = &a->groups[table[h].group];
-		g->n_launches++;
-		group_of[i] = table[h].group;
+		a->groups[gi].n_launches++;
+		group_of[i] = (size_t)gi;
 	}
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		a->groups[gi].launches = ga_xmalloc(a->groups[gi].n_launches * sizeof(size_t));
@@ -85,16 +68,15 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 	for (size_t i = 0; i < p->n_unprofiled; i++) {
 		const ga_unprofiled *u = &p->unprofiled[i];
 		char *key = kernel_key(u->pid, u->mangled, u->grid, u->block);
-		size_t h = (size_t)(hash_str(key) & (cap - 1));
-		while (table[h].key && strcmp(table[h].key, key) != 0)
-			h = (h + 1) & (cap - 1);
-		if (table[h].key)
-			a->groups[table[h].group].unprofiled += u->launches;
+		long gi = ga_strmap_get(&table, key);
+		if (gi >= 0)
+			a->groups[gi].unprofiled += u->launches;
 		free(key);
 	}
-	for (size_t i = 0; i < cap; i++)
-		free(table[i].key);
-	free(table);
+	for (size_t gi = 0; gi < a->n_groups; gi++)
+		free(keys[gi]);
+	free(keys);
+	ga_map_free(&table);
 }
 
 /* Sums of durations and of weighted values can overflow a double although
@@ -249,59 +231,80 @@ static void count_same_launch(ga_analysis *a)
 /* ---- expression environment --------------------------------------------- */
 
 typedef struct {
-	const char *name;
+	const char *name;         /* name_ref.named of its name */
 	double value;
 	int ok;
 	char why[512];
 } named_val;
 
-/* Metric name -> index into profile->metrics.  Expressions look names up
- * millions of times in a profile of thousands of kernels; a linear search
- * of the metric list made that the largest cost of an import. */
+/* What a name in an expression stands for.  Expressions look names up
+ * millions of times in a profile of thousands of kernels (about 200 per
+ * kernel); searching the named values, hashing the name into the profile's
+ * metrics and comparing it with each pseudo-metric every time was the
+ * largest cost of the analysis.  What does not depend on the kernel is
+ * found once per analysis and kept under the name's address (names live in
+ * the rule set, which does not change during an analysis). */
 typedef struct {
-	const char **keys;        /* borrowed from the profile; NULL: empty slot */
-	size_t *vals;
-	size_t mask;              /* capacity - 1, a power of two minus one */
-} metric_map;
+	long metric;              /* index into profile->metrics, or -1 */
+	const char *named;        /* the first named expression of the rule set with
+	                           * this name (its name), or NULL: one address for
+	                           * every copy of the name */
+	int pseudo;               /* 1 a pseudo-metric, 0 not one, -1 not known yet */
+} name_ref;
 
-static void metric_map_build(metric_map *m, const ga_profile *p)
+typedef struct {
+	const ga_profile *p;
+	const ga_ruleset *rs;
+	ga_map metrics;           /* metric name -> index into p->metrics */
+	ga_map by_addr;           /* name's address -> index into refs */
+	name_ref *refs;
+	size_t n_refs, cap_refs;
+} resolver;
+
+static void resolver_init(resolver *r, const ga_profile *p, const ga_ruleset *rs)
 {
-	size_t cap = 16;
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->rs = rs;
+	for (size_t i = 0; i < p->n_metrics; i++)
+		ga_strmap_put(&r->metrics, p->metrics[i], i);  /* the first of repeated names wins */
+}
 
-	memset(m, 0, sizeof(*m));
-	while (cap < p->n_metrics * 2 + 16)
-		cap *= 2;
-	m->keys = ga_xcalloc(cap, sizeof(*m->keys));
-	m->vals = ga_xcalloc(cap, sizeof(*m->vals));
-	m->mask = cap - 1;
-	for (size_t i = 0; i < p->n_metrics; i++) {
-		size_t h = (size_t)hash_str(p->metrics[i]) & m->mask;
-		while (m->keys[h] && strcmp(m->keys[h], p->metrics[i]) != 0)
-			h = (h + 1) & m->mask;
-		if (!m->keys[h]) {     /* the first of repeated names wins */
-			m->keys[h] = p->metrics[i];
-			m->vals[h] = i;
-		}
+static void resolver_free(resolver *r)
+{
+	ga_map_free(&r->metrics);
+	ga_map_free(&r->by_addr);
+	free(r->refs);
+}
+
+static const char *defines(const ga_named_expr *defs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(defs[i].name, name) == 0)
+			return defs[i].name;
+	return NULL;
+}
+
+static name_ref *resolve(resolver *r, const char *name)
+{
+	uint64_t h = ga_hash_ptr(name);
+	long k = ga_map_get(&r->by_addr, h, name, NULL);
+
+	if (k < 0) {
+		name_ref ref = {.metric = ga_strmap_get(&r->metrics, name), .pseudo = -1};
+		ref.named = defines(r->rs->classifier.metrics, r->rs->classifier.n_metrics, name);
+		for (size_t i = 0; i < r->rs->n_rules && !ref.named; i++)
+			ref.named = defines(r->rs->rules[i].metrics, r->rs->rules[i].n_metrics, name);
+		k = (long)r->n_refs;
+		GA_PUSH(r->refs, r->n_refs, r->cap_refs, ref);
+		ga_map_put(&r->by_addr, h, name, (size_t)k, NULL);
 	}
-}
-
-static long metric_map_get(const metric_map *m, const char *name)
-{
-	for (size_t h = (size_t)hash_str(name) & m->mask; m->keys[h]; h = (h + 1) & m->mask)
-		if (strcmp(m->keys[h], name) == 0)
-			return (long)m->vals[h];
-	return -1;
-}
-
-static void metric_map_free(metric_map *m)
-{
-	free(m->keys);
-	free(m->vals);
+	return &r->refs[k];
 }
 
 typedef struct {
 	const ga_profile *p;
-	const metric_map *metrics;  /* index of p->metrics */
+	resolver *names;          /* what each name stands for */
 	const ga_group *g;
 	const ga_launch *first;   /* a representative launch, for its configuration */
 	named_val *named;         /* expressions evaluated so far */
@@ -316,6 +319,7 @@ static const char *limiter_of(const ga_launch *l)
 	return l->occ_limiter ? ga_launch_limiter(l) : "";
 }
 
+/* -1: not available for this kernel; -2: no pseudo-metric of that name. */
 static int lookup_pseudo(const env *e, const char *name, double *out)
 {
 	const ga_launch *l = e->first;
@@ -366,14 +370,15 @@ static int lookup_pseudo(const env *e, const char *name, double *out)
 	PSEUDO("device__mem_bandwidth_gbs", d->mem_bandwidth_gbs, d->mem_bandwidth_gbs > 0);
 	PSEUDO("device__cc", d->cc_major + d->cc_minor / 10.0, d->cc_major > 0);
 #undef PSEUDO
-	return -1;
+	return -2;
 }
 
 static int lookup(void *ctx, const char *name, double *out)
 {
 	env *e = ctx;
-	for (size_t i = e->n_named; i-- > 0;) {
-		if (strcmp(e->named[i].name, name) == 0) {
+	name_ref *ref = resolve(e->names, name);
+	for (size_t i = ref->named ? e->n_named : 0; i-- > 0;) {
+		if (e->named[i].name == ref->named) {
 			if (!e->named[i].ok) {
 				snprintf(e->last_missing, sizeof(e->last_missing), "%s",
 				         e->named[i].why);
@@ -383,15 +388,19 @@ static int lookup(void *ctx, const char *name, double *out)
 			return 0;
 		}
 	}
-	long idx = metric_map_get(e->metrics, name);
-	if (idx >= 0) {
-		double v = e->g->values[idx];
+	if (ref->metric >= 0) {
+		double v = e->g->values[ref->metric];
 		if (!isfinite(v))
 			return -1;
 		*out = v;
 		return 0;
 	}
-	return lookup_pseudo(e, name, out);
+	if (ref->pseudo == 0)
+		return -1;
+	int rc = lookup_pseudo(e, name, out);
+	if (ref->pseudo < 0)
+		ref->pseudo = rc != -2;
+	return rc == 0 ? 0 : -1;
 }
 
 /* Evaluate an expression; on failure fill why and return the status
@@ -417,8 +426,12 @@ static void eval_named(env *e, const ga_named_expr *defs, size_t n)
 	ga_grow((void **)&e->named, &e->cap_named, e->n_named + n + 1, sizeof(*e->named));
 	for (size_t i = 0; i < n; i++) {
 		named_val *nv = &e->named[e->n_named];
-		memset(nv, 0, sizeof(*nv));
-		nv->name = defs[i].name;
+		/* Not a memset: why is 512 bytes, read only when ok is 0 (and
+		 * then eval has written it). */
+		nv->name = resolve(e->names, defs[i].name)->named;
+		nv->value = 0;
+		nv->ok = 0;
+		nv->why[0] = '\0';
 		nv->ok = eval(e, defs[i].expr, &nv->value, nv->why, sizeof(nv->why)) == 0;
 		if (!nv->ok) {
 			char *tmp = ga_xasprintf("%s: %s", defs[i].name, nv->why);
@@ -554,13 +567,13 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 		qsort(a->groups, a->n_groups, sizeof(*a->groups), group_cmp);
 	count_same_launch(a);
 
-	metric_map mmap;
-	metric_map_build(&mmap, p);
+	resolver names;
+	resolver_init(&names, p, rs);
 	named_val *named = NULL;      /* one array for every kernel's names */
 	size_t cap_named = 0;
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		ga_group *g = &a->groups[gi];
-		env e = {.p = p, .metrics = &mmap, .g = g, .first = &p->launches[g->launches[0]],
+		env e = {.p = p, .names = &names, .g = g, .first = &p->launches[g->launches[0]],
 		         .named = named, .cap_named = cap_named};
 
 		classify(a, &note_cap, &rs->classifier, &e, g, verbose);
@@ -609,7 +622,7 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 		cap_named = e.cap_named;
 	}
 	free(named);
-	metric_map_free(&mmap);
+	resolver_free(&names);
 	if (a->n_findings)
 		qsort(a->findings, a->n_findings, sizeof(*a->findings), finding_cmp);
 	for (size_t fi = 0; fi < a->n_findings; fi++)

@@ -899,53 +899,23 @@ ga_eval_status ga_expr_eval(const ga_expr *e, ga_lookup_fn lookup, void *ctx,
 
 /* ---- names ---- */
 
-/* Names already reported, as an open-addressing hash set: an expression
- * such as min(a1, a2, ...) may hold tens of thousands of names, and a list
- * searched for each one made a large rule file take minutes. */
+/* Names already reported, as a hash set: an expression such as
+ * min(a1, a2, ...) may hold tens of thousands of names, and a list searched
+ * for each one made a large rule file take minutes. */
 struct name_walk {
-	const char **seen;           /* borrowed from the tree; NULL: empty slot */
-	size_t n, cap;               /* cap: 0 or a power of two */
+	ga_map seen;                 /* names borrowed from the tree */
 	void (*fn)(void *ctx, const char *name);
 	void *ctx;
 	int required_only;           /* skip the first argument of avail() */
 };
 
-static size_t name_hash(const char *s)
-{
-	size_t h = 2166136261u;      /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 /* Add name; returns 0 when it was there already. */
 static int seen_add(struct name_walk *w, const char *name)
 {
-	size_t i;
+	size_t n = w->seen.n;
 
-	if ((w->n + 1) * 2 > w->cap) {
-		size_t ncap = w->cap ? w->cap * 2 : 32;
-		const char **big = ga_xcalloc(ncap, sizeof(*big));
-		for (i = 0; i < w->cap; i++) {
-			if (w->seen[i]) {
-				size_t j = name_hash(w->seen[i]) & (ncap - 1);
-				while (big[j])
-					j = (j + 1) & (ncap - 1);
-				big[j] = w->seen[i];
-			}
-		}
-		free(w->seen);
-		w->seen = big;
-		w->cap = ncap;
-	}
-	for (i = name_hash(name) & (w->cap - 1); w->seen[i]; i = (i + 1) & (w->cap - 1)) {
-		if (strcmp(w->seen[i], name) == 0)
-			return 0;
-	}
-	w->seen[i] = name;
-	w->n++;
-	return 1;
+	ga_strmap_put(&w->seen, name, 0);
+	return w->seen.n != n;
 }
 
 static void walk_names(struct name_walk *w, const struct node *n)
@@ -974,7 +944,7 @@ void ga_expr_foreach_required_name(const ga_expr *e, void (*fn)(void *ctx, const
 	if (!e)
 		return;
 	walk_names(&w, e->root);
-	free(w.seen);
+	ga_map_free(&w.seen);
 }
 
 void ga_expr_foreach_name(const ga_expr *e, void (*fn)(void *ctx, const char *name), void *ctx)
@@ -984,5 +954,5 @@ void ga_expr_foreach_name(const ga_expr *e, void (*fn)(void *ctx, const char *na
 	if (!e)
 		return;
 	walk_names(&w, e->root);
-	free(w.seen);
+	ga_map_free(&w.seen);
 }

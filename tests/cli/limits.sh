@@ -12,7 +12,8 @@
 #   - values at the edge of a double, and metrics missing from the profile;
 #   - -o and --log-file: written through a temporary file and a rename, no
 #     temporary file left behind on success or failure.
-# Inputs are generated here (python3) in a scratch directory.  Prints "ok -"
+# Inputs are generated here (python3; the large ones by large_profiles.py)
+# in a scratch directory.  Prints "ok -"
 # or "not ok -" per check and exits 1 if any failed.  A sanitizer report on
 # stderr fails the check that produced it.
 #
@@ -91,27 +92,22 @@ check() {
 }
 
 # Inputs.
-python3 - "$T" "$REC" "$SRCDIR/rules" <<'PY' || { echo "not ok - generating the inputs"; exit 1; }
+python3 - "$T" "$REC" "$SRCDIR/rules" "$here" <<'PY' || { echo "not ok - generating the inputs"; exit 1; }
 import copy, json, os, sys
 t, rec = sys.argv[1], sys.argv[2]
 def dump(name, obj):
     with open(os.path.join(t, name), "w") as f:
         json.dump(obj, f, separators=(",", ":"))
 
-all9 = json.load(open(os.path.join(rec, "testapp-all.json")))
 one = json.load(open(os.path.join(rec, "testapp-fma_loop.json")))
 l0 = one["launches"][0]
 
-# 50 MB: the nine recorded launches over and over (same kernels, new indices).
-p = copy.deepcopy(all9)
-size = len(json.dumps(p["launches"][0], separators=(",", ":")))
-n = 50 * 1000 * 1000 // size + 1
-p["launches"] = []
-for i in range(n):
-    l = copy.deepcopy(all9["launches"][i % 9])
-    l["index"] = i
-    p["launches"].append(l)
-dump("huge.json", p)
+# 50 MB (huge.json) and 10,000 launches, of 10,000 kernels and of one
+# kernel: made as bench/import.sh makes them.
+sys.path.insert(0, sys.argv[4])
+sys.dont_write_bytecode = True
+import large_profiles
+large_profiles.write(t, rec)
 with open(os.path.join(t, "huge.json")) as f:
     text = f.read()
 with open(os.path.join(t, "huge-cut.json"), "w") as f:
@@ -130,21 +126,6 @@ p = copy.deepcopy(one)
 p["launches"][0]["name"] = "void k<" + "T" * 100000 + ">(float*, int)"
 p["launches"][0]["mangled"] = "_Z1kI" + "T" * 100000 + "EvPfi"
 dump("long-name.json", p)
-
-# 10,000 launches: of 10,000 kernels, and of one kernel.
-p = copy.deepcopy(one)
-p["launches"] = []
-for i in range(10000):
-    l = copy.deepcopy(l0)
-    l["name"] = "kernel_%d(float*, int)" % i
-    l["mangled"] = "_Z%dkernel_%dPfi" % (len("kernel_%d" % i), i)
-    l["index"] = i
-    l["duration_ns"] = 1000.0 + i
-    p["launches"].append(l)
-dump("kernels-10000.json", p)
-for l in p["launches"]:
-    l["name"], l["mangled"] = l0["name"], l0["mangled"]
-dump("launches-10000.json", p)
 
 # Values at the edge of a double: sums that overflow, the largest and the
 # smallest numbers, nulls.

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "json_fast.h"
 #include "profile.h"
 
 /* The smallest valid profile, with a placeholder for the launches array. */
@@ -874,6 +875,66 @@ static void test_load_file(void **state)
 	ga_profile_free(&a);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The fast JSON reader: the same tree as jansson, key order included, or   */
+/* NULL (then jansson parses and reports).                                  */
+
+/* jansson's serialisation keeps key order and number types (1 vs 1.0). */
+static char *dump(json_t *j)
+{
+	return json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+}
+
+static void test_fast_reader(void **state)
+{
+	static const char *same[] = {
+		"{}",
+		" \n\t{\"a\" : 1 , \"b\":[ ],\"c\":{ } } \r\n",
+		"{\"z\":1,\"a\":2,\"m\":3}",
+		"{\"i\":-0,\"r\":-0.0,\"e\":1e3,\"E\":2E-2,\"f\":0.5,\"big\":123456789012345678}",
+		"{\"max\":1.7976931348623157e308,\"min\":-2.2250738585072014e-308}",
+		"{\"t\":true,\"f\":false,\"n\":null,\"s\":\"\",\"x\":\"kernel(float*, int)\"}",
+		"{\"a\":[1,[2,[3,{\"b\":[4.25]}]],\"q\"]}",
+	};
+	static const char *declined[] = {
+		"", "[]", "1", "\"s\"", "{", "{\"a\":1,}", "{\"a\":1}x", "{\"a\":1}{}",
+		"{\"a\":1,\"a\":2}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":+1}",
+		"{\"a\":1e}", "{\"a\":-}", "{\"a\":1e400}", "{\"a\":-1e400}",
+		"{\"a\":1234567890123456789}",
+		/* strtod sets ERANGE for these, jansson keeps the value: declined. */
+		"{\"a\":5e-324}", "{\"a\":1e-400}", "{\"a\":\"\\n\"}", "{\"a\":\"\\u00e9\"}",
+		"{\"a\":\"\xc3\xa9\"}", "{\"a\":\"\x01\"}", "{\"a\":\"x}", "{\"a\" 1}",
+		"{\"a\":tru}", "{\"a\":nul}", "{\"a\":[1 2]}", "{\"a\":[1,]}", "{a:1}",
+		"{\"a\":truex}", "{\"a\":1}\0",
+	};
+	char deep[300];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		json_error_t jerr;
+		json_t *ref = json_loadb(same[i], strlen(same[i]), JSON_REJECT_DUPLICATES, &jerr);
+		json_t *got = ga_json_fast_load(same[i], strlen(same[i]));
+		assert_non_null(ref);
+		assert_non_null(got);
+		char *a = dump(ref), *b = dump(got);
+		assert_string_equal(a, b);
+		free(a);
+		free(b);
+		json_decref(ref);
+		json_decref(got);
+	}
+	for (size_t i = 0; i < sizeof(declined) / sizeof(declined[0]); i++) {
+		size_t n = strlen(declined[i]) + (i + 1 == sizeof(declined) / sizeof(declined[0]));
+		assert_null(ga_json_fast_load(declined[i], n));
+	}
+	/* Nested deeper than the fast reader goes: left to jansson. */
+	memset(deep, '[', 150);
+	memset(deep + 150, ']', 150);
+	deep[0] = '{';
+	memcpy(deep + 1, "\"a\":", 4);
+	assert_null(ga_json_fast_load(deep, 150));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -893,6 +954,7 @@ int main(void)
 		cmocka_unit_test(test_launch_records),
 		cmocka_unit_test(test_device_records),
 		cmocka_unit_test(test_load_file),
+		cmocka_unit_test(test_fast_reader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
