@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "collect.h"
+#include "sass.h"
 
 #define GA_EXPORT __attribute__((visibility("default")))
 
@@ -101,7 +102,7 @@ static struct {
 	char *keep_image;
 	int image_kept;
 	/* The launch in flight between ENTER and EXIT (the lock is held). */
-	int pending;
+	int pending;              /* 1: range profiler, 2: SASS metrics (sass.c) */
 	ctx_state *pending_ctx;
 	ga_launch pending_launch;
 } G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1};
@@ -697,7 +698,8 @@ static void stop_profiling_everywhere(void)
 {
 	/* Launch count reached: stop listening, so the rest runs at full speed. */
 	G.enabled = 0;
-	cuptiEnableDomain(0, G.sub, CUPTI_CB_DOMAIN_DRIVER_API);
+	if (!ga_sass_outstanding())
+		cuptiEnableDomain(0, G.sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
 static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
@@ -710,7 +712,8 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	char *name;
 
 	G.total_launches++;
-	if (!G.enabled || launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream))
+	if ((!G.enabled && !ga_sass_outstanding()) ||
+	    launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream))
 		return;
 	const char *mangled = cb->symbolName ? cb->symbolName : "?";
 	name = demangle(mangled);
@@ -719,7 +722,22 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return;
 	}
 	G.matched++;
-	if (G.matched <= G.skip || !repeat_allowed(mangled, grid, block)) {
+	/* A later launch of a flagged kernel: SASS metrics instead of the
+	 * range profiler (sass.c). */
+	if (ga_sass_wants(mangled, cb->contextUid)) {
+		cs = ctx_get(cb->context, cb->contextUid);
+		/* Experiment switch: leave the range profiler's context alone
+		 * unless asked (disable + re-enable crashed once on an H200). */
+		if (cs->ok && getenv("GPUADVISE_SASS_EXCLUSIVE"))
+			measure_disable(cs);
+		if (cs->ok && ga_sass_begin(cs->ctx, cs->cudev, cs->uid, mangled, grid, block) == 0) {
+			G.pending = 2;
+			G.pending_ctx = cs;
+			free(name);
+			return;
+		}
+	}
+	if (!G.enabled || G.matched <= G.skip || !repeat_allowed(mangled, grid, block)) {
 		free(name);
 		return;
 	}
@@ -823,6 +841,7 @@ static void on_exit_launch(void)
 		if (strcmp(c->names[i], "gpu__time_duration.sum") == 0)
 			l->duration_ns = vals[i];
 	}
+	ga_sass_note(l->mangled, (uint32_t)l->context, G.prof.metrics, l->values, G.prof.n_metrics);
 	{
 		json_t *rec = (json_t *)ga_launch_to_json(&G.prof, l);
 		json_object_set_new(rec, "type", json_string("launch"));
@@ -844,6 +863,12 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	(void)userdata;
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
 		const CUpti_ResourceData *rd = data;
+		if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+			pthread_mutex_lock(&G.lock);
+			ga_sass_module_loaded(rd->resourceDescriptor);
+			pthread_mutex_unlock(&G.lock);
+			return;
+		}
 		if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
 			return;
 		pthread_mutex_lock(&G.lock);
@@ -869,7 +894,14 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 			pthread_mutex_unlock(&G.lock);
 	} else if (this_thread_pending) {
 		this_thread_pending = 0;
-		on_exit_launch();
+		if (G.pending == 2) {
+			G.pending = 0;
+			ga_sass_end();
+			if (!G.enabled && !ga_sass_outstanding())
+				stop_profiling_everywhere();
+		} else {
+			on_exit_launch();
+		}
 		pthread_mutex_unlock(&G.lock);
 	}
 }
@@ -996,6 +1028,7 @@ GA_EXPORT int InitializeInjection(void)
 	G.enabled = 1;
 	init_metrics();
 	init_filters();
+	ga_sass_init((int)G.pid, (ga_sass_writer)write_record);
 	{
 		const char *tv = getenv(GA_ENV_TOOL_VERSION);
 		write_record(json_pack("{s:s, s:i, s:i, s:s}", "type", "start", "pid", (int)G.pid,
@@ -1015,6 +1048,8 @@ GA_EXPORT int InitializeInjection(void)
 	for (size_t i = 0; i < GA_ARRAY_LEN(launch_cbids); i++)
 		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, launch_cbids[i]);
 	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (ga_sass_enabled())
+		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
 	if (G.count == 0)
 		stop_profiling_everywhere();
 out:
