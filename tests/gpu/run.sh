@@ -94,6 +94,23 @@ for d in "$BUILDDIR"/kernels/gpuadvise-demo-*; do
 	fi
 done
 
+# 3d. Source lines: the demos point at the line their fix changes (marked
+# "// gpuadvise-expect: ..." in the kernel source); the kernel's first
+# profiled launch flags it, a later one is measured with SASS metrics.
+KSRC=$(cd "$HERE/../../kernels" && pwd)
+"$GA" -f json --log-file "$T/coal.report.json" "$BUILDDIR/kernels/gpuadvise-demo-coalescing" \
+	--reps 2 --warmup 1 >/dev/null 2>"$T/coal.err"
+check "coalescing demo: top source line is the strided load" \
+	$CHECK source_line "$T/coal.report.json" coalescing_strided "$KSRC/demo_coalescing.cu" uncoalesced
+"$GA" -f json --log-file "$T/div.report.json" "$BUILDDIR/kernels/gpuadvise-demo-divergence" \
+	--reps 2 --warmup 1 >/dev/null 2>"$T/div.err"
+check "divergence demo: top source line is the divergent branch" \
+	$CHECK source_line "$T/div.report.json" divergence_evenodd "$KSRC/demo_divergence.cu" divergent-branch
+"$GA" --no-source -o "$T/nosrc.json" "$BUILDDIR/kernels/gpuadvise-demo-coalescing" \
+	--reps 2 --warmup 1 >/dev/null 2>&1
+check "--no-source: no source section" python3 -c \
+	"import json,sys; sys.exit(1 if json.load(open('$T/nosrc.json')).get('sources') else 0)"
+
 # 4. Child processes are profiled, kept apart by pid.
 "$GA" -o "$T/fork.json" "$APP" --only tiny_add,copy_coalesced --fork 2 >/dev/null 2>"$T/fork.err"
 check "child processes profiled separately" $CHECK pids "$T/fork.json" 2 || cat "$T/fork.err"
