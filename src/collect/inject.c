@@ -864,9 +864,10 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
 		const CUpti_ResourceData *rd = data;
 		if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
-			pthread_mutex_lock(&G.lock);
+			/* Not under G.lock: with lazy loading the driver loads a
+			 * module inside cuLaunchKernel, between the ENTER and EXIT
+			 * of a launch that holds G.lock (sass.c locks its own). */
 			ga_sass_module_loaded(rd->resourceDescriptor);
-			pthread_mutex_unlock(&G.lock);
 			return;
 		}
 		if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)

@@ -32,6 +32,7 @@
 #include "sass.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,10 @@ static const char *const metric_names[M_N] = {
 	"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared",
 	"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_ideal",
 };
+
+/* Cubins are only ever prepended and never freed: readers take the head
+ * under cubin_lock and walk the list without it. */
+static pthread_mutex_t cubin_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct cubin {
 	uint64_t crc;
@@ -156,8 +161,10 @@ void ga_sass_module_loaded(const void *data)
 	const CUpti_ModuleResourceData *m = data;
 	if (S.mode == MODE_OFF || !m || !m->pCubin || m->cubinSize == 0)
 		return;
+	pthread_mutex_lock(&cubin_lock);
 	if (S.cubin_bytes + m->cubinSize > MAX_CUBIN_BYTES) {
 		S.cubins_dropped++;
+		pthread_mutex_unlock(&cubin_lock);
 		return;
 	}
 	cubin *c = ga_xcalloc(1, sizeof(*c));
@@ -172,6 +179,7 @@ void ga_sass_module_loaded(const void *data)
 	c->next = S.cubins;
 	S.cubins = c;
 	S.cubin_bytes += c->size;
+	pthread_mutex_unlock(&cubin_lock);
 	logf_("module %u: cubin %zu bytes, crc %llx", m->moduleId, c->size,
 	      (unsigned long long)c->crc);
 }
@@ -396,10 +404,13 @@ static const cubin *find_cubin(uint32_t crc, const char *fn, uint32_t pc)
 {
 	char *file;
 	int line;
-	for (const cubin *c = S.cubins; c; c = c->next)
+	pthread_mutex_lock(&cubin_lock);
+	const cubin *head = S.cubins;
+	pthread_mutex_unlock(&cubin_lock);
+	for (const cubin *c = head; c; c = c->next)
 		if ((uint32_t)c->crc == crc || c->crc == crc)
 			return c;
-	for (const cubin *c = S.cubins; c; c = c->next)
+	for (const cubin *c = head; c; c = c->next)
 		if (correlate(c, fn, pc, &file, &line) == 0) {
 			free(file);
 			return c;
@@ -501,8 +512,8 @@ disable:
 			src.lineinfo = 1;
 	}
 	if (!cb)
-		note("%s: its cubin was not captured at module load, so only SASS offsets are shown%s",
-		     w->mangled, S.cubins_dropped ? " (cubins over 512 MB were not kept)" : "");
+		note("%s: its cubin was not captured at module load, so only SASS offsets are shown",
+		     w->mangled);
 	logf_("%s: %zu PCs, lineinfo %d", w->mangled, src.n_pcs, src.lineinfo);
 	{
 		json_t *rec = ga_source_to_json(&src);

@@ -9,7 +9,9 @@
  *   ga_sass_wants         at a launch's ENTER: measure this one?
  *   ga_sass_begin/end     around that launch (ENTER / EXIT), instead of the
  *                         range profiler
- * All calls are made with inject.c's lock held. */
+ * All calls but ga_sass_module_loaded are made with inject.c's lock held;
+ * that one may come inside a launch (lazy module loading) and takes the
+ * cubin list's own lock. */
 #ifndef GA_SASS_H
 #define GA_SASS_H
 
