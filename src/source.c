@@ -53,6 +53,28 @@ ga_source_pc *ga_source_add_pc(ga_source *s)
 
 static double z(double v) { return isfinite(v) ? v : 0.0; }
 
+static void add1(double *to, double v)
+{
+	if (isfinite(v))
+		*to = isfinite(*to) ? *to + v : v;
+}
+
+void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from)
+{
+	add1(&to->inst, from->inst);
+	add1(&to->threads, from->threads);
+	add1(&to->sectors, from->sectors);
+	add1(&to->sectors_ideal, from->sectors_ideal);
+	add1(&to->wavefronts, from->wavefronts);
+	add1(&to->wavefronts_ideal, from->wavefronts_ideal);
+	if (!to->file && from->file) {
+		to->file = from->file;
+		to->line = from->line;
+	}
+	if (!to->text && from->text)
+		to->text = from->text;
+}
+
 static int pc_cmp(const void *x, const void *y)
 {
 	const ga_source_pc *a = *(const ga_source_pc *const *)x, *b = *(const ga_source_pc *const *)y;
@@ -80,17 +102,33 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 {
 	size_t n = 0, nout = 0;
 	const ga_source_pc **ord;
+	ga_source_pc *merged;
 	acc *lines;
 	size_t *line_of;
 	double tot_sect = 0, tot_wf = 0, tot_idle = 0;
 
 	if (!s || s->n_pcs == 0 || max == 0)
 		return 0;
+	/* CUPTI hands one record per (PC, metric): merge records of one PC
+	 * (profiles recorded before the collector merged them have these). */
 	ord = ga_xcalloc(s->n_pcs, sizeof(*ord));
 	for (size_t i = 0; i < s->n_pcs; i++)
-		if (z(s->pcs[i].inst) > 0)
-			ord[n++] = &s->pcs[i];
-	qsort(ord, n, sizeof(*ord), pc_cmp);
+		ord[i] = &s->pcs[i];
+	qsort(ord, s->n_pcs, sizeof(*ord), pc_cmp);
+	merged = ga_xcalloc(s->n_pcs, sizeof(*merged));
+	size_t nm = 0;
+	for (size_t i = 0; i < s->n_pcs; i++) {
+		const ga_source_pc *p = ord[i];
+		if (nm && merged[nm - 1].pc == p->pc) {
+			ga_source_pc *q = &merged[nm - 1];
+			ga_source_pc_add(q, p);
+		} else {
+			merged[nm++] = *p;
+		}
+	}
+	for (size_t i = 0; i < nm; i++)
+		if (z(merged[i].inst) > 0)
+			ord[n++] = &merged[i];
 	lines = ga_xcalloc(n ? n : 1, sizeof(*lines));
 	line_of = ga_xcalloc(n ? n : 1, sizeof(*line_of));
 
@@ -228,6 +266,7 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 	free(lines);
 	free(line_of);
 	free(ord);
+	free(merged);
 	return nout;
 }
 

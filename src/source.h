@@ -65,6 +65,10 @@ void ga_source_free(ga_source *s);
 /* Append a PC with every count NAN; valid until the next append. */
 ga_source_pc *ga_source_add_pc(ga_source *s);
 
+/* Add from's counts to to's (NAN + x = x); file and text are borrowed from
+ * `from` when to has none (ranking's temporary merge only). */
+void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from);
+
 /* Rank the lines of s: at most max lines with a share of at least 2 % of
  * some kind of waste, largest share first.  Returns the number written. */
 size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max);

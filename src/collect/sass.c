@@ -492,8 +492,18 @@ disable:
 		const char *fn = d->functionName ? d->functionName : w->mangled;
 		if (d->functionName && strcmp(d->functionName, w->mangled) != 0)
 			continue;   /* patched in the window but not our kernel */
-		ga_source_pc *pc = ga_source_add_pc(&src);
-		pc->pc = d->pcOffset;
+		/* One record per (PC, metric): find the PC's entry. */
+		ga_source_pc *pc = NULL;
+		for (size_t j = src.n_pcs; j-- > 0;)
+			if (src.pcs[j].pc == d->pcOffset) {
+				pc = &src.pcs[j];
+				break;
+			}
+		int fresh = pc == NULL;
+		if (fresh) {
+			pc = ga_source_add_pc(&src);
+			pc->pc = d->pcOffset;
+		}
 		for (size_t k = 0; k < ninst; k++)
 			for (int m = 0; m < M_N; m++) {
 				if (!S.have[S.dev][m] || d->pInstanceValues[k].metricId != S.ids[S.dev][m])
@@ -508,7 +518,8 @@ disable:
 			cb = find_cubin(d->cubinCrc, fn, d->pcOffset);
 			logf_("function %s: cubin crc %x -> %s", fn, d->cubinCrc, cb ? "found" : "not found");
 		}
-		if (cb && correlate(cb, fn, d->pcOffset, &pc->file, &pc->line) == 0 && pc->line > 0)
+		if (fresh && cb && correlate(cb, fn, d->pcOffset, &pc->file, &pc->line) == 0 &&
+		    pc->line > 0)
 			src.lineinfo = 1;
 	}
 	if (!cb)
