@@ -58,6 +58,13 @@ if [ -n "${BENCH_QUICK:-}" ]; then
 fi
 run_case testapp both "" "$K/gpuadvise-testapp"
 run_case "testapp --quick" both "--quick" "$K/gpuadvise-testapp"
+# Source lines: the default measures flagged kernels once more with SASS
+# metrics; --source every kernel; --no-source none (the baseline for both).
+run_case "testapp x2 --no-source" none "--no-source" "$K/gpuadvise-testapp" --repeat 2
+run_case "testapp x2 (flagged kernels)" none "" "$K/gpuadvise-testapp" --repeat 2
+run_case "testapp x2 --source" none "--source" "$K/gpuadvise-testapp" --repeat 2
+run_case "demo coalescing --no-source" none "--no-source" "$K/gpuadvise-demo-coalescing" --reps 2 --warmup 1
+run_case "demo coalescing --source" none "--source" "$K/gpuadvise-demo-coalescing" --reps 2 --warmup 1
 for d in matmul transpose reduction fusion; do
 	run_case "demo $d (all variants)" both "" "$K/gpuadvise-demo-$d" --reps 1 --warmup 0
 done

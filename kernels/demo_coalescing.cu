@@ -19,7 +19,7 @@ __global__ void coalescing_strided(const float *__restrict__ in, float *__restri
     unsigned col = blockIdx.y;
     if (row >= rows || col >= cols) return;
     size_t i = (size_t)row * cols + col;
-    out[i] = 2.0f * in[i] + 1.0f;
+    out[i] = 2.0f * in[i] + 1.0f; // gpuadvise-expect: uncoalesced
 }
 
 // Launched on a (COLS / 256) x ROWS grid: a block covers 256 columns of one row.

@@ -38,7 +38,7 @@ __global__ void divergence_evenodd(const float *__restrict__ in, float *__restri
     unsigned e = blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= n) return;
     float r;
-    if (threadIdx.x % 2 == 0)
+    if (threadIdx.x % 2 == 0) // gpuadvise-expect: divergent-branch
         r = div_float_path(in[e], iters);
     else
         r = div_int_path(__float_as_uint(in[e]), iters);

@@ -34,6 +34,7 @@ typedef struct {
 	size_t n_rule_dirs;
 	int no_default_rules;
 	int quick;                  /* --quick: classifier metrics only, one pass */
+	int source;                 /* --source 1, --no-source -1, default 0 (flagged kernels) */
 	/* output */
 	const char *export_path;    /* -o */
 	const char *format;         /* text | json | markdown */

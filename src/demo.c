@@ -226,10 +226,11 @@ static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *pro
 		goto out;
 	for (size_t i = 0; i < r->n; i++) {
 		variant *v = &r->v[i];
-		/* Three launches of each kernel: with the default --max-passes the
-		 * metrics come in three sets on GH100, one per launch in turn. */
+		/* Four launches of each kernel: with the default --max-passes the
+		 * metrics come in three sets on GH100, one per launch in turn, and
+		 * a flagged kernel's fourth launch gives its source lines. */
 		char *argv[] = {(char *)prog, "--variant", v->name, "--reps",
-		                c->cfg->max_passes ? "3" : "1", "--warmup", "0", NULL};
+		                c->cfg->max_passes ? "4" : "2", "--warmup", "0", NULL};
 		ga_app_result res;
 		ga_live_opts lo = {
 			.argv = argv,

@@ -54,6 +54,8 @@ enum {
 	OPT_NO_DEFAULT_RULES,
 	OPT_QUICK,
 	OPT_MAX_PASSES,
+	OPT_SOURCE,
+	OPT_NO_SOURCE,
 	OPT_BASELINE,
 	OPT_REGRESSION_THRESHOLD,
 	OPT_ROOFLINE,
@@ -107,6 +109,11 @@ static struct argp_option options[] = {
 	{"max-passes", OPT_MAX_PASSES, "N", 0, "Replay each profiled launch at most N times "
 	 "(default 3): metrics that do not fit are measured on later launches of the same "
 	 "kernel, in turn; 0: every metric on every launch", 1},
+	{"source", OPT_SOURCE, 0, 0, "Attribute every profiled kernel's problems to source "
+	 "lines (SASS metrics on one later launch of it; needs nvcc -lineinfo for file:line). "
+	 "By default only kernels with uncoalesced access, divergence or bank conflicts get this",
+	 1},
+	{"no-source", OPT_NO_SOURCE, 0, 0, "No source-line attribution (and no cubins kept)", 1},
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 1},
 	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
@@ -262,6 +269,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_QUICK:
 		c->quick = 1;
+		break;
+	case OPT_SOURCE:
+		c->source = 1;
+		break;
+	case OPT_NO_SOURCE:
+		c->source = -1;
 		break;
 	case OPT_NO_DEFAULT_RULES:
 		c->no_default_rules = 1;
@@ -866,6 +879,7 @@ static int run_live(const ga_config *cfg, const ga_ruleset *rs, const ga_profile
 		.launch_count = cfg->launch_count,
 		.max_per_kernel = cfg->max_per_kernel,
 		.keep_image = cfg->save_counter_data,
+		.source_mode = cfg->source > 0 ? "force" : cfg->source < 0 ? "off" : "auto",
 	};
 	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);

@@ -77,6 +77,9 @@ void ga_profile_free(ga_profile *p)
 	for (i = 0; i < p->n_unprofiled; i++)
 		free(p->unprofiled[i].mangled);
 	free(p->unprofiled);
+	for (i = 0; i < p->n_sources; i++)
+		ga_source_free(&p->sources[i]);
+	free(p->sources);
 	free(p->source_path);
 	ga_profile_init(p);
 }
@@ -426,6 +429,13 @@ void *ga_profile_to_json(const ga_profile *p)
 			if (json_array_append_new(un, ga_unprofiled_to_json(&p->unprofiled[i])) != 0)
 				json_oom();
 		put(root, "unprofiled", un);
+	}
+	if (p->n_sources) {
+		json_t *src = jcheck(json_array());
+		for (i = 0; i < p->n_sources; i++)
+			if (json_array_append_new(src, ga_source_to_json(&p->sources[i])) != 0)
+				json_oom();
+		put(root, "sources", src);
 	}
 	return root;
 }
@@ -930,6 +940,19 @@ static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_
 	json_array_foreach(arr, i, v) {
 		char *where = ga_xasprintf("%s: unprofiled[%zu]", label, i);
 		int bad = ga_unprofiled_from_json(p, v, where, err);
+		free(where);
+		if (bad)
+			goto out;
+	}
+	arr = json_object_get(root, "sources");
+	if (arr && !json_is_array(arr)) {
+		field_fail(&top, "sources", "expected an array");
+		goto out;
+	}
+	json_array_foreach(arr, i, v) {
+		char *where = ga_xasprintf("%s: sources[%zu]", label, i);
+		int bad = ga_source_from_json(&p->sources, &p->n_sources, &p->cap_sources, v,
+		                              where, err);
 		free(where);
 		if (bad)
 			goto out;

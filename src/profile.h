@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "source.h"
 #include "util.h"
 
 #define GA_PROFILE_SCHEMA 1
@@ -97,6 +98,8 @@ typedef struct {
 	size_t n_launches, cap_launches;
 	ga_unprofiled *unprofiled;  /* optional "unprofiled" array */
 	size_t n_unprofiled, cap_unprofiled;
+	ga_source *sources;         /* optional "sources": per-PC counts of flagged kernels */
+	size_t n_sources, cap_sources;
 	char *source_path;       /* file it was imported from, if any */
 } ga_profile;
 

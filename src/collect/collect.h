@@ -20,6 +20,7 @@
 #define GA_ENV_MAX_PER_KERNEL "GPUADVISE_MAX_PER_KERNEL" /* repeats of one (name, grid, block) */
 #define GA_ENV_KEEP_IMAGE    "GPUADVISE_KEEP_IMAGE"    /* write the first raw counter-data image here */
 #define GA_ENV_TOOL_VERSION  "GPUADVISE_TOOL_VERSION"
+#define GA_ENV_SOURCE        "GPUADVISE_SOURCE"        /* auto (default), force, off */
 
 typedef struct {
 	char *const *argv;          /* PROGRAM ARGS..., NULL-terminated */
@@ -34,6 +35,7 @@ typedef struct {
 	long max_per_kernel;        /* <=0: no limit */
 	const char *keep_image;     /* NULL: none */
 	int quiet_stdout;           /* send the application's stdout to /dev/null */
+	const char *source_mode;    /* GA_ENV_SOURCE value; NULL: auto */
 } ga_live_opts;
 
 /* Result of running the application. */

@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "collect.h"
+#include "sass.h"
 
 #define GA_EXPORT __attribute__((visibility("default")))
 #define GA_MAX_SETS 16            /* metric sets tracked per kernel */
@@ -83,6 +84,7 @@ typedef struct {
 	char *mangled;
 	unsigned grid[3], block[3];
 	long count;               /* launches seen after --launch-skip */
+	long profiled;            /* of those, measured by the range profiler */
 	long per_set[GA_MAX_SETS];/* profiled launches per metric set */
 } repeat_slot;
 
@@ -123,7 +125,7 @@ static struct {
 	char *keep_image;
 	int image_kept;
 	/* The launch in flight between ENTER and EXIT (the lock is held). */
-	int pending;
+	int pending;              /* 1: range profiler, 2: SASS metrics (sass.c) */
 	ctx_state *pending_ctx;
 	size_t pending_set;
 	double pending_t0;
@@ -267,8 +269,7 @@ static int name_selected(const char *mangled, const char *demangled)
 	return 1;
 }
 
-/* Count one more launch of (name, grid, block); NULL past the
- * --max-per-kernel bound. */
+/* Count one more launch of (name, grid, block). */
 static repeat_slot *repeat_count(const char *mangled, const unsigned grid[3],
                                  const unsigned block[3])
 {
@@ -283,12 +284,33 @@ static repeat_slot *repeat_count(const char *mangled, const unsigned grid[3],
 		G.repeats[i].count++;
 	} else {
 		repeat_slot s = {key, ga_xstrdup(mangled), {grid[0], grid[1], grid[2]},
-		                 {block[0], block[1], block[2]}, 1, {0}};
+		                 {block[0], block[1], block[2]}, 1, 0, {0}};
 		GA_PUSH(G.repeats, G.n_repeats, G.cap_repeats, s);
 	}
-	if (G.max_per_kernel > 0 && G.repeats[i].count > G.max_per_kernel)
-		return NULL;
 	return &G.repeats[i];
+}
+
+/* Has the kernel had every metric set of its chip (always, with one)? */
+static int sets_done(const repeat_slot *r, const chip_cfg *c)
+{
+	size_t n = c ? c->n_sets : 1;
+	if (n > GA_MAX_SETS)
+		return r->profiled >= (long)n;
+	for (size_t s = 0; s < n; s++)
+		if (r->per_set[s] == 0)
+			return 0;
+	return 1;
+}
+
+/* Profile this launch of the kernel (c: its chip's sets, NULL not known
+ * yet)?  At most --max-per-kernel launches; with several metric sets, only
+ * until it has had each set once: more would repeat measurements at the
+ * full cost of a replay. */
+static int profile_again(const repeat_slot *r, const chip_cfg *c)
+{
+	if (G.max_per_kernel > 0 && r->profiled >= G.max_per_kernel)
+		return 0;
+	return !(c && c->n_sets > 1 && sets_done(r, c));
 }
 
 /* The metric set for a kernel's next profiled launch.  The first takes set
@@ -853,7 +875,8 @@ static void stop_profiling_everywhere(void)
 {
 	/* Launch count reached: stop listening, so the rest runs at full speed. */
 	G.enabled = 0;
-	cuptiEnableDomain(0, G.sub, CUPTI_CB_DOMAIN_DRIVER_API);
+	if (!ga_sass_outstanding())
+		cuptiEnableDomain(0, G.sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
 static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
@@ -868,7 +891,8 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	double t0;
 
 	G.total_launches++;
-	if (!G.enabled || launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream))
+	if ((!G.enabled && !ga_sass_outstanding()) ||
+	    launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream))
 		return;
 	const char *mangled = cb->symbolName ? cb->symbolName : "?";
 	name = demangle(mangled);
@@ -877,7 +901,26 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return;
 	}
 	G.matched++;
-	if (G.matched <= G.skip || !(rep = repeat_count(mangled, grid, block))) {
+	if (G.matched <= G.skip) {
+		free(name);
+		return;
+	}
+	rep = repeat_count(mangled, grid, block);
+	/* A later launch of a kernel flagged for source lines, once it has had
+	 * every metric set: SASS metrics instead of the range profiler
+	 * (sass.c, which counts the launch as unprofiled itself). */
+	if (ga_sass_wants(mangled, cb->contextUid)) {
+		cs = ctx_get(cb->context, cb->contextUid);
+		if (cs->ok && sets_done(rep, cs->cfg) &&
+		    ga_sass_begin(cs->ctx, cs->cudev, cs->uid, mangled, grid, block) == 0) {
+			rep->count--;
+			G.pending = 2;
+			G.pending_ctx = cs;
+			free(name);
+			return;
+		}
+	}
+	if (!G.enabled || !profile_again(rep, NULL)) {
 		free(name);
 		return;
 	}
@@ -888,7 +931,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	t0 = now_seconds();
 	cs = ctx_get(cb->context, cb->contextUid);
 	G.setup_s += now_seconds() - t0;
-	if (!cs->ok) {
+	if (!cs->ok || !profile_again(rep, cs->cfg)) {
 		free(name);
 		return;
 	}
@@ -919,6 +962,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		launch_free(l);
 		return;
 	}
+	rep->profiled++;
 	G.pending = 1;
 	G.pending_ctx = cs;
 }
@@ -987,6 +1031,7 @@ static void on_exit_launch(void)
 		if (strcmp(c->names[i], "gpu__time_duration.sum") == 0)
 			l->duration_ns = vals[i];
 	}
+	ga_sass_note(l->mangled, (uint32_t)l->context, G.prof.metrics, l->values, G.prof.n_metrics);
 	{
 		json_t *rec = (json_t *)ga_launch_to_json(&G.prof, l);
 		json_object_set_new(rec, "type", json_string("launch"));
@@ -1009,6 +1054,13 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	(void)userdata;
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
 		const CUpti_ResourceData *rd = data;
+		if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+			/* Not under G.lock: with lazy loading the driver loads a
+			 * module inside cuLaunchKernel, between the ENTER and EXIT
+			 * of a launch that holds G.lock (sass.c locks its own). */
+			ga_sass_module_loaded(rd->resourceDescriptor);
+			return;
+		}
 		if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
 			return;
 		pthread_mutex_lock(&G.lock);
@@ -1034,7 +1086,14 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 			pthread_mutex_unlock(&G.lock);
 	} else if (this_thread_pending) {
 		this_thread_pending = 0;
-		on_exit_launch();
+		if (G.pending == 2) {
+			G.pending = 0;
+			ga_sass_end();
+			if (!G.enabled && !ga_sass_outstanding())
+				stop_profiling_everywhere();
+		} else {
+			on_exit_launch();
+		}
 		pthread_mutex_unlock(&G.lock);
 	}
 }
@@ -1044,13 +1103,13 @@ static void at_exit(void)
 	pthread_mutex_lock(&G.lock);
 	/* Launches left unprofiled by the per-kernel bound, so that the report
 	 * can still charge their time to the kernel. */
-	for (size_t i = 0; i < G.n_repeats && G.max_per_kernel > 0; i++) {
+	for (size_t i = 0; i < G.n_repeats; i++) {
 		repeat_slot *r = &G.repeats[i];
-		if (r->count <= G.max_per_kernel)
+		if (r->profiled == 0 || r->count <= r->profiled)
 			continue;
 		ga_unprofiled u = {r->mangled, (int)G.pid, {r->grid[0], r->grid[1], r->grid[2]},
 		                   {r->block[0], r->block[1], r->block[2]},
-		                   r->count - G.max_per_kernel};
+		                   r->count - r->profiled};
 		json_t *rec = (json_t *)ga_unprofiled_to_json(&u);
 		json_object_set_new(rec, "type", json_string("unprofiled"));
 		write_record(rec);
@@ -1172,6 +1231,7 @@ GA_EXPORT int InitializeInjection(void)
 	G.enabled = 1;
 	init_metrics();
 	init_filters();
+	ga_sass_init((int)G.pid, (ga_sass_writer)write_record);
 	{
 		const char *tv = getenv(GA_ENV_TOOL_VERSION);
 		write_record(json_pack("{s:s, s:i, s:i, s:s}", "type", "start", "pid", (int)G.pid,
@@ -1191,6 +1251,8 @@ GA_EXPORT int InitializeInjection(void)
 	for (size_t i = 0; i < GA_ARRAY_LEN(launch_cbids); i++)
 		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, launch_cbids[i]);
 	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (ga_sass_enabled())
+		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
 	if (G.count == 0)
 		stop_profiling_everywhere();
 out:

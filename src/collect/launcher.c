@@ -7,7 +7,9 @@
  *   start  {pid, ppid, tool_version}
  *   device {pid, context, device{...}, passes, metrics[...], sets[{passes, metrics}]}
  *   launch {the launch object of the profile schema}
- *   error  {pid, code, message[, metric]}
+ *   error  {pid, code, message[, metric]}   (code "source": a note on source-level data)
+ *   source {an entry of the profile's "sources" array}
+ *   unprofiled {an entry of the profile's "unprofiled" array}
  *   end    {pid, launches, matched, profiled, setup_seconds, measure_seconds}
  *                                                 (missing if the process died)
  * A last line without its newline was cut short by a kill and is skipped. */
@@ -41,6 +43,8 @@ typedef struct {
 	size_t n_bad, cap_bad;
 	int truncated_lines;
 	int have_device;
+	char *source_msg;           /* first note about source-level collection */
+	int source_notes;
 } gather_state;
 
 char *ga_find_program(const char *prog, ga_error *err)
@@ -131,6 +135,12 @@ static void note_error(gather_state *g, json_t *rec)
 			GA_PUSH(g->bad_metrics, g->n_bad, g->cap_bad, ga_xstrdup(m));
 		return;
 	}
+	if (strcmp(code, "source") == 0) {
+		if (!g->source_msg)
+			g->source_msg = ga_xstrdup(msg);
+		g->source_notes++;
+		return;
+	}
 	if (strcmp(code, "busy") == 0) {
 		if (!g->busy_msg)
 			g->busy_msg = ga_xstrdup(msg);
@@ -214,6 +224,13 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 			ga_error uerr = {0};
 			if (ga_unprofiled_from_json(p, rec, path, &uerr) != 0)
 				g->truncated_lines++;
+		} else if (strcmp(type, "source") == 0) {
+			char *where = ga_xasprintf("%s:%ld", path, lineno);
+			ga_error serr = {0};
+			if (ga_source_from_json(&p->sources, &p->n_sources, &p->cap_sources, rec, where,
+			                        &serr) != 0)
+				g->truncated_lines++;
+			free(where);
 		} else if (strcmp(type, "error") == 0) {
 			note_error(g, rec);
 		}
@@ -348,6 +365,8 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		setenv(GA_ENV_MAX_PER_KERNEL, buf, 1);
 		if (o->keep_image)
 			setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
+		if (o->source_mode)
+			setenv(GA_ENV_SOURCE, o->source_mode, 1);
 		if (o->quiet_stdout) {
 			int devnull = open("/dev/null", O_WRONLY);
 			if (devnull >= 0) {
@@ -396,6 +415,10 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	res->launched = g.n_processes > 0 || !(res->exited && res->exit_status == 127);
 	res->cuda_processes = g.n_processes;
 	qsort(p->launches, p->n_launches, sizeof(*p->launches), launch_cmp);
+	/* Source text of the lines worth showing, read now while the files are
+	 * at hand, so that --import shows it on any machine. */
+	for (size_t i = 0; i < p->n_sources; i++)
+		ga_source_fill_text(&p->sources[i], GA_SOURCE_TOP_LINES);
 
 	free(p->collection.date);
 	p->collection.date = iso_now();
@@ -436,6 +459,9 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		if (g.cupti_errors)
 			ga_buf_printf(&note, "%d CUPTI error(s) while profiling, the first: %s. ",
 			              g.cupti_errors, g.first_error ? g.first_error : "?");
+		if (g.source_notes)
+			ga_buf_printf(&note, "source lines: %s%s. ", g.source_msg,
+			              g.source_notes > 1 ? " (and more notes like it)" : "");
 		if (g.truncated_lines)
 			ga_buf_printf(&note, "%d record(s) were cut short and skipped. ",
 			              g.truncated_lines);
@@ -499,6 +525,7 @@ out:
 	free(metrics);
 	free(g.first_error);
 	free(g.busy_msg);
+	free(g.source_msg);
 	for (size_t i = 0; i < g.n_bad; i++)
 		free(g.bad_metrics[i]);
 	free(g.bad_metrics);

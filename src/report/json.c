@@ -134,6 +134,45 @@ static json_t *roof_peaks_json(const ga_roof_peaks *pk)
 	return o;
 }
 
+
+/* "source": the kernel's top source lines, when source-level data exists. */
+static json_t *source_json(const ga_analysis *a, const ga_group *g)
+{
+	const ga_source *src = ga_report_group_source(a, g);
+	ga_source_line top[GA_SOURCE_TOP_LINES];
+	if (!src)
+		return NULL;
+	size_t n = ga_source_rank(src, top, GA_SOURCE_TOP_LINES);
+	json_t *o = json_object(), *lines = json_array();
+	json_object_set_new(o, "trigger", str_or_null(src->trigger));
+	json_object_set_new(o, "lineinfo", json_boolean(src->lineinfo));
+	for (size_t i = 0; i < n; i++) {
+		const ga_source_line *l = &top[i];
+		json_t *j = json_object(), *is = json_array();
+		json_object_set_new(j, "file", str_or_null(l->file));
+		json_object_set_new(j, "line", l->line > 0 ? json_integer(l->line) : json_null());
+		json_object_set_new(j, "pc", json_integer(l->pc));
+		json_object_set_new(j, "text", str_or_null(l->text));
+		if (l->issues & GA_SRC_UNCOALESCED) json_array_append_new(is, json_string("uncoalesced"));
+		if (l->issues & GA_SRC_BANK_CONFLICT) json_array_append_new(is, json_string("bank_conflict"));
+		if (l->issues & GA_SRC_BRANCH) json_array_append_new(is, json_string("divergent_branch"));
+		if (l->issues & GA_SRC_INACTIVE) json_array_append_new(is, json_string("inactive_threads"));
+		json_object_set_new(j, "issues", is);
+		json_object_set_new(j, "share", num(l->score));
+		json_object_set_new(j, "sectors_per_request", num(l->sectors_per_req));
+		json_object_set_new(j, "ideal_sectors_per_request", num(l->sectors_ideal_per_req));
+		json_object_set_new(j, "wavefronts_per_request", num(l->wavefronts_per_req));
+		json_object_set_new(j, "ideal_wavefronts_per_request", num(l->wavefronts_ideal_per_req));
+		json_object_set_new(j, "active_threads", num(l->active_threads));
+		json_object_set_new(j, "branch_threads_before", num(l->branch_before));
+		json_object_set_new(j, "branch_threads_after", num(l->branch_after));
+		json_object_set_new(j, "summary", json_string(l->desc));
+		json_array_append_new(lines, j);
+	}
+	json_object_set_new(o, "lines", lines);
+	return o;
+}
+
 static json_t *kernel_json(const ga_analysis *a, const ga_group *g, const ga_roof_kernel *rk)
 {
 	json_t *k = json_object();
@@ -170,7 +209,9 @@ static json_t *kernel_json(const ga_analysis *a, const ga_group *g, const ga_roo
 		json_array_append_new(un, json_string(g->unchecked[i]->id));
 	json_object_set_new(k, "unchecked_rules", un);
 	json_object_set_new(k, "roofline", rk ? roof_kernel_json(rk) : json_null());
-	(void)a;
+	json_t *src = source_json(a, g);
+	if (src)
+		json_object_set_new(k, "source", src);
 	return k;
 }
 

@@ -247,6 +247,50 @@ static void fixes(ga_buf *b, const ga_analysis *a)
 	ga_buf_puts(b, "\n</details>\n");
 }
 
+/* Where to change the shown kernels: their top source lines. */
+static void source_table(ga_buf *b, const ga_analysis *a, size_t shown)
+{
+	int any = 0;
+	for (size_t i = 0; i < shown; i++) {
+		const ga_source *src = ga_report_group_source(a, &a->groups[i]);
+		ga_source_line top[GA_SOURCE_TOP_LINES];
+		size_t n;
+		if (!src)
+			continue;
+		n = ga_source_rank(src, top, GA_SOURCE_TOP_LINES);
+		if (!any) {
+			ga_buf_puts(b, "\n#### Source lines\n\n");
+			ga_buf_puts(b, "| Kernel | Line | What is wrong there | Share | Code |\n");
+			ga_buf_puts(b, "|--------|------|---------------------|------:|------|\n");
+			any = 1;
+		}
+		if (n == 0 || !src->lineinfo) {
+			ga_buf_puts(b, "| ");
+			put_code(b, group_name(a, i));
+			ga_buf_puts(b, src->lineinfo ? " | | no line stands out | | |\n"
+			                             : " | | no line information: compile with -lineinfo | | |\n");
+		}
+		for (size_t k = 0; k < n; k++) {
+			char loc[300];
+			if (top[k].file)
+				snprintf(loc, sizeof(loc), "%s:%d", ga_report_basename(top[k].file),
+				         top[k].line);
+			else
+				snprintf(loc, sizeof(loc), "+0x%x", top[k].pc);
+			ga_buf_puts(b, "| ");
+			put_code(b, group_name(a, i));
+			ga_buf_puts(b, " | ");
+			put_code(b, loc);
+			ga_buf_puts(b, " | ");
+			put_text(b, top[k].desc);
+			ga_buf_printf(b, " | %.0f%% | ", 100 * top[k].score);
+			if (top[k].text)
+				put_code(b, top[k].text);
+			ga_buf_puts(b, " |\n");
+		}
+	}
+}
+
 /* ---- processes and baseline (added with --baseline) -------------------- */
 
 static void processes_table(ga_buf *b, const ga_analysis *a, const ga_report_opts *o)
@@ -440,6 +484,7 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		if (!o->verbose && n > MD_TOP_KERNELS)
 			n = MD_TOP_KERNELS;
 		kernels_table(&b, a, n);
+		source_table(&b, a, n);
 	}
 	fixes(&b, a);
 

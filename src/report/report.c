@@ -400,3 +400,28 @@ const char *ga_report_severity(ga_severity s)
 	const char *n = ga_severity_name(s);
 	return n ? n : "?";
 }
+
+const ga_source *ga_report_group_source(const ga_analysis *a, const ga_group *g)
+{
+	const ga_profile *p = a->profile;
+	const ga_source *loose = NULL;
+	if (!p || !g->mangled)
+		return NULL;
+	for (size_t i = 0; i < p->n_sources; i++) {
+		const ga_source *s = &p->sources[i];
+		if (s->pid != g->pid || !s->mangled || strcmp(s->mangled, g->mangled) != 0)
+			continue;
+		if (memcmp(s->grid, g->grid, sizeof(s->grid)) == 0 &&
+		    memcmp(s->block, g->block, sizeof(s->block)) == 0)
+			return s;
+		if (!loose)
+			loose = s;
+	}
+	return loose;
+}
+
+const char *ga_report_basename(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+	return s ? s + 1 : path;
+}

@@ -136,4 +136,10 @@ char *ga_baseline_warning(const ga_comparison *c);
 /* A device as "NAME (CHIP)", malloc'd. */
 char *ga_device_label(const ga_device *d);
 
+/* The source-level data measured for a kernel group (same mangled name and
+ * pid; the same grid and block preferred), or NULL. */
+const ga_source *ga_report_group_source(const ga_analysis *a, const ga_group *g);
+/* The tail of a path after its last '/'. */
+const char *ga_report_basename(const char *path);
+
 #endif

@@ -524,6 +524,49 @@ static void launch_list(tctx *t, const ga_profile *p, const ga_group *g)
 	}
 }
 
+/* Where to change the kernel: its top source lines (source.c ranks them). */
+static void source_lines(tctx *t, const ga_analysis *a, const ga_group *g)
+{
+	const ga_source *src = ga_report_group_source(a, g);
+	ga_source_line top[GA_SOURCE_TOP_LINES];
+	ga_buf s = {0};
+	size_t n;
+
+	if (!src)
+		return;
+	n = ga_source_rank(src, top, GA_SOURCE_TOP_LINES);
+	spaces(&t->b, 2);
+	ga_buf_printf(&s, "source lines (SASS metrics of one launch; %s):",
+	              src->trigger ? src->trigger : "measured");
+	wrap_buf(t, &s, 2, 4);
+	if (!src->lineinfo) {
+		spaces(&t->b, 4);
+		ga_buf_puts(&s, "no line information in the kernel's code: compile with -lineinfo "
+		            "for file:line; by SASS offset instead");
+		wrap_buf(t, &s, 4, 6);
+	}
+	if (n == 0) {
+		spaces(&t->b, 4);
+		ga_buf_puts(&s, "no line stands out");
+		wrap_buf(t, &s, 4, 6);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const ga_source_line *l = &top[i];
+		spaces(&t->b, 4);
+		if (l->file)
+			ga_buf_printf(&s, "%s:%d", ga_report_basename(l->file), l->line);
+		else
+			ga_buf_printf(&s, "%s+0x%x", src->mangled, l->pc);
+		ga_buf_printf(&s, "  %s (%.0f%%)", l->desc, 100 * l->score);
+		wrap_buf(t, &s, 4, 8);
+		if (l->text) {
+			spaces(&t->b, 8);
+			ga_buf_printf(&t->b, "%.200s\n", l->text);
+		}
+	}
+	ga_buf_free(&s);
+}
+
 static void kernels(tctx *t, const ga_analysis *a)
 {
 	const ga_profile *p = a->profile;
@@ -622,6 +665,7 @@ static void kernels(tctx *t, const ga_analysis *a)
 
 		if (t->per_launch && p && g->n_launches)
 			launch_list(t, p, g);
+		source_lines(t, a, g);
 
 		if (g->n_findings == 0) {
 			ga_buf_puts(&t->b, "  no findings\n");

@@ -993,6 +993,30 @@ else
 	done <"$ex.run"
 fi
 
+# Source lines from profiles recorded on an H200 (SASS metrics of one later
+# launch): each demo's top line is the line its fix changes.
+srcline() { # fixture, expected text
+	"$GPUADVISE" --import "$SRCDIR/$REC/$1" >"$T/src.out" 2>"$T/src.err"
+	if grep -A4 'source lines' "$T/src.out" | tr -s ' \n' ' ' | grep -qF "$2"; then
+		ok "source lines: $1 -> $2"
+	else
+		not_ok "source lines: $1 (want $2)"
+		grep -A6 'source lines' "$T/src.out" | head -20
+	fi
+}
+srcline demo-coalescing-source.json "demo_coalescing.cu:22 32.0 sectors/request (ideal 4.0) (100%)"
+srcline demo-divergence-source.json "demo_divergence.cu:41 divergent branch: 32.0 threads arrive, 16.0 of 32 active after it (100%)"
+"$GPUADVISE" -f json --import "$SRCDIR/$REC/demo-coalescing-source.json" >"$T/src.json" 2>/dev/null
+if python3 -c "
+import json, sys
+k = [k for k in json.load(open('$T/src.json'))['kernels'] if k['name'].startswith('coalescing_strided')][0]
+l = k['source']['lines'][0]
+sys.exit(0 if (l['line'], l['sectors_per_request'], l['issues']) == (22, 32.0, ['uncoalesced']) else 1)"; then
+	ok "source lines in the JSON report"
+else
+	not_ok "source lines in the JSON report"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && echo "# $skipped skipped"
 [ "$failed" = 0 ]

@@ -10,6 +10,9 @@
     check_profile.py classes_only REPORT    classes of the known kernels (no findings)
     check_profile.py passes PROFILE N       collected in N replay passes
     check_profile.py pids PROFILE N         launches from N distinct processes
+    check_profile.py source_line REPORT KERNEL SRC MARKER
+                                            KERNEL's top source line is the line of SRC
+                                            marked "// gpuadvise-expect: MARKER"
 Exit status 0 when every assertion holds; each failure is printed."""
 import json
 import sys
@@ -160,11 +163,37 @@ def pids(path, n):
     expect(len(got) == int(n), f"{len(got)} processes (expected {n})")
 
 
+def source_line(path, kernel, src, marker):
+    tag = "gpuadvise-expect: " + marker
+    with open(src) as f:
+        want = [i + 1 for i, text in enumerate(f) if tag in text]
+    expect(len(want) == 1, f"{src}: {len(want)} lines marked '{tag}' (expected 1)")
+    ks = [k for k in load(path)["kernels"] if base(k["name"]).split(" ")[-1] == kernel]
+    expect(len(ks) >= 1, f"kernel {kernel} not in the report")
+    if not ks or not want:
+        return
+    srcs = [k["source"] for k in ks if "source" in k]
+    expect(srcs, f"{kernel}: no source section")
+    if not srcs:
+        return
+    lines = srcs[0]["lines"]
+    expect(srcs[0]["lineinfo"] is True, f"{kernel}: no line information")
+    expect(lines, f"{kernel}: no source line ranked")
+    if lines:
+        top = lines[0]
+        name = (top.get("file") or "").split("/")[-1]
+        expect(name == src.split("/")[-1] and top.get("line") == want[0],
+               f"{kernel}: top line {name}:{top.get('line')} ({top.get('summary')}), "
+               f"expected {src.split('/')[-1]}:{want[0]}; all: "
+               + "; ".join(f"{l.get('line')}: {l.get('summary')}" for l in lines))
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"testapp": testapp, "classes": classes, "names": names, "launches": launches,
      "crashed": crashed, "pids": pids, "unprofiled": unprofiled,
-     "classes_only": classes_only, "passes": passes, "sets": sets}[cmd](*args)
+     "classes_only": classes_only, "passes": passes, "sets": sets,
+     "source_line": source_line}[cmd](*args)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

@@ -66,9 +66,13 @@ check "-k NAME selects one kernel" $CHECK names "$T/k.json" copy_strided
 check "-k regex: selects matching kernels" $CHECK names "$T/re.json" copy_coalesced,copy_strided
 "$GA" -k tiny_add -s 2 -c 3 -o "$T/sc.json" "$APP" --only tiny_add --repeat 10 >/dev/null 2>&1
 check "--launch-skip 2 --launch-count 3" $CHECK launches "$T/sc.json" 3 2
-"$GA" --max-per-kernel 4 -o "$T/mpk.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
+"$GA" --max-passes 0 --max-per-kernel 4 -o "$T/mpk.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
 check "--max-per-kernel bounds repeats" $CHECK launches "$T/mpk.json" 4 0
 check "--max-per-kernel counts the launches it skips" $CHECK unprofiled "$T/mpk.json" 16
+# With several metric sets a kernel is profiled once per set, no more.
+"$GA" --no-source -o "$T/sets.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
+check "three metric sets: three launches profiled" $CHECK launches "$T/sets.json" 3 0
+check "three metric sets: the other 17 counted" $CHECK unprofiled "$T/sets.json" 17
 
 # 3. A crashing application: results so far, its status, no leftovers.
 "$GA" -o "$T/crash.json" "$APP" --only copy_coalesced,fma_loop,tiny_add,branch_evenodd --crash-after 3 \
@@ -101,6 +105,24 @@ for d in "$BUILDDIR"/kernels/gpuadvise-demo-*; do
 		fail "$n: plain status $p1 ($a ok), profiled status $p2 ($b ok)"
 	fi
 done
+
+# 3d. Source lines: the demos point at the line their fix changes (marked
+# "// gpuadvise-expect: ..." in the kernel source); the kernel's profiled
+# launches flag it, and the launch after it has had every metric set (the
+# fourth, with three sets) is measured with SASS metrics.
+KSRC=$(cd "$HERE/../../kernels" && pwd)
+"$GA" -f json --log-file "$T/coal.report.json" "$BUILDDIR/kernels/gpuadvise-demo-coalescing" \
+	--reps 3 --warmup 1 >/dev/null 2>"$T/coal.err"
+check "coalescing demo: top source line is the strided load" \
+	$CHECK source_line "$T/coal.report.json" coalescing_strided "$KSRC/demo_coalescing.cu" uncoalesced
+"$GA" -f json --log-file "$T/div.report.json" "$BUILDDIR/kernels/gpuadvise-demo-divergence" \
+	--reps 3 --warmup 1 >/dev/null 2>"$T/div.err"
+check "divergence demo: top source line is the divergent branch" \
+	$CHECK source_line "$T/div.report.json" divergence_evenodd "$KSRC/demo_divergence.cu" divergent-branch
+"$GA" --no-source -o "$T/nosrc.json" "$BUILDDIR/kernels/gpuadvise-demo-coalescing" \
+	--reps 2 --warmup 1 >/dev/null 2>&1
+check "--no-source: no source section" python3 -c \
+	"import json,sys; sys.exit(1 if json.load(open('$T/nosrc.json')).get('sources') else 0)"
 
 # 4. Child processes are profiled, kept apart by pid.
 "$GA" -o "$T/fork.json" "$APP" --only tiny_add,copy_coalesced --fork 2 >/dev/null 2>"$T/fork.err"

@@ -1,0 +1,93 @@
+/* source.h: source-line attribution of a kernel's problems.
+ *
+ * The collector measures one launch of a flagged kernel with CUPTI's SASS
+ * metrics (per-instruction counts) and maps each instruction's PC offset to
+ * file:line (cubin line information, from nvcc -lineinfo).  A ga_source
+ * holds those per-PC counts for one kernel; ga_source_rank() turns them into
+ * the few source lines worth changing, each with what is wrong there.
+ *
+ * JSON: the profile's optional "sources" array (docs/profile.schema.json). */
+#ifndef GA_SOURCE_H
+#define GA_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+typedef struct {
+	uint32_t pc;             /* offset of the instruction in its function */
+	char *file;              /* NULL: no line information */
+	int line;                /* 0: no line information */
+	/* Counts over the measured launch; NAN where not collected. */
+	double inst;             /* warp-level instructions executed */
+	double threads;          /* thread-level instructions executed (active lanes) */
+	double sectors;          /* global memory sectors accessed */
+	double sectors_ideal;    /* the same if the access were fully coalesced */
+	double wavefronts;       /* shared memory wavefronts */
+	double wavefronts_ideal; /* the same without bank conflicts */
+	char *text;              /* source text of the line, read at collection; NULL */
+} ga_source_pc;
+
+typedef struct ga_source {
+	char *mangled;
+	int pid;
+	unsigned grid[3], block[3];
+	char *trigger;           /* why it was measured: "--source", "32.0 sectors/request > 4" */
+	int lineinfo;            /* 1 when at least one PC mapped to a line */
+	ga_source_pc *pcs;
+	size_t n_pcs, cap_pcs;
+} ga_source;
+
+/* What is wrong at a line. */
+enum {
+	GA_SRC_UNCOALESCED = 1 << 0,  /* more global sectors per request than ideal */
+	GA_SRC_BANK_CONFLICT = 1 << 1,/* more shared wavefronts per request than ideal */
+	GA_SRC_INACTIVE = 1 << 2,     /* instructions run with few active lanes */
+	GA_SRC_BRANCH = 1 << 3,       /* the last full-width instructions before lanes drop */
+};
+
+typedef struct {
+	const char *file;        /* borrowed from the ga_source; NULL: no line info */
+	int line;                /* 0 without line info: then pc identifies it */
+	uint32_t pc;             /* first (lowest) PC of the line */
+	const char *text;        /* borrowed; NULL when unknown */
+	unsigned issues;         /* GA_SRC_* bits */
+	double score;            /* largest share (0..1) of the kernel's waste of a kind */
+	double sectors_per_req, sectors_ideal_per_req;
+	double wavefronts_per_req, wavefronts_ideal_per_req;
+	double active_threads;   /* mean active lanes per instruction of the line */
+	double branch_before, branch_after; /* lanes at the branch and in the region after */
+	char desc[256];          /* "32.0 sectors/request (ideal 4.0); ..." */
+} ga_source_line;
+
+void ga_source_free(ga_source *s);
+/* Append a PC with every count NAN; valid until the next append. */
+ga_source_pc *ga_source_add_pc(ga_source *s);
+
+/* Add from's counts to to's (NAN + x = x); file and text are borrowed from
+ * `from` when to has none (ranking's temporary merge only). */
+void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from);
+
+/* Rank the lines of s: at most max lines with a share of at least 2 % of
+ * some kind of waste, largest share first.  Returns the number written. */
+size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max);
+
+/* JSON form of one "sources" entry (json_t *, new reference), and back.
+ * from_json appends to *arr. */
+void *ga_source_to_json(const ga_source *s);
+int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, const char *where,
+                        ga_error *err);
+
+/* Lines a report shows per kernel. */
+#define GA_SOURCE_TOP_LINES 5
+
+/* Read the source text of the top max ranked lines from their files (when
+ * readable) into the first PC of each line. */
+void ga_source_fill_text(ga_source *s, size_t max);
+
+/* Read line `line` (1-based) of file into a malloc'd string without the
+ * newline, leading blanks removed; NULL when unreadable. */
+char *ga_source_read_line(const char *file, int line);
+
+#endif

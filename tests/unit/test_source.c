@@ -1,0 +1,279 @@
+/* test_source.c: source-line ranking and the "sources" JSON (source.c).
+ *
+ * Every per-PC count here is SYNTHETIC, shaped like what SASS metrics give
+ * for the patterns (one warp-wide 4-byte load = 4 ideal sectors, etc.). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "profile.h"
+#include "source.h"
+
+static ga_source_pc *pc_at(ga_source *s, uint32_t pc, const char *file, int line, double inst,
+                           double threads)
+{
+	ga_source_pc *p = ga_source_add_pc(s);
+	p->pc = pc;
+	p->file = file ? strdup(file) : NULL;
+	p->line = line;
+	p->inst = inst;
+	p->threads = threads;
+	return p;
+}
+
+/* A strided kernel: the load/store line has 32 sectors per request, the
+ * index arithmetic none. */
+static void make_strided(ga_source *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->mangled = strdup("_Z7stridedPKfPfj");
+	s->lineinfo = 1;
+	pc_at(s, 0x00, "k.cu", 18, 1000, 32000);
+	pc_at(s, 0x10, "k.cu", 21, 1000, 32000);
+	ga_source_pc *ld = pc_at(s, 0x20, "k.cu", 22, 1000, 32000);
+	ld->sectors = 32000;
+	ld->sectors_ideal = 4000;
+	pc_at(s, 0x30, "k.cu", 22, 1000, 32000);   /* the FMA: no memory */
+	ga_source_pc *st = pc_at(s, 0x40, "k.cu", 22, 1000, 32000);
+	st->sectors = 32000;
+	st->sectors_ideal = 4000;
+	/* a coalesced load elsewhere: no excess */
+	ga_source_pc *ok = pc_at(s, 0x50, "k.cu", 30, 1000, 32000);
+	ok->sectors = 4000;
+	ok->sectors_ideal = 4000;
+}
+
+static void test_rank_uncoalesced(void **state)
+{
+	ga_source s;
+	ga_source_line top[5];
+	(void)state;
+	make_strided(&s);
+	size_t n = ga_source_rank(&s, top, 5);
+	assert_int_equal(n, 1);
+	assert_string_equal(top[0].file, "k.cu");
+	assert_int_equal(top[0].line, 22);
+	assert_int_equal(top[0].pc, 0x20);
+	assert_true(top[0].issues & GA_SRC_UNCOALESCED);
+	/* per request: only the two memory PCs count as requests */
+	assert_true(fabs(top[0].sectors_per_req - 32.0) < 1e-9);
+	assert_true(fabs(top[0].sectors_ideal_per_req - 4.0) < 1e-9);
+	assert_true(fabs(top[0].score - 1.0) < 1e-9);
+	assert_non_null(strstr(top[0].desc, "32.0 sectors/request (ideal 4.0)"));
+	ga_source_free(&s);
+}
+
+/* if (threadIdx.x % 2 == 0) { float loop } else { int loop }: the branch
+ * line runs at 32 lanes, both paths at 16; the store after them at 32. */
+static void make_divergent(ga_source *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->mangled = strdup("_Z7evenoddPKfPfji");
+	s->lineinfo = 1;
+	pc_at(s, 0x00, "d.cu", 39, 100, 3200);
+	pc_at(s, 0x10, "d.cu", 41, 100, 3200);   /* ISETP */
+	pc_at(s, 0x20, "d.cu", 41, 100, 3200);   /* BRA */
+	pc_at(s, 0x30, "d.cu", 22, 50000, 800000);  /* float path, inlined */
+	pc_at(s, 0x40, "d.cu", 23, 50000, 800000);
+	pc_at(s, 0x50, "d.cu", 30, 50000, 800000);  /* int path */
+	pc_at(s, 0x60, "d.cu", 31, 50000, 800000);
+	ga_source_pc *st = pc_at(s, 0x70, "d.cu", 45, 100, 3200);
+	st->sectors = 400;
+	st->sectors_ideal = 400;
+}
+
+static void test_rank_divergent_branch(void **state)
+{
+	ga_source s;
+	ga_source_line top[5];
+	(void)state;
+	make_divergent(&s);
+	size_t n = ga_source_rank(&s, top, 5);
+	assert_int_equal(n, 5);
+	/* The branch gets the whole region's idle lanes, so it ranks first. */
+	assert_int_equal(top[0].line, 41);
+	assert_true(top[0].issues & GA_SRC_BRANCH);
+	assert_true(fabs(top[0].branch_before - 32.0) < 1e-9);
+	assert_true(fabs(top[0].branch_after - 16.0) < 1e-9);
+	assert_non_null(strstr(top[0].desc, "divergent branch: 32.0 threads arrive, 16.0"));
+	/* then the lines inside the paths, each with a quarter of the waste */
+	for (size_t i = 1; i < n; i++) {
+		assert_true(top[i].issues & GA_SRC_INACTIVE);
+		assert_true(fabs(top[i].active_threads - 16.0) < 1e-9);
+		assert_true(fabs(top[i].score - 0.25) < 1e-9);
+		assert_non_null(strstr(top[i].desc, "16.0 of 32 threads active"));
+	}
+	/* the full-width store is not listed */
+	for (size_t i = 0; i < n; i++)
+		assert_int_not_equal(top[i].line, 45);
+	/* max is honoured, best first */
+	assert_int_equal(ga_source_rank(&s, top, 1), 1);
+	assert_int_equal(top[0].line, 41);
+	ga_source_free(&s);
+}
+
+static void test_rank_bank_conflicts_and_no_lineinfo(void **state)
+{
+	ga_source s = {0};
+	ga_source_line top[5];
+	(void)state;
+	s.mangled = strdup("_Z4tilev");
+	ga_source_pc *a = pc_at(&s, 0x80, NULL, 0, 1000, 32000);
+	a->wavefronts = 32000;
+	a->wavefronts_ideal = 1000;
+	ga_source_pc *b = pc_at(&s, 0x90, NULL, 0, 1000, 32000);
+	b->wavefronts = 1000;
+	b->wavefronts_ideal = 1000;
+	pc_at(&s, 0xa0, NULL, 0, 0, 0);   /* never executed: ignored */
+	size_t n = ga_source_rank(&s, top, 5);
+	assert_int_equal(n, 1);
+	assert_null(top[0].file);
+	assert_int_equal(top[0].line, 0);
+	assert_int_equal(top[0].pc, 0x80);
+	assert_true(top[0].issues & GA_SRC_BANK_CONFLICT);
+	assert_non_null(strstr(top[0].desc, "32.0 shared wavefronts/request (ideal 1.0)"));
+	ga_source_free(&s);
+}
+
+static void test_rank_nothing_wrong(void **state)
+{
+	ga_source s = {0};
+	ga_source_line top[5];
+	(void)state;
+	s.mangled = strdup("k");
+	pc_at(&s, 0, "a.cu", 1, 10, 320);
+	pc_at(&s, 16, "a.cu", 2, 10, 320);
+	assert_int_equal(ga_source_rank(&s, top, 5), 0);
+	assert_int_equal(ga_source_rank(NULL, top, 5), 0);
+	ga_source_free(&s);
+}
+
+static void test_round_trip(void **state)
+{
+	ga_profile p, q;
+	ga_error err = {0};
+	(void)state;
+	ga_profile_init(&p);
+	p.device.name = strdup("Synthetic GPU");
+	p.device.sm_count = 4;
+	GA_PUSH(p.sources, p.n_sources, p.cap_sources, ((ga_source){0}));
+	make_strided(&p.sources[0]);
+	p.sources[0].pid = 42;
+	p.sources[0].grid[0] = 32;
+	p.sources[0].grid[1] = 6144;
+	p.sources[0].grid[2] = 1;
+	p.sources[0].block[0] = 256;
+	p.sources[0].block[1] = p.sources[0].block[2] = 1;
+	p.sources[0].trigger = strdup("32.0 global load sectors/request > 4");
+	p.sources[0].pcs[2].text = strdup("out[i] = 2.0f * in[i] + 1.0f;");
+	char *text = ga_profile_to_string(&p, 2);
+	assert_int_equal(ga_profile_load_string(&q, text, "t.json", &err), 0);
+	assert_int_equal(q.n_sources, 1);
+	const ga_source *s = &q.sources[0];
+	assert_string_equal(s->mangled, "_Z7stridedPKfPfj");
+	assert_int_equal(s->pid, 42);
+	assert_int_equal(s->grid[1], 6144);
+	assert_int_equal(s->block[0], 256);
+	assert_int_equal(s->lineinfo, 1);
+	assert_string_equal(s->trigger, "32.0 global load sectors/request > 4");
+	assert_int_equal(s->n_pcs, 6);
+	assert_int_equal(s->pcs[2].pc, 0x20);
+	assert_string_equal(s->pcs[2].file, "k.cu");
+	assert_int_equal(s->pcs[2].line, 22);
+	assert_true(s->pcs[2].sectors == 32000);
+	assert_true(isnan(s->pcs[0].sectors));    /* not collected stays NAN */
+	assert_string_equal(s->pcs[2].text, "out[i] = 2.0f * in[i] + 1.0f;");
+	/* the same text again: saving is deterministic */
+	char *again = ga_profile_to_string(&q, 2);
+	assert_string_equal(text, again);
+	/* the ranking sees the text */
+	ga_source_line top[5];
+	assert_int_equal(ga_source_rank(s, top, 5), 1);
+	assert_string_equal(top[0].text, "out[i] = 2.0f * in[i] + 1.0f;");
+	free(text);
+	free(again);
+	ga_profile_free(&p);
+	ga_profile_free(&q);
+}
+
+static void expect_load_error(const char *sources, const char *msg)
+{
+	ga_profile p;
+	ga_error err = {0};
+	char *text;
+	if (asprintf(&text, "{\"format\": \"gpuadvise-profile\", \"schema\": 1, \"device\": "
+	             "{\"name\": \"G\", \"sm_count\": 4}, \"metrics\": [], \"launches\": [], \"sources\": %s}",
+	             sources) < 0)
+		fail();
+	int rc = ga_profile_load_string(&p, text, "t.json", &err);
+	if (rc == 0 || strcmp(err.msg, msg) != 0)
+		print_error("got: %s (rc %d)\n", err.msg, rc);
+	assert_int_equal(rc, -1);
+	assert_string_equal(err.msg, msg);
+	assert_int_equal(p.n_sources, 0);
+	free(text);
+}
+
+static void test_load_errors(void **state)
+{
+	(void)state;
+	expect_load_error("{}", "t.json: sources: expected an array");
+	expect_load_error("[{\"pcs\": []}]", "t.json: sources[0].mangled: missing or not a string");
+	expect_load_error("[{\"mangled\": \"k\"}]", "t.json: sources[0].pcs: missing or not an array");
+	expect_load_error("[{\"mangled\": \"k\", \"pcs\": [{\"pc\": -1}]}]",
+	                  "t.json: sources[0].pcs[0].pc: expected an offset");
+	expect_load_error("[{\"mangled\": \"k\", \"pcs\": [{\"pc\": 0, \"inst\": \"x\"}]}]",
+	                  "t.json: sources[0].pcs[0].inst: expected a number");
+	expect_load_error("[{\"mangled\": \"k\", \"grid\": [1, 2], \"pcs\": []}]",
+	                  "t.json: sources[0].grid: expected an array of 3 integers");
+}
+
+static void test_read_line_and_fill(void **state)
+{
+	char path[] = "/tmp/ga-src-XXXXXX";
+	(void)state;
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char *body = "line one\n\t  second line  \r\nthird\n";
+	assert_int_equal(write(fd, body, strlen(body)), (ssize_t)strlen(body));
+	close(fd);
+	char *l = ga_source_read_line(path, 2);
+	assert_string_equal(l, "second line  ");
+	free(l);
+	assert_null(ga_source_read_line(path, 9));
+	assert_null(ga_source_read_line("/nonexistent/x.cu", 1));
+
+	ga_source s = {0};
+	s.mangled = strdup("k");
+	pc_at(&s, 0, path, 1, 10, 320);
+	ga_source_pc *m = pc_at(&s, 16, path, 3, 10, 320);
+	m->sectors = 320;
+	m->sectors_ideal = 40;
+	ga_source_fill_text(&s, GA_SOURCE_TOP_LINES);
+	assert_null(s.pcs[0].text);   /* not a ranked line */
+	assert_string_equal(s.pcs[1].text, "third");
+	ga_source_free(&s);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rank_uncoalesced),
+		cmocka_unit_test(test_rank_divergent_branch),
+		cmocka_unit_test(test_rank_bank_conflicts_and_no_lineinfo),
+		cmocka_unit_test(test_rank_nothing_wrong),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_load_errors),
+		cmocka_unit_test(test_read_line_and_fill),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
