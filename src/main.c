@@ -447,8 +447,7 @@ static int explain_rule(const ga_ruleset *rs, const char *id)
  * --metrics, in bundles that the collector keeps together in one metric set
  * (see ga_ruleset_metric_bundles).  In order of importance: the classifier
  * (so set 0 classifies), the roofline's byte and peak counters, its FLOP
- * and tensor-instruction counters (a replay pass of their own), each rule's,
- * then --metrics. */
+ * counters (a replay pass of their own), each rule's, then --metrics. */
 typedef struct {
 	char **names;
 	size_t *bundle;
@@ -490,8 +489,7 @@ static void plan_metrics(const ga_config *cfg, const ga_ruleset *rs, metric_plan
 		size_t n_roof = ga_roofline_metric_names(&roof);
 		for (int flops = 0; flops < 2; flops++, next++)
 			for (size_t i = 0; i < n_roof; i++)
-				if (((strstr(roof[i], "__sass_") && !strstr(roof[i], ".peak_")) ||
-				     strstr(roof[i], "_tensor_op_")) == flops)
+				if ((strstr(roof[i], "__sass_") && !strstr(roof[i], ".peak_")) == flops)
 					plan_add(mp, roof[i], next);
 	}
 	for (size_t i = 0; i < n; i++)

@@ -128,7 +128,7 @@ cases() {
 2 err 'missing-field\.json: launches\[0\]\.grid: missing' --import $CLI/missing-field.json
 2 err 'missing-field\.json'                              --import $REC/testapp-fma_loop.json --import $CLI/missing-field.json
 0 out '^What to do first'                                --import $REC/testapp-all.json
-0 out '^9 kernels, 9 launches profiled'                  --import $REC/testapp-all.json
+0 out '^9 kernels, 27 launches profiled'                  --import $REC/testapp-all.json
 0 out '^2 kernels, 2 launches profiled'                  --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
 0 out 'uncoalesced-global-access'                        -f json --import $REC/testapp-copy_strided.json
 1 out '^What to do first'                                --fail-on high --import $REC/testapp-all.json
@@ -473,10 +473,10 @@ for fmt in text:txt json:json markdown:md; do
 	fi
 done
 
-# The roofline (--roofline) on the synthetic fixture, golden like the others:
+# The roofline (--roofline) on the H200 recording, golden like the others:
 # tests/fixtures/golden/testapp-roofline.txt.  Without --roofline and off a
 # terminal the text report has no roofline.
-ROOF=$FIX/roofline/testapp-roofline.json
+ROOF=$REC/testapp-all.json
 gold=$GOLDEN/testapp-roofline.txt
 run --roofline --import "$ROOF"
 if [ "$rc" != 0 ]; then
@@ -509,16 +509,16 @@ r = json.load(open(sys.argv[1]))
 k = {x["name"].split("(")[0]: x["roofline"] for x in r["kernels"]}
 assert r["roofline"]["flops_source"]["FP32"] == "counters"
 assert r["roofline"]["flops_source"]["tensor"] == "table"
-assert k["saxpy"]["verdict"] == "memory" and k["saxpy"]["agrees_with_class"] is True
+assert k["tiny_add"]["verdict"] == "memory" and k["tiny_add"]["agrees_with_class"] is True
 assert k["fma_loop"]["verdict"] == "compute" and k["fma_loop"]["agrees_with_class"] is True
-assert k["matmul_naive"]["binding_roof"] == "L1"
+assert k["matmul_naive"]["binding_roof"] == "L2" and k["matmul_naive"]["agrees_with_class"] is True
 assert k["smem_conflict"]["agrees_with_class"] is False and k["smem_conflict"]["reason"]
 assert k["copy_strided"]["verdict"] is None
 PY
 then
-	ok "JSON roofline: verdicts, agreement and peak sources on the fixture"
+	ok "JSON roofline: verdicts, agreement and peak sources on the recording"
 else
-	not_ok "JSON roofline on the fixture"
+	not_ok "JSON roofline on the recording"
 fi
 
 # The text report fits in 80 columns (counted in characters, not bytes),
@@ -603,7 +603,7 @@ cases_baseline() {
 	cat <<'EOF'
 0 out '^9 matched, 0 only in this profile, 0 only in the baseline; no regression' --import $ALL --baseline $ALL --fail-on regression
 0 out '^Compared with baseline tests/fixtures/golden/testapp-all\.json$' --import $ALL --baseline $FIX/golden/testapp-all.json --fail-on regression
-1 out '^REGRESSION matmul_naive\(…\): 2\.50 ms -> 3\.13 ms per launch \(\+25\.0%\), slower' --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression
+1 out '^REGRESSION matmul_naive\(…\): 2\.51 ms -> 3\.13 ms per launch \(\+25\.0%\), slower' --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression
 0 out '^REGRESSION matmul_naive'                         --import $ALL --baseline $BASE/matmul-faster.json
 0 out '^9 matched kernels unchanged: within 30%,'        --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression --regression-threshold 30
 1 out '^  the 2\.5% threshold$'                         --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression --regression-threshold 2.5%
@@ -614,14 +614,14 @@ cases_baseline() {
 0 out '^  class compute -> divergence$'                  --import $ALL --baseline $BASE/divergence-was-uniform.json --fail-on regression
 0 out '^  new finding: \[medium\] Threads of a warp take different paths' --import $ALL --baseline $BASE/divergence-was-uniform.json --fail-on regression
 0 out '^7 matched, 2 only in this profile, 1 only in the baseline' --import $ALL --baseline $BASE/renamed.json --fail-on regression
-0 out '^  tiny_add_v0\(…\): mean 1\.89 us per launch$'   --import $ALL --baseline $BASE/renamed.json
-0 out '^  fma_loop\(float\*, float, int\): mean 590 us'  --import $ALL --baseline $BASE/renamed.json
+0 out '^  tiny_add_v0\(…\): mean 1\.72 us per launch$'   --import $ALL --baseline $BASE/renamed.json
+0 out '^  fma_loop\(float\*, float, int\): mean 589 us'  --import $ALL --baseline $BASE/renamed.json
 0 out '^  matched by name only, grid 64x512x1 -> 128x1024x1$' --import $ALL --baseline $BASE/renamed.json
 0 out '^\| DIFFERENT GPU: The baseline was recorded on another GPU' --import $ALL --baseline $BASE/other-gpu.json --fail-on regression
 0 err 'warning: The baseline was recorded on another GPU, NVIDIA H100 80GB HBM3' --import $ALL --baseline $BASE/other-gpu.json -f junit
 0 out 'Only in this run: `fma_loop'                     --import $ALL --baseline $BASE/renamed.json -f markdown
 0 out '^> \*\*Warning: different GPU\.\*\*'              --import $ALL --baseline $BASE/other-gpu.json -f markdown
-1 out '^\| \*\*regression\*\* `matmul_naive.* \| 2\.50 ms \| 3\.13 ms \| \+25\.0% \|' --import $ALL --baseline $BASE/matmul-faster.json -f markdown --fail-on regression
+1 out '^\| \*\*regression\*\* `matmul_naive.* \| 2\.51 ms \| 3\.13 ms \| \+25\.0% \|' --import $ALL --baseline $BASE/matmul-faster.json -f markdown --fail-on regression
 2 err '^gpuadvise: --baseline: tests/fixtures/baseline/broken\.json:7:70: invalid JSON' --import $ALL --baseline $BASE/broken.json
 2 err '^gpuadvise: --baseline: tests/fixtures/cli/missing-field\.json: launches\[0\]\.grid: missing' --import $ALL --baseline $CLI/missing-field.json
 2 err 'cannot open tests/fixtures/baseline/no-such-file\.json' --import $ALL --baseline $BASE/no-such-file.json
@@ -918,7 +918,7 @@ for args in "--import $ALL" "-v --per-launch --import $ALL" \
 	"--import $REC/pytorch.json" "--import $ALL --baseline $BASE/matmul-faster.json" \
 	"--import $ALL --baseline $BASE/renamed.json" "--import $ALL --baseline $BASE/other-gpu.json" \
 	"--import $ALL --baseline $BASE/divergence-was-uniform.json" \
-	"--import $FIX/roofline/testapp-roofline.json"; do
+	"--roofline --import $ALL"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	run -f json $args

@@ -16,7 +16,7 @@ check() {  # DESCRIPTION COMMAND...
 	if "$@"; then echo "ok - $d"; else echo "not ok - $d"; fail=1; fi
 }
 
-fix=$SRCDIR/tests/fixtures/roofline/testapp-roofline.json
+fix=$SRCDIR/tests/fixtures/recorded/testapp-all.json
 # A kernel name with < > & to check the escaping.
 python3 - "$fix" "$T/in.json" <<'PY'
 import json, sys

@@ -74,13 +74,20 @@ static void analyze(const ga_profile *p, ga_analysis *a)
 	assert_int_equal(ga_analyze(p, &rules, NULL, a, &err), 0);
 }
 
-/* The only launch whose demangled name starts with "prefix(". */
-static ga_launch *launch_named(ga_profile *p, const char *prefix)
+/* Is l a launch of the kernel named prefix(...)? */
+static int named(const ga_launch *l, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return strncmp(l->name, prefix, n) == 0 && l->name[n] == '(';
+}
+
+/* The launch of prefix(...) that measured metric set `set` (the recording
+ * has one launch of each kernel per set). */
+static ga_launch *launch_named(ga_profile *p, const char *prefix, int set)
 {
 	ga_launch *found = NULL;
-	size_t n = strlen(prefix);
 	for (size_t i = 0; i < p->n_launches; i++) {
-		if (strncmp(p->launches[i].name, prefix, n) == 0 && p->launches[i].name[n] == '(') {
+		if (named(&p->launches[i], prefix) && p->launches[i].metric_set == set) {
 			assert_null(found);
 			found = &p->launches[i];
 		}
@@ -88,6 +95,8 @@ static ga_launch *launch_named(ga_profile *p, const char *prefix)
 	assert_non_null(found);
 	return found;
 }
+
+#define N_SETS 3   /* metric sets in the recording */
 
 static long metric(const ga_profile *p, const char *name)
 {
@@ -156,7 +165,8 @@ static void release(fixture *f)
 
 static void matmul_faster(ga_profile *p)
 {
-	launch_named(p, "matmul_naive")->duration_ns *= 0.8;
+	for (int s = 0; s < N_SETS; s++)
+		launch_named(p, "matmul_naive", s)->duration_ns *= 0.8;
 }
 
 static void all_slower(ga_profile *p)
@@ -167,35 +177,53 @@ static void all_slower(ga_profile *p)
 
 static void strided_was_coalesced(ga_profile *p)
 {
-	ga_launch *s = launch_named(p, "copy_strided"), *c = launch_named(p, "copy_coalesced");
-	memcpy(s->values, c->values, p->n_metrics * sizeof(double));
+	for (int k = 0; k < N_SETS; k++) {
+		ga_launch *s = launch_named(p, "copy_strided", k);
+		ga_launch *c = launch_named(p, "copy_coalesced", k);
+		memcpy(s->values, c->values, p->n_metrics * sizeof(double));
+	}
 }
 
 static void divergence_was_uniform(ga_profile *p)
 {
-	ga_launch *l = launch_named(p, "branch_evenodd");
-	double full = 32 * l->values[metric(p, "smsp__inst_executed.sum")];
-	l->values[metric(p, "smsp__thread_inst_executed.sum")] = full;
-	l->values[metric(p, "smsp__thread_inst_executed_pred_on.sum")] = full;
+	/* The thread counts may come from another set's launch than the
+	 * instruction count: set every measured one. */
+	double full = 32 * launch_named(p, "branch_evenodd", 0)->values[metric(p,
+	                                                      "smsp__inst_executed.sum")];
+	assert_true(isfinite(full));
+	for (int s = 0; s < N_SETS; s++) {
+		ga_launch *l = launch_named(p, "branch_evenodd", s);
+		double *t = &l->values[metric(p, "smsp__thread_inst_executed.sum")];
+		double *t_on = &l->values[metric(p, "smsp__thread_inst_executed_pred_on.sum")];
+		if (isfinite(*t))
+			*t = full;
+		if (isfinite(*t_on))
+			*t_on = full;
+	}
 }
 
 static void renamed(ga_profile *p)
 {
-	ga_launch *t = launch_named(p, "tiny_add");
-	free(t->name);
-	t->name = ga_xstrdup("tiny_add_v0(float const*, float const*, float*, int)");
-	free(t->mangled);
-	t->mangled = ga_xstrdup("_Z11tiny_add_v0PKfS0_Pfi");
-	launch_named(p, "transpose_naive")->grid[0] = 64;
+	for (int s = 0; s < N_SETS; s++) {
+		ga_launch *t = launch_named(p, "tiny_add", s);
+		free(t->name);
+		t->name = ga_xstrdup("tiny_add_v0(float const*, float const*, float*, int)");
+		free(t->mangled);
+		t->mangled = ga_xstrdup("_Z11tiny_add_v0PKfS0_Pfi");
+		launch_named(p, "transpose_naive", s)->grid[0] = 64;
+	}
 	/* drop fma_loop */
-	ga_launch *f = launch_named(p, "fma_loop");
-	size_t i = (size_t)(f - p->launches);
-	free(f->name);
-	free(f->mangled);
-	free(f->occ_limiter);
-	free(f->values);
-	memmove(f, f + 1, (p->n_launches - i - 1) * sizeof(*f));
-	p->n_launches--;
+	for (size_t i = p->n_launches; i-- > 0;) {
+		ga_launch *f = &p->launches[i];
+		if (!named(f, "fma_loop"))
+			continue;
+		free(f->name);
+		free(f->mangled);
+		free(f->occ_limiter);
+		free(f->values);
+		memmove(f, f + 1, (p->n_launches - i - 1) * sizeof(*f));
+		p->n_launches--;
+	}
 }
 
 static void other_gpu(ga_profile *p)
