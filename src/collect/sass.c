@@ -224,7 +224,7 @@ void ga_sass_note(const char *mangled, uint32_t ctx, char *const *names, const d
 	} else if ((r = ratio(names, v, n, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
 	                      "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")) > 4) {
 		snprintf(trig, sizeof(trig), "%.1f global store sectors/request > 4", r);
-	} else if ((r = ratio(names, v, n, "smsp__thread_inst_executed.sum",
+	} else if ((r = ratio(names, v, n, "smsp__thread_inst_executed_pred_on.sum",
 	                      "smsp__inst_executed.sum")) < 24) {
 		snprintf(trig, sizeof(trig), "%.1f active threads per instruction < 24", r);
 	} else if ((r = ratio(names, v, n, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
