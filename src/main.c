@@ -102,8 +102,8 @@ static struct argp_option options[] = {
 	{"launch-count", 'c', "N", 0, "Profile at most N launches, then let the program run at "
 	 "full speed", 1},
 	{"max-per-kernel", OPT_MAX_PER_KERNEL, "N", 0, "Profile each (kernel, grid, block) at most "
-	 "N times; later repeats run unprofiled and are counted at the mean duration "
-	 "(default 5; 0: every launch)", 1},
+	 "N times, and with several metric sets (--max-passes) once per set; later repeats run "
+	 "unprofiled and are counted at the mean duration (default 5; 0: no bound)", 1},
 	{"quick", OPT_QUICK, 0, 0, "Classify in one replay pass: collect only what the "
 	 "classifier needs (most rules then cannot fire)", 1},
 	{"max-passes", OPT_MAX_PASSES, "N", 0, "Replay each profiled launch at most N times "

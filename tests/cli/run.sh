@@ -450,16 +450,9 @@ fi
 # ---------------------------------------------------------------------------
 # Golden reports.
 [ -n "$UPDATE_GOLDEN" ] && mkdir -p "$SRCDIR/$GOLDEN"
-for fmt in text:txt json:json markdown:md; do
-	name=${fmt%%:*}
-	ext=${fmt#*:}
-	gold=$GOLDEN/testapp-all.$ext
-	run -f "$name" --import "$REC/testapp-all.json"
-	if [ "$rc" != 0 ]; then
-		not_ok "golden $gold: gpuadvise -f $name -> $rc"
-		show stderr "$T/err"
-		continue
-	fi
+# Compare $T/out with the golden file $1 (or rewrite it with UPDATE_GOLDEN).
+golden_check() {
+	gold=$1
 	if [ -n "$UPDATE_GOLDEN" ]; then
 		cp "$T/out" "$SRCDIR/$gold"
 		ok "golden $gold: rewritten (UPDATE_GOLDEN) - review it before committing"
@@ -471,6 +464,18 @@ for fmt in text:txt json:json markdown:md; do
 		not_ok "golden $gold: report differs (UPDATE_GOLDEN=1 $0 rewrites it; review the diff)"
 		diff -u "$SRCDIR/$gold" "$T/out" | head -40 | sed 's/^/#   /'
 	fi
+}
+for fmt in text:txt json:json markdown:md; do
+	name=${fmt%%:*}
+	ext=${fmt#*:}
+	gold=$GOLDEN/testapp-all.$ext
+	run -f "$name" --import "$REC/testapp-all.json"
+	if [ "$rc" != 0 ]; then
+		not_ok "golden $gold: gpuadvise -f $name -> $rc"
+		show stderr "$T/err"
+		continue
+	fi
+	golden_check "$gold"
 done
 
 # The roofline (--roofline) on the H200 recording, golden like the others:
@@ -482,14 +487,8 @@ run --roofline --import "$ROOF"
 if [ "$rc" != 0 ]; then
 	not_ok "golden $gold: gpuadvise --roofline -> $rc"
 	show stderr "$T/err"
-elif [ -n "$UPDATE_GOLDEN" ]; then
-	cp "$T/out" "$SRCDIR/$gold"
-	ok "golden $gold: rewritten (UPDATE_GOLDEN) - review it before committing"
-elif cmp -s "$T/out" "$SRCDIR/$gold"; then
-	ok "golden $gold: same bytes"
 else
-	not_ok "golden $gold: report differs (UPDATE_GOLDEN=1 $0 rewrites it; review the diff)"
-	diff -u "$SRCDIR/$gold" "$T/out" | head -40 | sed 's/^/#   /'
+	golden_check "$gold"
 fi
 if python3 -c 'import sys; sys.exit(any(len(l.rstrip("\n")) > 80 for l in open(sys.argv[1], encoding="utf-8")))' "$T/out"; then
 	ok "--roofline report fits in 80 columns"
