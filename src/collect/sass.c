@@ -55,8 +55,8 @@ static const char *const metric_names[M_N] = {
 	"smsp__sass_thread_inst_executed",
 	"smsp__sass_sectors_mem_global",
 	"smsp__sass_sectors_mem_global_ideal",
-	"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared",
-	"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_ideal",
+	"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared",
+	"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal",
 };
 
 /* Cubins are only ever prepended and never freed: readers take the head
