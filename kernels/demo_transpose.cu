@@ -40,7 +40,7 @@ __device__ __forceinline__ void transpose_through_tile(const float *__restrict__
     x = blockIdx.y * TR_TILE + threadIdx.x; // column of out
     y = blockIdx.x * TR_TILE + threadIdx.y; // row of out
 #pragma unroll
-    for (int j = 0; j < TR_TILE; j += TR_ROWS) out[(size_t)(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
+    for (int j = 0; j < TR_TILE; j += TR_ROWS) out[(size_t)(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j]; // gpuadvise-expect: bank-conflict
 }
 
 __global__ void transpose_tiled(const float *__restrict__ in, float *__restrict__ out, int rows, int cols)

@@ -119,6 +119,10 @@ check "coalescing demo: top source line is the strided load" \
 	--reps 3 --warmup 1 >/dev/null 2>"$T/div.err"
 check "divergence demo: top source line is the divergent branch" \
 	$CHECK source_line "$T/div.report.json" divergence_evenodd "$KSRC/demo_divergence.cu" divergent-branch
+"$GA" -f json --log-file "$T/tr.report.json" "$BUILDDIR/kernels/gpuadvise-demo-transpose" \
+	--variant tiled --reps 4 --warmup 0 >/dev/null 2>"$T/tr.err"
+check "transpose demo, tiled: top source line is the conflicting shared read" \
+	$CHECK source_line "$T/tr.report.json" transpose_tiled "$KSRC/demo_transpose.cu" bank-conflict
 "$GA" --no-source -o "$T/nosrc.json" "$BUILDDIR/kernels/gpuadvise-demo-coalescing" \
 	--reps 2 --warmup 1 >/dev/null 2>&1
 check "--no-source: no source section" python3 -c \
