@@ -122,6 +122,7 @@ static struct {
 	CUpti_SubscriberHandle sub;
 	repeat_slot *repeats;
 	size_t n_repeats, cap_repeats;
+	ga_map repeat_index;      /* repeat_slot.key -> index into repeats */
 	char *keep_image;
 	int image_kept;
 	/* The launch in flight between ENTER and EXIT (the lock is held). */
@@ -252,6 +253,7 @@ static char *base_name(const char *demangled)
 	return b;
 }
 
+/* demangled is NULL when no name filter is set (nothing to match). */
 static int name_selected(const char *mangled, const char *demangled)
 {
 	if (G.has_re)
@@ -275,17 +277,18 @@ static repeat_slot *repeat_count(const char *mangled, const unsigned grid[3],
 {
 	char *key = ga_xasprintf("%s|%u,%u,%u|%u,%u,%u", mangled, grid[0], grid[1], grid[2],
 	                         block[0], block[1], block[2]);
-	size_t i;
+	long i = ga_strmap_get(&G.repeat_index, key);
 
-	for (i = 0; i < G.n_repeats && strcmp(G.repeats[i].key, key) != 0; i++)
-		;
-	if (i < G.n_repeats) {
+	/* Every launch comes through here, profiled or not: a hash, not a scan
+	 * over every kernel seen so far. */
+	if (i >= 0) {
 		free(key);
 		G.repeats[i].count++;
 	} else {
 		repeat_slot s = {key, ga_xstrdup(mangled), {grid[0], grid[1], grid[2]},
 		                 {block[0], block[1], block[2]}, 1, 0, {0}};
 		GA_PUSH(G.repeats, G.n_repeats, G.cap_repeats, s);
+		i = (long)ga_strmap_put(&G.repeat_index, key, G.n_repeats - 1);
 	}
 	return &G.repeats[i];
 }
@@ -895,7 +898,9 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	    launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream))
 		return;
 	const char *mangled = cb->symbolName ? cb->symbolName : "?";
-	name = demangle(mangled);
+	/* Demangling costs an allocation on every launch: only for a name
+	 * filter here, otherwise once the launch is to be profiled. */
+	name = G.has_re || G.exact ? demangle(mangled) : NULL;
 	if (!name_selected(mangled, name)) {
 		free(name);
 		return;
@@ -938,7 +943,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 
 	memset(l, 0, sizeof(*l));
 	l->mangled = ga_xstrdup(mangled);
-	l->name = name;
+	l->name = name ? name : demangle(mangled);
 	l->pid = (int)G.pid;
 	l->index = G.total_launches - 1;
 	memcpy(l->grid, grid, sizeof(grid));
