@@ -545,7 +545,7 @@ static int list_metric_sets(const ga_config *cfg, const metric_plan *mp)
 		return EXIT_RULES;
 	set_of = ga_xcalloc(mp->n, sizeof(*set_of));
 	v = ga_xcalloc(mp->n + 1, sizeof(*v));
-	n_sets = ga_host_pack(cfg->chip, NULL, (const char *const *)mp->names, mp->bundle, mp->n,
+	n_sets = ga_host_pack(cfg->chip, NULL, 0, (const char *const *)mp->names, mp->bundle, mp->n,
 	                     (size_t)cfg->max_passes, set_of);
 	long most = 0;
 	for (size_t s = 0; s < n_sets; s++) {

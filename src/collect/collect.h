@@ -21,6 +21,7 @@
 #define GA_ENV_KEEP_IMAGE    "GPUADVISE_KEEP_IMAGE"    /* write the first raw counter-data image here */
 #define GA_ENV_TOOL_VERSION  "GPUADVISE_TOOL_VERSION"
 #define GA_ENV_SOURCE        "GPUADVISE_SOURCE"        /* auto (default), force, off */
+#define GA_ENV_CACHE_DIR     "GPUADVISE_CACHE_DIR"     /* metric-set cache; "" or off: none */
 
 typedef struct {
 	char *const *argv;          /* PROGRAM ARGS..., NULL-terminated */
@@ -93,8 +94,11 @@ long ga_host_passes(const char *chip, const uint8_t *avail, const char *const *n
  * metric on its own): a bundle goes whole into the first set with room; one
  * that fits no set alone is placed metric by metric.  A metric that takes
  * more passes than max_passes by itself gets a set of its own.  All names
- * must be valid on chip. */
-size_t ga_host_pack(const char *chip, const uint8_t *avail, const char *const *names,
-                    const size_t *bundle, size_t n, size_t max_passes, size_t *set_of);
+ * must be valid on chip.  The result is cached on disk (GPUADVISE_CACHE_DIR,
+ * else $XDG_CACHE_HOME/gpuadvise or ~/.cache/gpuadvise), keyed by everything
+ * it depends on; avail_size is the availability image's size (0 with NULL). */
+size_t ga_host_pack(const char *chip, const uint8_t *avail, size_t avail_size,
+                    const char *const *names, const size_t *bundle, size_t n,
+                    size_t max_passes, size_t *set_of);
 
 #endif

@@ -4,9 +4,13 @@
  * no GPU at all. */
 #include "collect.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cupti.h>
 #include <cupti_profiler_host.h>
@@ -210,8 +214,8 @@ static int place(const char *chip, const uint8_t *avail, const char *const *name
 	return 0;
 }
 
-size_t ga_host_pack(const char *chip, const uint8_t *avail, const char *const *names,
-                    const size_t *bundle, size_t n, size_t max_passes, size_t *set_of)
+static size_t pack(const char *chip, const uint8_t *avail, const char *const *names,
+                   const size_t *bundle, size_t n, size_t max_passes, size_t *set_of)
 {
 	const char **tmp;
 	size_t n_sets = 0;
@@ -235,5 +239,176 @@ size_t ga_host_pack(const char *chip, const uint8_t *avail, const char *const *n
 		first = last;
 	}
 	free(tmp);
+	return n_sets;
+}
+
+/* ---- the packing cache ---------------------------------------------------
+ * Packing asks the host API for the passes of every trial set: about 0.15 s
+ * for the default rules, paid by every profiled process.  The result only
+ * depends on the chip, the counter availability, CUPTI's version, the metric
+ * names and bundles and the pass limit, so it is kept in a small text file
+ * named by a hash of all of these, and checked name by name when read:
+ *   gpuadvise metric sets 1
+ *   SET BUNDLE NAME        (one line per metric, in order)
+ * Anything unexpected in the file means "not cached". */
+#define CACHE_MAGIC "gpuadvise metric sets 1"
+
+static char *cache_dir(void)
+{
+	const char *d = getenv(GA_ENV_CACHE_DIR), *x, *home;
+
+	if (d)
+		return *d && strcmp(d, "off") != 0 ? ga_xstrdup(d) : NULL;
+	if ((x = getenv("XDG_CACHE_HOME")) && *x == '/')
+		return ga_xasprintf("%s/gpuadvise", x);
+	if ((home = getenv("HOME")) && *home == '/')
+		return ga_xasprintf("%s/.cache/gpuadvise", home);
+	return NULL;
+}
+
+static char *cache_path(const char *chip, const uint8_t *avail, size_t avail_size,
+                        const char *const *names, const size_t *bundle, size_t n,
+                        size_t max_passes)
+{
+	char *dir = cache_dir(), *path;
+	uint32_t version = 0;
+	uint64_t h;
+
+	if (!dir)
+		return NULL;
+	cuptiGetVersion(&version);
+	h = ga_hash_str(CACHE_MAGIC);
+	h = ga_hash_bytes(h, chip, strlen(chip) + 1);
+	h = ga_hash_bytes(h, &version, sizeof(version));
+	h = ga_hash_bytes(h, &max_passes, sizeof(max_passes));
+	h = ga_hash_bytes(h, &avail_size, sizeof(avail_size));
+	if (avail && avail_size)
+		h = ga_hash_bytes(h, avail, avail_size);
+	for (size_t i = 0; i < n; i++) {
+		size_t b = bundle ? bundle[i] : i;
+		h = ga_hash_bytes(h, names[i], strlen(names[i]) + 1);
+		h = ga_hash_bytes(h, &b, sizeof(b));
+	}
+	path = ga_xasprintf("%s/sets-%s-%016llx", dir, chip, (unsigned long long)h);
+	free(dir);
+	return path;
+}
+
+static size_t cache_read(const char *path, const char *const *names, const size_t *bundle,
+                         size_t n, size_t *set_of)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	size_t n_sets = 0, i = 0;
+
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f) || strcmp(line, CACHE_MAGIC "\n") != 0)
+		goto bad;
+	for (; i < n && fgets(line, sizeof(line), f); i++) {
+		unsigned long s, b;
+		int off = 0;
+		if (sscanf(line, "%lu %lu %n", &s, &b, &off) != 2 || off == 0 || s >= n ||
+		    b != (bundle ? bundle[i] : i))
+			goto bad;
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line + off, names[i]) != 0)
+			goto bad;
+		set_of[i] = s;
+		if (s + 1 > n_sets)
+			n_sets = s + 1;
+	}
+	if (i != n || fgets(line, sizeof(line), f))
+		goto bad;
+	fclose(f);
+	/* Every set from 0 to the last must hold a metric. */
+	for (size_t s = 0; s < n_sets; s++) {
+		size_t k = 0;
+		while (k < n && set_of[k] != s)
+			k++;
+		if (k == n)
+			return 0;
+	}
+	return n_sets;
+bad:
+	fclose(f);
+	return 0;
+}
+
+static void mkdirs(const char *path)
+{
+	char *p = ga_xstrdup(path);
+	for (char *q = p + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		mkdir(p, 0755);
+		*q = '/';
+	}
+	free(p);
+}
+
+static void cache_write(const char *path, const char *const *names, const size_t *bundle,
+                        size_t n, const size_t *set_of)
+{
+	char *tmp = ga_xasprintf("%s.%ld.tmp", path, (long)getpid());
+	FILE *f;
+	int ok;
+
+	mkdirs(path);
+	if (!(f = fopen(tmp, "w"))) {
+		free(tmp);
+		return;
+	}
+	ok = fprintf(f, "%s\n", CACHE_MAGIC) > 0;
+	for (size_t i = 0; ok && i < n; i++)
+		ok = fprintf(f, "%zu %zu %s\n", set_of[i], bundle ? bundle[i] : i, names[i]) > 0;
+	ok = (fclose(f) == 0) && ok;
+	/* rename: readers see the old file or the whole new one. */
+	if (!ok || rename(tmp, path) != 0)
+		unlink(tmp);
+	free(tmp);
+}
+
+/* A cached packing is used only if every set of more than one metric still
+ * fits the pass limit (a few host objects: milliseconds, not the packing's
+ * tenths of a second). */
+static int sets_fit(const char *chip, const uint8_t *avail, const char *const *names, size_t n,
+                    size_t max_passes, const size_t *set_of, size_t n_sets)
+{
+	const char **tmp = ga_xcalloc(n, sizeof(*tmp));
+	int ok = 1;
+
+	for (size_t s = 0; ok && s < n_sets; s++) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (set_of[i] == s)
+				tmp[k++] = names[i];
+		long p = ga_host_passes(chip, avail, tmp, k);
+		ok = p > 0 && (k == 1 || (size_t)p <= max_passes);
+	}
+	free(tmp);
+	return ok;
+}
+
+size_t ga_host_pack(const char *chip, const uint8_t *avail, size_t avail_size,
+                    const char *const *names, const size_t *bundle, size_t n,
+                    size_t max_passes, size_t *set_of)
+{
+	char *path;
+	size_t n_sets;
+
+	if (n == 0 || max_passes == 0)
+		return pack(chip, avail, names, bundle, n, max_passes, set_of);
+	path = cache_path(chip, avail, avail_size, names, bundle, n, max_passes);
+	if (path && (n_sets = cache_read(path, names, bundle, n, set_of)) > 0 &&
+	    sets_fit(chip, avail, names, n, max_passes, set_of, n_sets)) {
+		free(path);
+		return n_sets;
+	}
+	n_sets = pack(chip, avail, names, bundle, n, max_passes, set_of);
+	if (path)
+		cache_write(path, names, bundle, n, set_of);
+	free(path);
 	return n_sets;
 }

@@ -95,6 +95,15 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Where the injection library's own time goes, for bench/overhead.sh:
+ * GPUADVISE_TIMING_LOG=FILE appends one line per process at exit. */
+enum { PH_INIT, PH_PACK, PH_META, PH_ENABLE, PH_CDATA, PH_CONFIG, PH_START, PH_KERNEL,
+       PH_STOP, PH_DECODE, PH_EVAL, PH_RECORD, PH_N };
+static const char *const phase_names[PH_N] = {
+	"init", "pack", "meta", "enable", "cdata", "config", "start", "kernel",
+	"stop", "decode", "eval", "record",
+};
+
 static struct {
 	pthread_mutex_t lock;
 	int initialized;
@@ -110,6 +119,8 @@ static struct {
 	long max_passes;          /* per launch, 0: no limit */
 	double setup_s;           /* time in profiler set-up (contexts, metric sets) */
 	double measure_s;         /* time from range start to values written */
+	double phase_s[PH_N];
+	long phase_n[PH_N];
 	regex_t re;
 	int has_re;
 	char *exact;
@@ -130,10 +141,20 @@ static struct {
 	ctx_state *pending_ctx;
 	size_t pending_set;
 	double pending_t0;
+	double ph_t;              /* phase clock of the launch in flight */
 	ga_launch pending_launch;
 } G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1};
 
 static long env_long(const char *name, long dflt);
+
+/* Charge the time since *t to phase ph and restart *t. */
+static void phase(int ph, double *t)
+{
+	double n = now_seconds();
+	G.phase_s[ph] += n - *t;
+	G.phase_n[ph]++;
+	*t = n;
+}
 
 /* ---- records ------------------------------------------------------------ */
 
@@ -379,7 +400,7 @@ static int set_build(const char *chip, const uint8_t *avail, metric_set *ms, con
 
 /* The chip's metric sets: the valid metrics, packed bundle by bundle into
  * sets of at most G.max_passes replay passes (ga_host_pack). */
-static chip_cfg *chip_config(const char *chip, const uint8_t *avail)
+static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avail_size)
 {
 	chip_cfg *c;
 	ga_error err = {0};
@@ -417,7 +438,8 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail)
 	ga_host_free(h);
 	c = ga_xcalloc(1, sizeof(*c));
 	c->chip = ga_xstrdup(chip);
-	c->n_sets = nv ? ga_host_pack(chip, avail, names, bundle, nv, (size_t)G.max_passes, set_of)
+	c->n_sets = nv ? ga_host_pack(chip, avail, avail_size, names, bundle, nv,
+	                             (size_t)G.max_passes, set_of)
 	               : 1;
 	c->sets = ga_xcalloc(c->n_sets, sizeof(*c->sets));
 	int ok = nv > 0 || duration >= 0;
@@ -556,6 +578,8 @@ static int measure_begin(ctx_state *cs, size_t set)
 	 * counter-data image belongs to the object that sized it: reusing one
 	 * under the new object crashed the application, so start with fresh
 	 * images. */
+	double *t = &G.ph_t;
+
 	if (cs->rp && cs->cur_set >= 0 && cs->cur_set != (long)set) {
 		measure_disable(cs);
 		for (size_t i = 0; i < cs->cfg->n_sets; i++) {
@@ -565,6 +589,7 @@ static int measure_begin(ctx_state *cs, size_t set)
 	}
 	if (measure_enable(cs) != 0)
 		goto out;
+	phase(PH_ENABLE, t);
 	if (!cs->cdata[set]) {
 		CUpti_RangeProfiler_GetCounterDataSize_Params p =
 			{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -579,6 +604,7 @@ static int measure_begin(ctx_state *cs, size_t set)
 	}
 	if (counter_data_init(cs, set) != 0)
 		goto out;
+	phase(PH_CDATA, t);
 	if (cs->cur_set != (long)set) {
 		CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 		p.pRangeProfilerObject = cs->rp;
@@ -595,11 +621,13 @@ static int measure_begin(ctx_state *cs, size_t set)
 		p.targetNestingLevel = 1;
 		CUPTI_TRY(cuptiRangeProfilerSetConfig(&p), "configuring the range profiler");
 		cs->cur_set = (long)set;
+		phase(PH_CONFIG, t);
 	}
 	{
 		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 		p.pRangeProfilerObject = cs->rp;
 		CUPTI_TRY(cuptiRangeProfilerStart(&p), "starting the range profiler");
+		phase(PH_START, t);
 	}
 	return 0;
 out:
@@ -641,7 +669,10 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 {
 	ctx_state *cs;
 	uint8_t *avail = NULL;
+	size_t avail_size = 0;
 	const char *chip;
+
+	double t = now_seconds();
 
 	for (cs = G.ctxs; cs; cs = cs->next)
 		if (cs->ctx == ctx && cs->uid == uid)
@@ -685,10 +716,13 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		p.ctx = ctx;
 		CUPTI_TRY(cuptiProfilerGetCounterAvailability(&p), "reading counter availability");
 		avail = ga_xmalloc(p.counterAvailabilityImageSize);
+		avail_size = p.counterAvailabilityImageSize;
 		p.pCounterAvailabilityImage = avail;
 		CUPTI_TRY(cuptiProfilerGetCounterAvailability(&p), "reading counter availability");
 	}
-	cs->cfg = chip_config(chip, avail);
+	phase(PH_INIT, &t);
+	cs->cfg = chip_config(chip, avail, avail_size);
+	phase(PH_PACK, &t);
 	if (!cs->cfg)
 		goto out;
 	cs->cdata = ga_xcalloc(cs->cfg->n_sets, sizeof(*cs->cdata));
@@ -941,6 +975,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return;
 	}
 
+	G.ph_t = now_seconds();
 	memset(l, 0, sizeof(*l));
 	l->mangled = ga_xstrdup(mangled);
 	l->name = name ? name : demangle(mangled);
@@ -962,7 +997,8 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 
 	G.pending_set = choose_set(rep, cs->cfg->n_sets, cs->rp ? cs->cur_set : -1);
 	l->metric_set = (int)G.pending_set;
-	G.pending_t0 = now_seconds();
+	phase(PH_META, &G.ph_t);
+	G.pending_t0 = G.ph_t;
 	if (measure_begin(cs, G.pending_set) != 0) {
 		launch_free(l);
 		return;
@@ -1005,10 +1041,12 @@ static void on_exit_launch(void)
 
 	G.pending = 0;
 	G.pending_ctx = NULL;
+	phase(PH_KERNEL, &G.ph_t);
 	{
 		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 		p.pRangeProfilerObject = cs->rp;
 		CUPTI_TRY(cuptiRangeProfilerStop(&p), "stopping the range profiler");
+		phase(PH_STOP, &G.ph_t);
 	}
 	{
 		CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
@@ -1016,6 +1054,7 @@ static void on_exit_launch(void)
 		CUPTI_TRY(cuptiRangeProfilerDecodeData(&p), "decoding the counter data");
 		if (p.numOfRangeDropped)
 			write_error("cupti", "%zu range(s) dropped for %s", p.numOfRangeDropped, l->name);
+		phase(PH_DECODE, &G.ph_t);
 	}
 	if (ga_host_num_ranges(cdata, cdata_size, &nranges, &err) != 0) {
 		write_error("cupti", "%s", err.msg);
@@ -1028,6 +1067,7 @@ static void on_exit_launch(void)
 	keep_image(cdata, cdata_size);
 	vals = ga_xcalloc(c->n_names, sizeof(*vals));
 	ga_host_evaluate(c->host, cdata, cdata_size, nranges - 1, c->names, c->n_names, vals, &err);
+	phase(PH_EVAL, &G.ph_t);
 	l->values = ga_xmalloc(G.prof.n_metrics * sizeof(double));
 	for (size_t i = 0; i < G.prof.n_metrics; i++)
 		l->values[i] = NAN;
@@ -1042,6 +1082,7 @@ static void on_exit_launch(void)
 		json_object_set_new(rec, "type", json_string("launch"));
 		write_record(rec);
 	}
+	phase(PH_RECORD, &G.ph_t);
 	G.profiled++;
 	if (G.count >= 0 && G.profiled >= G.count)
 		stop_profiling_everywhere();
@@ -1103,6 +1144,21 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	}
 }
 
+static void timing_log(void)
+{
+	const char *path = getenv("GPUADVISE_TIMING_LOG");
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "a")))
+		return;
+	fprintf(f, "pid %ld profiled %ld", (long)G.pid, G.profiled);
+	for (int i = 0; i < PH_N; i++)
+		if (G.phase_n[i])
+			fprintf(f, " %s %.4f/%ld", phase_names[i], G.phase_s[i], G.phase_n[i]);
+	fputc('\n', f);
+	fclose(f);
+}
+
 static void at_exit(void)
 {
 	pthread_mutex_lock(&G.lock);
@@ -1127,6 +1183,7 @@ static void at_exit(void)
 	if (G.fd >= 0)
 		close(G.fd);
 	G.fd = -1;
+	timing_log();
 	pthread_mutex_unlock(&G.lock);
 }
 

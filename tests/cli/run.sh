@@ -42,6 +42,9 @@ trap 'rm -rf "$T"' EXIT INT TERM
 # shipped rules only, as in the golden files.
 XDG_CONFIG_HOME=$T/config
 export XDG_CONFIG_HOME
+# The metric-set cache goes here, not into ~/.cache.
+GPUADVISE_CACHE_DIR=$T/cache
+export GPUADVISE_CACHE_DIR
 unset GPUADVISE_RULES_DIR
 
 FIX=tests/fixtures
@@ -673,6 +676,65 @@ metric_sets_check() {
 }
 metric_sets_check 3
 metric_sets_check 4
+
+# The metric-set cache: written once, then read instead of packing again.
+# Proof that it is read: a set change made in the file (still within the
+# limit) shows in the listing; one that breaks the limit, or a damaged
+# file, is ignored and the packing done again.
+cache_check() {
+	if [ "$SANITIZED" = 1 ]; then
+		skip "metric-set cache: ASan build (CUPTI's RTLD_DEEPBIND)"
+		return
+	fi
+	rm -rf "$T/cache"
+	run --list-metrics --chip GH100
+	cp "$T/out" "$T/sets-first"
+	f=$(ls "$T"/cache/sets-GH100-* 2>/dev/null | head -1)
+	if [ -z "$f" ] || [ "$(head -1 "$f")" != "gpuadvise metric sets 1" ]; then
+		not_ok "metric-set cache: no cache file written under \$GPUADVISE_CACHE_DIR"
+		return
+	fi
+	run --list-metrics --chip GH100
+	if cmp -s "$T/out" "$T/sets-first"; then
+		ok "metric-set cache: a second listing from the cache is the same"
+	else
+		not_ok "metric-set cache: the listing changed with the cache"
+	fi
+	# Move a metric of set 2 into set 3 (set 3 has room): the listing follows.
+	m=$(awk '$1 == 1 && $3 == "smsp__warps_eligible.avg.per_cycle_active"' "$f")
+	sed 's/^1 \([0-9]*\) smsp__warps_eligible\.avg\.per_cycle_active$/2 \1 smsp__warps_eligible.avg.per_cycle_active/' "$f" >"$f.new" && mv "$f.new" "$f"
+	run --list-metrics --chip GH100
+	n3=$(awk '/^# set 3:/ { on = 1; next } /^#/ { on = 0 } on' "$T/out" | grep -c 'smsp__warps_eligible')
+	if [ -n "$m" ] && [ "$n3" = 1 ]; then
+		ok "metric-set cache: read (a set edited in the file shows in the listing)"
+	else
+		not_ok "metric-set cache: an edited set did not show (metric in set 2: '$m', in set 3: $n3)"
+	fi
+	# Everything into set 1: over the limit, so packed again.
+	awk '$1 ~ /^[0-9]+$/ { $1 = 0 } { print }' "$f" >"$f.new" && mv "$f.new" "$f"
+	run --list-metrics --chip GH100
+	if cmp -s "$T/out" "$T/sets-first"; then
+		ok "metric-set cache: a cached packing over the pass limit is packed again"
+	else
+		not_ok "metric-set cache: a cached packing over the limit was used"
+	fi
+	echo "gpuadvise metric sets 1" >"$f"
+	echo "0 0 not-a-metric" >>"$f"
+	run --list-metrics --chip GH100
+	if cmp -s "$T/out" "$T/sets-first"; then
+		ok "metric-set cache: a damaged cache file is ignored"
+	else
+		not_ok "metric-set cache: a damaged cache file changed the listing"
+	fi
+	rm -rf "$T/cache"
+	(cd "$SRCDIR" && GPUADVISE_CACHE_DIR=off "$GPUADVISE" --list-metrics --chip GH100) >"$T/out" 2>&1
+	if [ ! -e "$SRCDIR/off" ] && [ ! -e "$T/cache" ] && cmp -s "$T/out" "$T/sets-first"; then
+		ok "metric-set cache: GPUADVISE_CACHE_DIR=off lists the same sets"
+	else
+		not_ok "metric-set cache: GPUADVISE_CACHE_DIR=off"
+	fi
+}
+cache_check
 
 # Single-process reports say nothing about processes in text.
 run --import "$ALL"

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Where gpuadvise's time goes inside the profiled process, per phase of a
+# measured launch (run on the GPU machine).  Usage:
+#   bench/phases.sh BUILD_DIR
+# For each case: the plain run's wall time, gpuadvise's, and the injection
+# library's own account (GPUADVISE_TIMING_LOG): seconds/count per phase:
+#   init    profiler start-up, chip, counter availability (once a context)
+#   pack    metric sets: validity, packing into <= --max-passes passes
+#   meta    launch metadata (names, attributes, occupancy)
+#   enable  range-profiler enable (and disable, on a metric-set change)
+#   cdata   counter-data image sizing and initialisation
+#   config  SetConfig (on a metric-set change)
+#   start   range start
+#   kernel  the launch call itself: every replay pass
+#   stop, decode, eval (host-side metric evaluation), record (report line)
+set -u
+B=${1:?build dir}
+GA=$B/gpuadvise
+K=$B/kernels
+T=$(mktemp -d)
+wall() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); awk "BEGIN { printf \"%.2f\", $e - $s }"; }
+one() { # name, gpuadvise options, command...
+	local name=$1 opts=$2; shift 2
+	local plain ga
+	plain=$(wall "$@")
+	rm -f "$T/log"
+	ga=$(GPUADVISE_TIMING_LOG=$T/log wall "$GA" $opts -o "$T/p.json" "$@")
+	echo "== $name: plain $plain s, gpuadvise $ga s"
+	sed 's/^/   /' "$T/log"
+}
+one "testapp" "" "$K/gpuadvise-testapp"
+one "testapp --quick" "--quick" "$K/gpuadvise-testapp"
+one "testapp --max-passes 0" "--max-passes 0" "$K/gpuadvise-testapp"
+one "testapp --repeat 3" "" "$K/gpuadvise-testapp" --repeat 3
+one "tiny_add x3" "" "$K/gpuadvise-testapp" --only tiny_add --repeat 3
+if [ -z "${PHASES_NO_TORCH:-}" ]; then
+	one "pytorch workload" "" python3 tests/gpu/pytorch_workload.py
+fi
+rm -rf "$T"
