@@ -28,6 +28,7 @@ run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command.
 	local plain ga sol=nan full=nan
 	plain=$(measure "$REPS" "$@")
 	ga=$(measure "$REPS" "$GA" $opts -o "$T/p.json" "$@")
+	[ -z "$ncu" ] && ncu=sol
 	[ "$ncu" != none ] && sol=$(measure "$REPS" ncu --section SpeedOfLight "$@")
 	[ "$ncu" = both ] && full=$(measure 1 ncu --set full "$@")
 	read -r launches passes sets rss setup meas < <(python3 -c "
@@ -47,8 +48,9 @@ PY
 }
 
 if [ -n "${BENCH_QUICK:-}" ]; then
-	# A short check between full runs: no ncu --set full, no demos.
-	run_case testapp sol "" "$K/gpuadvise-testapp"
+	# A short check between full runs: no demos, and ncu --set full only on
+	# the test app with BENCH_NCU_FULL=1.
+	run_case testapp "${BENCH_NCU_FULL:+both}" "" "$K/gpuadvise-testapp"
 	run_case "testapp --max-passes 0" none "--max-passes 0" "$K/gpuadvise-testapp"
 	run_case "testapp --quick" none "--quick" "$K/gpuadvise-testapp"
 	run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py

@@ -28,6 +28,8 @@ one() { # name, gpuadvise options, command...
 	echo "== $name: plain $plain s, gpuadvise $ga s"
 	sed 's/^/   /' "$T/log"
 }
+export GPUADVISE_CACHE_DIR=$T/cache
+one "testapp (metric-set cache cold)" "" "$K/gpuadvise-testapp"
 one "testapp" "" "$K/gpuadvise-testapp"
 one "testapp --quick" "--quick" "$K/gpuadvise-testapp"
 one "testapp --max-passes 0" "--max-passes 0" "$K/gpuadvise-testapp"
@@ -36,4 +38,5 @@ one "tiny_add x3" "" "$K/gpuadvise-testapp" --only tiny_add --repeat 3
 if [ -z "${PHASES_NO_TORCH:-}" ]; then
 	one "pytorch workload" "" python3 tests/gpu/pytorch_workload.py
 fi
+echo "metric-set cache files: $(ls "$T/cache" 2>/dev/null | wc -l)"
 rm -rf "$T"

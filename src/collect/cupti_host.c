@@ -244,10 +244,11 @@ static size_t pack(const char *chip, const uint8_t *avail, const char *const *na
 
 /* ---- the packing cache ---------------------------------------------------
  * Packing asks the host API for the passes of every trial set: about 0.15 s
- * for the default rules, paid by every profiled process.  The result only
- * depends on the chip, the counter availability, CUPTI's version, the metric
- * names and bundles and the pass limit, so it is kept in a small text file
- * named by a hash of all of these, and checked name by name when read:
+ * for the default rules, paid by every profiled process.  The result depends
+ * on the chip, CUPTI's version, the metric names and bundles, the pass limit
+ * and the counter availability, so it is kept in a small text file named by
+ * a hash of the first five, checked name by name when read, and its sets
+ * checked against the pass limit with this process's availability:
  *   gpuadvise metric sets 1
  *   SET BUNDLE NAME        (one line per metric, in order)
  * Anything unexpected in the file means "not cached". */
@@ -266,7 +267,7 @@ static char *cache_dir(void)
 	return NULL;
 }
 
-static char *cache_path(const char *chip, const uint8_t *avail, size_t avail_size,
+static char *cache_path(const char *chip, size_t avail_size,
                         const char *const *names, const size_t *bundle, size_t n,
                         size_t max_passes)
 {
@@ -281,9 +282,10 @@ static char *cache_path(const char *chip, const uint8_t *avail, size_t avail_siz
 	h = ga_hash_bytes(h, chip, strlen(chip) + 1);
 	h = ga_hash_bytes(h, &version, sizeof(version));
 	h = ga_hash_bytes(h, &max_passes, sizeof(max_passes));
+	/* Not the availability image's bytes: they differ from one process to
+	 * the next (no cache hit on the H200).  Its size tells a live run from
+	 * an offline one; sets_fit() checks what is read against the image. */
 	h = ga_hash_bytes(h, &avail_size, sizeof(avail_size));
-	if (avail && avail_size)
-		h = ga_hash_bytes(h, avail, avail_size);
 	for (size_t i = 0; i < n; i++) {
 		size_t b = bundle ? bundle[i] : i;
 		h = ga_hash_bytes(h, names[i], strlen(names[i]) + 1);
@@ -400,7 +402,7 @@ size_t ga_host_pack(const char *chip, const uint8_t *avail, size_t avail_size,
 
 	if (n == 0 || max_passes == 0)
 		return pack(chip, avail, names, bundle, n, max_passes, set_of);
-	path = cache_path(chip, avail, avail_size, names, bundle, n, max_passes);
+	path = cache_path(chip, avail_size, names, bundle, n, max_passes);
 	if (path && (n_sets = cache_read(path, names, bundle, n, set_of)) > 0 &&
 	    sets_fit(chip, avail, names, n, max_passes, set_of, n_sets)) {
 		free(path);

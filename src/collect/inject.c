@@ -142,8 +142,13 @@ static struct {
 	size_t pending_set;
 	double pending_t0;
 	double ph_t;              /* phase clock of the launch in flight */
+	/* Metric-set changes (switch_now). */
+	long last_slot;           /* repeat slot of the previous selected launch, -1 */
+	long last_new_kernel;     /* G.matched when a kernel was last seen first */
+	long owed[GA_MAX_SETS];   /* launches left unprofiled wanting each set */
+	long set_changes;
 	ga_launch pending_launch;
-} G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1};
+} G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1, .last_slot = -1};
 
 static long env_long(const char *name, long dflt);
 
@@ -337,12 +342,12 @@ static int profile_again(const repeat_slot *r, const chip_cfg *c)
 	return !(c && c->n_sets > 1 && sets_done(r, c));
 }
 
-/* The metric set for a kernel's next profiled launch.  The first takes set
- * 0, which holds the classifier's metrics, so a kernel launched once is
+/* The metric set a kernel's next profiled launch wants.  The first takes
+ * set 0, which holds the classifier's metrics, so a kernel launched once is
  * still classified.  Later ones take the set the range profiler holds when
- * the kernel has not had it yet (changing sets costs a disable and enable),
- * otherwise the set the kernel has had least. */
-static size_t choose_set(repeat_slot *r, size_t n_sets, long cur)
+ * the kernel has not had it yet, otherwise the set the kernel has had
+ * least. */
+static size_t choose_set(const repeat_slot *r, size_t n_sets, long cur)
 {
 	size_t best = 0;
 
@@ -356,8 +361,31 @@ static size_t choose_set(repeat_slot *r, size_t n_sets, long cur)
 		for (size_t s = 1; s < n_sets; s++)
 			if (r->per_set[s] < r->per_set[best])
 				best = s;
-	r->per_set[best]++;
 	return best;
+}
+
+/* Change metric sets for this launch, or let it run unprofiled?  A change
+ * needs a fresh range-profiler object, whose first start took about 135 ms
+ * on an H200 (bench/phases.sh): more than measuring a launch at 3 passes.
+ * So a kernel that has had the set the profiler holds changes it only when
+ *   - it repeats the launch just before it (a kernel run in a row may not
+ *     come back later), or
+ *   - the run has settled: no kernel was seen for the first time in the last
+ *     SETTLE_LAUNCHES launches (a loop: the others will come round too), or
+ *   - SWITCH_OWED launches have wanted that set since it was last taken.
+ * A kernel's first launch always gets set 0. */
+#define SETTLE_LAUNCHES 8
+#define SWITCH_OWED 8
+
+static int switch_now(const repeat_slot *r, size_t want, long cur, int in_a_row)
+{
+	if (cur < 0 || (size_t)cur == want || r->profiled == 0 || want >= GA_MAX_SETS)
+		return 1;
+	if (in_a_row || G.matched - G.last_new_kernel > SETTLE_LAUNCHES ||
+	    G.owed[want] + 1 >= SWITCH_OWED)
+		return 1;
+	G.owed[want]++;
+	return 0;
 }
 
 /* ---- per-chip configuration, per-context setup ------------------------- */
@@ -926,6 +954,8 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	char *name;
 	repeat_slot *rep;
 	double t0;
+	int in_a_row;
+	size_t want;
 
 	G.total_launches++;
 	if ((!G.enabled && !ga_sass_outstanding()) ||
@@ -945,6 +975,13 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return;
 	}
 	rep = repeat_count(mangled, grid, block);
+	{
+		long slot = (long)(rep - G.repeats);
+		in_a_row = slot == G.last_slot;
+		G.last_slot = slot;
+		if (rep->count == 1)
+			G.last_new_kernel = G.matched;
+	}
 	/* A later launch of a kernel flagged for source lines, once it has had
 	 * every metric set: SASS metrics instead of the range profiler
 	 * (sass.c, which counts the launch as unprofiled itself). */
@@ -974,6 +1011,11 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		free(name);
 		return;
 	}
+	want = choose_set(rep, cs->cfg->n_sets, cs->rp ? cs->cur_set : -1);
+	if (!switch_now(rep, want, cs->rp ? cs->cur_set : -1, in_a_row)) {
+		free(name);
+		return;
+	}
 
 	G.ph_t = now_seconds();
 	memset(l, 0, sizeof(*l));
@@ -995,7 +1037,14 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	l->duration_ns = NAN;
 	occupancy(cs, f, l);
 
-	G.pending_set = choose_set(rep, cs->cfg->n_sets, cs->rp ? cs->cur_set : -1);
+	if (cs->rp && cs->cur_set >= 0 && (size_t)cs->cur_set != want) {
+		G.set_changes++;
+		if (want < GA_MAX_SETS)
+			G.owed[want] = 0;
+	}
+	if (want < GA_MAX_SETS)
+		rep->per_set[want]++;
+	G.pending_set = want;
 	l->metric_set = (int)G.pending_set;
 	phase(PH_META, &G.ph_t);
 	G.pending_t0 = G.ph_t;
@@ -1151,7 +1200,7 @@ static void timing_log(void)
 
 	if (!path || !*path || !(f = fopen(path, "a")))
 		return;
-	fprintf(f, "pid %ld profiled %ld", (long)G.pid, G.profiled);
+	fprintf(f, "pid %ld profiled %ld set_changes %ld", (long)G.pid, G.profiled, G.set_changes);
 	for (int i = 0; i < PH_N; i++)
 		if (G.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], G.phase_s[i], G.phase_n[i]);

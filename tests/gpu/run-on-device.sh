@@ -3,7 +3,8 @@
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
-#   steps: suite record demos demorun torch ncu bench (default: all but demorun)
+#   steps: suite record demos demorun torch ncu bench phases
+#   (default: all but demorun and phases)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
 B=${1:?build directory}; shift
@@ -108,6 +109,11 @@ if has ncu; then
 	step ncu Speed-of-Light on the test app, for comparison
 	timeout 200 ncu --section SpeedOfLight --csv "$APP" >"$R/ncu-sol.csv" 2>"$R/ncu-sol.err"
 	echo "status $?"; tail -3 "$R/ncu-sol.err"
+fi
+
+if has phases; then
+	step where the injection library spends its time
+	timeout 300 bench/phases.sh "$B" 2>&1 | tee "$R/phases.txt"
 fi
 
 if has bench; then
