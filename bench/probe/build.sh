@@ -1,0 +1,12 @@
+#!/bin/sh
+# Build the range-profiler probe into $1 (default build-dev/probe), here
+# (CPU machine) for the GPU machine.
+set -e
+D=$(cd "$(dirname "$0")/../.." && pwd)
+O=${1:-$D/build-dev/probe}
+L=/usr/local/cuda/targets/x86_64-linux/lib
+mkdir -p "$O"
+/usr/local/cuda/bin/nvcc -cubin -arch=sm_90 -o "$O/kernel.cubin" "$D/bench/probe/kernel.cu"
+gcc -std=c11 -D_GNU_SOURCE -O1 -I"$D/src/collect" -I"$D/src/collect/cxxcompat" -I"$D/src" -I"$D" -I"$D/build" -I/usr/local/cuda/include \
+	"$D/bench/probe/rp_probe.c" "$D/src/collect/cupti_host.c" "$D/src/util.c" \
+	-L$L -lcupti -L/usr/local/cuda/lib64/stubs -lcuda -Wl,-rpath,$L -ljansson -lm -o "$O/rp_probe"
