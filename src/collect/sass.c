@@ -101,7 +101,7 @@ typedef struct want {
 } want;
 
 enum { ACT_SASS = 1, ACT_PCS = 2 };
-enum { RP_AUTO, RP_KEEP, RP_RELEASE };
+enum { RP_RELEASE, RP_KEEP };
 
 enum { MODE_OFF, MODE_AUTO, MODE_FORCE };
 
@@ -141,6 +141,11 @@ static struct {
 	uint32_t period;
 	double t0;
 	int listed_reasons;
+	/* diagnostics (GPUADVISE_PCSAMP_* below) */
+	int pcs_first, sass_off, sass_unset, early, continuous;
+	CUcontext early_ctx;      /* PC sampling enabled early in it (one context) */
+	uint32_t early_uid;
+	int early_tried;
 } S;
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -192,14 +197,17 @@ void ga_sass_init(int pid, ga_sass_writer write)
 		const char *e = getenv("GPUADVISE_PCSAMP");
 		const char *rp = getenv("GPUADVISE_PCSAMP_RP");
 		S.pcs_off = e && strcmp(e, "off") == 0;
-		S.rp_mode = RP_AUTO;
-		if (rp && strcmp(rp, "keep") == 0)
-			S.rp_mode = RP_KEEP;
-		else if (rp && strcmp(rp, "release") == 0)
-			S.rp_mode = RP_RELEASE;
+		S.rp_mode = rp && strcmp(rp, "keep") == 0 ? RP_KEEP : RP_RELEASE;
+		S.pcs_first = getenv("GPUADVISE_PCSAMP_FIRST") != NULL;
+		S.sass_off = getenv("GPUADVISE_SASS_OFF") != NULL;
+		S.sass_unset = getenv("GPUADVISE_SASS_UNSET") != NULL;
+		S.early = getenv("GPUADVISE_PCSAMP_EARLY") != NULL;
+		S.continuous = getenv("GPUADVISE_PCSAMP_CONTINUOUS") != NULL;
 	}
-	logf_("pid %d: source mode %d, pc sampling %s, range profiler mode %d", pid, S.mode,
-	      S.pcs_off ? "off" : "on", S.rp_mode);
+	logf_("pid %d: source mode %d, pc sampling %s, range profiler mode %d, first %d, "
+	      "sass off %d, sass unset %d, early %d, continuous %d", pid, S.mode,
+	      S.pcs_off ? "off" : "on", S.rp_mode, S.pcs_first, S.sass_off, S.sass_unset, S.early,
+	      S.continuous);
 }
 
 void ga_sass_set_release(ga_sass_release_fn fn)
@@ -298,6 +306,7 @@ void ga_sass_note(const char *mangled, uint32_t ctx, char *const *names, const d
 	w->trigger = ga_xstrdup(trig);
 	w->duration_ns = val(names, v, n, "gpu__time_duration.sum");
 	w->pcs_done = S.pcs_off;
+	w->done = S.sass_off;
 	w->next = S.wants;
 	S.wants = w;
 	logf_("flagged %s (context %u): %s", mangled, ctx, trig);
@@ -311,9 +320,13 @@ int ga_sass_outstanding(void)
 	return 0;
 }
 
+static void pcs_early(uint32_t uid);
+
 int ga_sass_wants(const char *mangled, uint32_t ctx)
 {
 	want *w;
+	if (S.early && S.mode != MODE_OFF && !S.pcs_off)
+		pcs_early(ctx);
 	if (S.mode == MODE_OFF || !S.wants)
 		return 0;
 	w = find_want(mangled, ctx);
@@ -413,6 +426,8 @@ int ga_sass_begin(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *man
 	want *w = find_want(mangled, ctx_uid);
 	if (!w)
 		return -1;
+	if (S.pcs_first && !w->pcs_done)
+		return pcs_begin(w, ctx, dev, grid, block);
 	if (w->done)   /* SASS metrics first, then PC sampling */
 		return w->pcs_done ? -1 : pcs_begin(w, ctx, dev, grid, block);
 	w->done = 1;   /* one try, whatever happens */
@@ -549,6 +564,12 @@ disable:
 		CUpti_SassMetricsDisable_Params p = {CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
 		p.ctx = ctx;
 		logged(cuptiSassMetricsDisable(&p), "cuptiSassMetricsDisable");
+	}
+	if (S.sass_unset) {
+		CUpti_SassMetricsUnsetConfig_Params p = {CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+		p.deviceIndex = (uint32_t)S.dev;
+		logged(cuptiSassMetricsUnsetConfig(&p), "cuptiSassMetricsUnsetConfig");
+		S.dev_state[S.dev] = 0;
 	}
 	write_unprofiled(w->mangled);
 	if (!data)
@@ -739,7 +760,8 @@ static CUptiResult pcs_reasons(CUcontext ctx)
 	for (size_t i = 0; i < n; i++) {
 		S.reason_name[i][CUPTI_STALL_REASON_STRING_SIZE - 1] = '\0';
 		size_t len = strlen(S.reason_name[i]);
-		int dup = len >= 11 && strcmp(S.reason_name[i] + len - 11, "_not_issued") == 0;
+		int dup = (len >= 11 && strcmp(S.reason_name[i] + len - 11, "_not_issued") == 0) ||
+		          strncmp(S.reason_name[i], "smsp__pcsamp_warps_issue_stalled_", 33) != 0;
 		if (!S.listed_reasons)
 			logf_("  stall reason %u: %s%s", S.reason_index[i], S.reason_name[i],
 			      dup ? " (not collected)" : "");
@@ -757,7 +779,8 @@ static CUptiResult pcs_configure(CUcontext ctx, uint32_t period)
 	memset(a, 0, sizeof(a));
 	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
 	a[n++].attributeData.collectionModeData.collectionMode =
-		CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+		S.continuous ? CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS
+		             : CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
 	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
 	a[n++].attributeData.samplingPeriodData.samplingPeriod = period;
 	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
@@ -795,7 +818,7 @@ static void pcs_disable(CUcontext ctx)
 }
 
 /* Enable, configure and start; on a failure nothing stays enabled. */
-static CUptiResult pcs_try(CUcontext ctx, uint32_t period)
+static CUptiResult pcs_try(CUcontext ctx, uint32_t period, int start)
 {
 	CUptiResult r;
 	{
@@ -813,7 +836,7 @@ static CUptiResult pcs_try(CUcontext ctx, uint32_t period)
 	pcs_buf_alloc(&S.get_buf, S.n_selected);
 	if ((r = pcs_configure(ctx, period)) != CUPTI_SUCCESS)
 		goto fail;
-	{
+	if (start) {
 		CUpti_PCSamplingStartParams p = {CUpti_PCSamplingStartParamsSize};
 		p.ctx = ctx;
 		r = logged(cuptiPCSamplingStart(&p), "cuptiPCSamplingStart");
@@ -824,6 +847,23 @@ static CUptiResult pcs_try(CUcontext ctx, uint32_t period)
 fail:
 	pcs_disable(ctx);
 	return r;
+}
+
+/* Diagnostic: enable PC sampling at the first launch in a context, before
+ * its modules load, and keep it enabled (one context). */
+static void pcs_early(uint32_t uid)
+{
+	CUcontext ctx = NULL;
+	if (S.early_tried)
+		return;
+	S.early_tried = 1;
+	if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+		return;
+	logf_("pc sampling: early enable in context %u", uid);
+	if (pcs_try(ctx, 12, 0) == CUPTI_SUCCESS) {
+		S.early_ctx = ctx;
+		S.early_uid = uid;
+	}
 }
 
 static int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3],
@@ -841,20 +881,26 @@ static int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3
 	      S.period, w->duration_ns);
 	if (S.rp_mode == RP_RELEASE && S.release)
 		S.release(ctx);
-	r = pcs_try(ctx, S.period);
-	if (r != CUPTI_SUCCESS && S.rp_mode == RP_AUTO && S.release) {
-		logf_("pc sampling failed with the range profiler enabled: releasing it, again");
-		S.release(ctx);
-		r = pcs_try(ctx, S.period);
+	if (S.early_ctx && S.early_ctx == ctx) {
+		r = pcs_configure(ctx, S.period);
+		if (r == CUPTI_SUCCESS) {
+			CUpti_PCSamplingStartParams p = {CUpti_PCSamplingStartParamsSize};
+			p.ctx = ctx;
+			r = logged(cuptiPCSamplingStart(&p), "cuptiPCSamplingStart");
+		}
+	} else {
+		r = pcs_try(ctx, S.period, 1);
 	}
 	if (r != CUPTI_SUCCESS) {
 		note("PC sampling of %s failed (%s): no stall reasons for its source lines",
 		     w->mangled, ga_cupti_result_string(r));
 		if (r == CUPTI_ERROR_NOT_SUPPORTED || r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
 			S.pcs_state[d] = -1;
-		pcs_buf_free(&S.cfg_buf);
-		pcs_buf_free(&S.get_buf);
-		pcs_free_reasons();
+		if (!S.early_ctx) {
+			pcs_buf_free(&S.cfg_buf);
+			pcs_buf_free(&S.get_buf);
+			pcs_free_reasons();
+		}
 		return -1;
 	}
 	S.pcs_state[d] = 1;
@@ -962,7 +1008,8 @@ static void pcs_end(void)
 		if (S.get_buf.remainingNumPcs == 0 || calls > 100000)
 			break;
 	}
-	pcs_disable(ctx);
+	if (!(S.early_ctx && S.early_ctx == ctx))
+		pcs_disable(ctx);
 	/* Disable hands what was left to the configured buffer. */
 	if (S.cfg_buf.totalNumPcs) {
 		logf_("  %zu PCs left at disable, %llu samples", S.cfg_buf.totalNumPcs,
@@ -986,7 +1033,9 @@ static void pcs_end(void)
 		note("PC sampling of %s gave no samples of its code: no stall reasons", w->mangled);
 	}
 	ga_source_free(&src);
-	pcs_buf_free(&S.cfg_buf);
-	pcs_buf_free(&S.get_buf);
-	pcs_free_reasons();
+	if (!S.early_ctx) {
+		pcs_buf_free(&S.cfg_buf);
+		pcs_buf_free(&S.get_buf);
+		pcs_free_reasons();
+	}
 }
