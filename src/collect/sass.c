@@ -36,11 +36,21 @@
  * more PCs, Disable.  Samples of the kernel's PCs (by function name) go to
  * a second "source" record with only "stalls" per PC; the launcher merges
  * it into the SASS one.  A kernel launched too few times has no stall data.
- * Whether the range profiler may stay enabled in the context meanwhile is
- * GPUADVISE_PCSAMP_RP: "auto" (default: try, and on a failure take it out
- * through inject.c's release hook and try again), "keep", "release".
- * GPUADVISE_PCSAMP=off skips PC sampling; GPUADVISE_PCSAMP_PERIOD=N
- * (5..31) samples every 2^N cycles.
+ * The range profiler is taken out of the context first (inject.c's release
+ * hook; GPUADVISE_PCSAMP_RP=keep leaves it): on an H200 (driver 580, CUPTI
+ * 13.0) PC sampling with it enabled gave no samples at all.
+ *
+ * EXPERIMENTAL, off unless GPUADVISE_PCSAMP=on: on that H200 every sample
+ * of the sampled launch counted as non-user code (nonUsrKernelsTotalSamples
+ * == totalSamples, no PC records), whatever was tried: kernel-serialized or
+ * continuous mode; without the SASS launch before it, or with its config
+ * unset; PC sampling before the SASS launch; eager module loading; enabled
+ * and started at the EXIT of the launch before.  Enabling PC sampling at
+ * the context's first launch, before its modules load, made the range
+ * profiler's Start fail (INVALID_PARAMETER) and the program crash.  So the
+ * collection costs a launch and about 0.2 s per kernel for nothing there;
+ * the model, reports and tests take stalls from profiles that have them.
+ * GPUADVISE_PCSAMP_PERIOD=N (5..31) samples every 2^N cycles.
  *
  * GPUADVISE_SOURCE_LOG=FILE appends a line per CUPTI call with its result,
  * and the chip's SASS metric list once: for diagnosing a new GPU or driver. */
@@ -141,11 +151,6 @@ static struct {
 	uint32_t period;
 	double t0;
 	int listed_reasons;
-	/* diagnostics (GPUADVISE_PCSAMP_* below) */
-	int pcs_first, sass_off, sass_unset, early, continuous;
-	CUcontext early_ctx;      /* PC sampling enabled early in it (one context) */
-	uint32_t early_uid;
-	int early_tried;
 } S;
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -196,18 +201,11 @@ void ga_sass_init(int pid, ga_sass_writer write)
 	{
 		const char *e = getenv("GPUADVISE_PCSAMP");
 		const char *rp = getenv("GPUADVISE_PCSAMP_RP");
-		S.pcs_off = e && strcmp(e, "off") == 0;
+		S.pcs_off = !(e && strcmp(e, "on") == 0);
 		S.rp_mode = rp && strcmp(rp, "keep") == 0 ? RP_KEEP : RP_RELEASE;
-		S.pcs_first = getenv("GPUADVISE_PCSAMP_FIRST") != NULL;
-		S.sass_off = getenv("GPUADVISE_SASS_OFF") != NULL;
-		S.sass_unset = getenv("GPUADVISE_SASS_UNSET") != NULL;
-		S.early = getenv("GPUADVISE_PCSAMP_EARLY") != NULL;
-		S.continuous = getenv("GPUADVISE_PCSAMP_CONTINUOUS") != NULL;
 	}
-	logf_("pid %d: source mode %d, pc sampling %s, range profiler mode %d, first %d, "
-	      "sass off %d, sass unset %d, early %d, continuous %d", pid, S.mode,
-	      S.pcs_off ? "off" : "on", S.rp_mode, S.pcs_first, S.sass_off, S.sass_unset, S.early,
-	      S.continuous);
+	logf_("pid %d: source mode %d, pc sampling %s, range profiler mode %d", pid, S.mode,
+	      S.pcs_off ? "off" : "on", S.rp_mode);
 }
 
 void ga_sass_set_release(ga_sass_release_fn fn)
@@ -306,7 +304,6 @@ void ga_sass_note(const char *mangled, uint32_t ctx, char *const *names, const d
 	w->trigger = ga_xstrdup(trig);
 	w->duration_ns = val(names, v, n, "gpu__time_duration.sum");
 	w->pcs_done = S.pcs_off;
-	w->done = S.sass_off;
 	w->next = S.wants;
 	S.wants = w;
 	logf_("flagged %s (context %u): %s", mangled, ctx, trig);
@@ -320,13 +317,9 @@ int ga_sass_outstanding(void)
 	return 0;
 }
 
-static void pcs_early(uint32_t uid);
-
 int ga_sass_wants(const char *mangled, uint32_t ctx)
 {
 	want *w;
-	if (S.early && S.mode != MODE_OFF && !S.pcs_off)
-		pcs_early(ctx);
 	if (S.mode == MODE_OFF || !S.wants)
 		return 0;
 	w = find_want(mangled, ctx);
@@ -426,8 +419,6 @@ int ga_sass_begin(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *man
 	want *w = find_want(mangled, ctx_uid);
 	if (!w)
 		return -1;
-	if (S.pcs_first && !w->pcs_done)
-		return pcs_begin(w, ctx, dev, grid, block);
 	if (w->done)   /* SASS metrics first, then PC sampling */
 		return w->pcs_done ? -1 : pcs_begin(w, ctx, dev, grid, block);
 	w->done = 1;   /* one try, whatever happens */
@@ -564,12 +555,6 @@ disable:
 		CUpti_SassMetricsDisable_Params p = {CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
 		p.ctx = ctx;
 		logged(cuptiSassMetricsDisable(&p), "cuptiSassMetricsDisable");
-	}
-	if (S.sass_unset) {
-		CUpti_SassMetricsUnsetConfig_Params p = {CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
-		p.deviceIndex = (uint32_t)S.dev;
-		logged(cuptiSassMetricsUnsetConfig(&p), "cuptiSassMetricsUnsetConfig");
-		S.dev_state[S.dev] = 0;
 	}
 	write_unprofiled(w->mangled);
 	if (!data)
@@ -760,6 +745,8 @@ static CUptiResult pcs_reasons(CUcontext ctx)
 	for (size_t i = 0; i < n; i++) {
 		S.reason_name[i][CUPTI_STALL_REASON_STRING_SIZE - 1] = '\0';
 		size_t len = strlen(S.reason_name[i]);
+		/* also not the totals (smsp__pcsamp_sample_count, ..._dropped),
+		 * which CUPTI collects anyway */
 		int dup = (len >= 11 && strcmp(S.reason_name[i] + len - 11, "_not_issued") == 0) ||
 		          strncmp(S.reason_name[i], "smsp__pcsamp_warps_issue_stalled_", 33) != 0;
 		if (!S.listed_reasons)
@@ -779,8 +766,7 @@ static CUptiResult pcs_configure(CUcontext ctx, uint32_t period)
 	memset(a, 0, sizeof(a));
 	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
 	a[n++].attributeData.collectionModeData.collectionMode =
-		S.continuous ? CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS
-		             : CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+		CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
 	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
 	a[n++].attributeData.samplingPeriodData.samplingPeriod = period;
 	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
@@ -818,7 +804,7 @@ static void pcs_disable(CUcontext ctx)
 }
 
 /* Enable, configure and start; on a failure nothing stays enabled. */
-static CUptiResult pcs_try(CUcontext ctx, uint32_t period, int start)
+static CUptiResult pcs_try(CUcontext ctx, uint32_t period)
 {
 	CUptiResult r;
 	{
@@ -836,7 +822,7 @@ static CUptiResult pcs_try(CUcontext ctx, uint32_t period, int start)
 	pcs_buf_alloc(&S.get_buf, S.n_selected);
 	if ((r = pcs_configure(ctx, period)) != CUPTI_SUCCESS)
 		goto fail;
-	if (start) {
+	{
 		CUpti_PCSamplingStartParams p = {CUpti_PCSamplingStartParamsSize};
 		p.ctx = ctx;
 		r = logged(cuptiPCSamplingStart(&p), "cuptiPCSamplingStart");
@@ -847,23 +833,6 @@ static CUptiResult pcs_try(CUcontext ctx, uint32_t period, int start)
 fail:
 	pcs_disable(ctx);
 	return r;
-}
-
-/* Diagnostic: enable PC sampling at the first launch in a context, before
- * its modules load, and keep it enabled (one context). */
-static void pcs_early(uint32_t uid)
-{
-	CUcontext ctx = NULL;
-	if (S.early_tried)
-		return;
-	S.early_tried = 1;
-	if (cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
-		return;
-	logf_("pc sampling: early enable in context %u", uid);
-	if (pcs_try(ctx, 12, 0) == CUPTI_SUCCESS) {
-		S.early_ctx = ctx;
-		S.early_uid = uid;
-	}
 }
 
 static int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3],
@@ -881,26 +850,15 @@ static int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3
 	      S.period, w->duration_ns);
 	if (S.rp_mode == RP_RELEASE && S.release)
 		S.release(ctx);
-	if (S.early_ctx && S.early_ctx == ctx) {
-		r = pcs_configure(ctx, S.period);
-		if (r == CUPTI_SUCCESS) {
-			CUpti_PCSamplingStartParams p = {CUpti_PCSamplingStartParamsSize};
-			p.ctx = ctx;
-			r = logged(cuptiPCSamplingStart(&p), "cuptiPCSamplingStart");
-		}
-	} else {
-		r = pcs_try(ctx, S.period, 1);
-	}
+	r = pcs_try(ctx, S.period);
 	if (r != CUPTI_SUCCESS) {
 		note("PC sampling of %s failed (%s): no stall reasons for its source lines",
 		     w->mangled, ga_cupti_result_string(r));
 		if (r == CUPTI_ERROR_NOT_SUPPORTED || r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
 			S.pcs_state[d] = -1;
-		if (!S.early_ctx) {
-			pcs_buf_free(&S.cfg_buf);
-			pcs_buf_free(&S.get_buf);
-			pcs_free_reasons();
-		}
+		pcs_buf_free(&S.cfg_buf);
+		pcs_buf_free(&S.get_buf);
+		pcs_free_reasons();
 		return -1;
 	}
 	S.pcs_state[d] = 1;
@@ -968,6 +926,7 @@ static void pcs_end(void)
 	pcs_acc acc = {&src, NULL, 0, 0, 0};
 	CUptiResult r;
 	int calls = 0, full = 0;
+	double nonuser = 0;
 
 	S.active = NULL;
 	S.active_kind = 0;
@@ -1002,14 +961,14 @@ static void pcs_end(void)
 		      S.get_buf.remainingNumPcs, (unsigned long long)S.get_buf.totalSamples,
 		      (unsigned long long)S.get_buf.droppedSamples,
 		      (unsigned long long)S.get_buf.nonUsrKernelsTotalSamples);
+		nonuser += (double)S.get_buf.nonUsrKernelsTotalSamples;
 		src.samples_total += (double)S.get_buf.totalSamples;
 		src.samples_dropped += (double)S.get_buf.droppedSamples;
 		pcs_take(&acc, &S.get_buf, w->mangled);
 		if (S.get_buf.remainingNumPcs == 0 || calls > 100000)
 			break;
 	}
-	if (!(S.early_ctx && S.early_ctx == ctx))
-		pcs_disable(ctx);
+	pcs_disable(ctx);
 	/* Disable hands what was left to the configured buffer. */
 	if (S.cfg_buf.totalNumPcs) {
 		logf_("  %zu PCs left at disable, %llu samples", S.cfg_buf.totalNumPcs,
@@ -1030,12 +989,12 @@ static void pcs_end(void)
 		json_object_set_new(rec, "type", json_string("source"));
 		S.write(rec);
 	} else {
-		note("PC sampling of %s gave no samples of its code: no stall reasons", w->mangled);
+		note("PC sampling of %s gave no samples of its code (%.0f samples, %.0f of them "
+		     "counted by CUPTI as non-user code): no stall reasons", w->mangled,
+		     src.samples_total, nonuser);
 	}
 	ga_source_free(&src);
-	if (!S.early_ctx) {
-		pcs_buf_free(&S.cfg_buf);
-		pcs_buf_free(&S.get_buf);
-		pcs_free_reasons();
-	}
+	pcs_buf_free(&S.cfg_buf);
+	pcs_buf_free(&S.get_buf);
+	pcs_free_reasons();
 }
