@@ -13,9 +13,16 @@
  *                 at the branch's width.  The region's idle lanes are
  *                 charged to the line of the last full-width instruction,
  *                 which is the branch (or its condition) in the source.
- * A line's score is its largest share; lines under 2 % are dropped.
+ *   stalls        PC samples of warps stalled at the line ("selected"
+ *                 samples, where the warp issued, are no stall)
+ * A line's score is its largest share.  Lines under 2 % of every kind of
+ * waste the SASS metrics measure are dropped, unless they hold at least
+ * 10 % of the kernel's stall samples; lines with a SASS-measured problem
+ * come first (they say what to change), stall hotspots after them.
  * "Per request" divides by the warp-level instructions of the PCs that
- * touched that memory (a warp's load instruction is one request). */
+ * touched that memory (a warp's load instruction is one request).  The
+ * dominant stall reason of a line is its most sampled reason other than
+ * "selected", given as a share of all the line's samples. */
 #include "source.h"
 
 #include <jansson.h>
@@ -26,6 +33,7 @@
 
 #define WARP 32.0
 #define MIN_SHARE 0.02
+#define MIN_STALL_SHARE 0.10
 #define BRANCH_DROP 2.0   /* lanes: smaller drops are noise (exits, tails) */
 
 void ga_source_free(ga_source *s)
@@ -35,6 +43,9 @@ void ga_source_free(ga_source *s)
 	for (size_t i = 0; i < s->n_pcs; i++) {
 		free(s->pcs[i].file);
 		free(s->pcs[i].text);
+		for (size_t k = 0; k < s->pcs[i].n_stalls; k++)
+			free(s->pcs[i].stalls[k].reason);
+		free(s->pcs[i].stalls);
 	}
 	free(s->pcs);
 	free(s->mangled);
@@ -75,6 +86,70 @@ void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from)
 		to->text = from->text;
 }
 
+void ga_source_pc_add_stall(ga_source_pc *p, const char *reason, double samples)
+{
+	if (!reason || !isfinite(samples))
+		return;
+	for (size_t k = 0; k < p->n_stalls; k++)
+		if (strcmp(p->stalls[k].reason, reason) == 0) {
+			p->stalls[k].samples += samples;
+			return;
+		}
+	/* The number of reasons is small (about 20): grow one at a time. */
+	p->stalls = ga_xrealloc(p->stalls, (p->n_stalls + 1) * sizeof(*p->stalls));
+	p->stalls[p->n_stalls].reason = ga_xstrdup(reason);
+	p->stalls[p->n_stalls].samples = samples;
+	p->n_stalls++;
+}
+
+double ga_source_pc_stall(const ga_source_pc *p, const char *reason)
+{
+	for (size_t k = 0; p && k < p->n_stalls; k++)
+		if (strcmp(p->stalls[k].reason, reason) == 0)
+			return p->stalls[k].samples;
+	return 0;
+}
+
+void ga_source_merge(ga_source *to, const ga_source *from)
+{
+	if (!to || !from || to == from)
+		return;
+	for (size_t i = 0; i < from->n_pcs; i++) {
+		const ga_source_pc *f = &from->pcs[i];
+		ga_source_pc *t = NULL;
+		for (size_t j = 0; j < to->n_pcs && !t; j++)
+			if (to->pcs[j].pc == f->pc)
+				t = &to->pcs[j];
+		if (!t) {
+			t = ga_source_add_pc(to);
+			t->pc = f->pc;
+		}
+		add1(&t->inst, f->inst);
+		add1(&t->threads, f->threads);
+		add1(&t->sectors, f->sectors);
+		add1(&t->sectors_ideal, f->sectors_ideal);
+		add1(&t->wavefronts, f->wavefronts);
+		add1(&t->wavefronts_ideal, f->wavefronts_ideal);
+		if ((!t->file || t->line <= 0) && f->file && f->line > 0) {
+			free(t->file);
+			t->file = ga_xstrdup(f->file);
+			t->line = f->line;
+		}
+		if (!t->text && f->text)
+			t->text = ga_xstrdup(f->text);
+		for (size_t k = 0; k < f->n_stalls; k++)
+			ga_source_pc_add_stall(t, f->stalls[k].reason, f->stalls[k].samples);
+	}
+	if (from->lineinfo)
+		to->lineinfo = 1;
+	if (!to->trigger && from->trigger)
+		to->trigger = ga_xstrdup(from->trigger);
+	if (from->sample_period > 0 && !(to->sample_period > 0))
+		to->sample_period = from->sample_period;
+	to->samples_total += from->samples_total;
+	to->samples_dropped += from->samples_dropped;
+}
+
 static int pc_cmp(const void *x, const void *y)
 {
 	const ga_source_pc *a = *(const ga_source_pc *const *)x, *b = *(const ga_source_pc *const *)y;
@@ -88,14 +163,60 @@ typedef struct {
 	double wf, wf_ideal, wf_req;
 	double branch_waste, branch_inst_before, branch_threads_before;
 	double region_inst, region_threads;
+	double samples, stall;       /* PC samples: all, and the stalled ones */
+	ga_stall *st;                /* by reason; reason borrowed from the PC */
+	size_t nst;
 } acc;
+
+/* Lines with a problem the SASS metrics measured first, then stall
+ * hotspots; by share within each. */
+static int tier(const ga_source_line *l)
+{
+	return (l->issues & ~(unsigned)GA_SRC_STALL) ? 0 : 1;
+}
 
 static int score_cmp(const void *x, const void *y)
 {
 	const ga_source_line *a = x, *b = y;
+	if (tier(a) != tier(b))
+		return tier(a) - tier(b);
 	if (a->score != b->score)
 		return a->score < b->score ? 1 : -1;
 	return (a->pc > b->pc) - (a->pc < b->pc);
+}
+
+/* The line of p among lines[0..nl), nl when new. */
+static size_t find_line(const acc *lines, size_t nl, const ga_source_pc *p)
+{
+	size_t k;
+	for (k = 0; k < nl; k++) {
+		const ga_source_line *q = &lines[k].l;
+		if (p->line > 0 && p->file ? q->file && q->line == p->line &&
+		                                 strcmp(q->file, p->file) == 0
+		                           : !q->file && q->pc == p->pc)
+			break;
+	}
+	return k;
+}
+
+static void new_line(acc *a, const ga_source_pc *p)
+{
+	a->l.file = p->line > 0 && p->file ? p->file : NULL;
+	a->l.line = a->l.file ? p->line : 0;
+	a->l.pc = p->pc;
+}
+
+static void add_stall(acc *a, const char *reason, double v)
+{
+	for (size_t k = 0; k < a->nst; k++)
+		if (strcmp(a->st[k].reason, reason) == 0) {
+			a->st[k].samples += v;
+			return;
+		}
+	a->st = ga_xrealloc(a->st, (a->nst + 1) * sizeof(*a->st));
+	a->st[a->nst].reason = (char *)reason;
+	a->st[a->nst].samples = v;
+	a->nst++;
 }
 
 size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
@@ -105,7 +226,8 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 	ga_source_pc *merged;
 	acc *lines;
 	size_t *line_of;
-	double tot_sect = 0, tot_wf = 0, tot_idle = 0;
+	double tot_sect = 0, tot_wf = 0, tot_idle = 0, tot_stall = 0;
+	size_t n_sampled = 0;
 
 	if (!s || s->n_pcs == 0 || max == 0)
 		return 0;
@@ -129,26 +251,17 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 	for (size_t i = 0; i < nm; i++)
 		if (z(merged[i].inst) > 0)
 			ord[n++] = &merged[i];
-	lines = ga_xcalloc(n ? n : 1, sizeof(*lines));
+	for (size_t i = 0; i < s->n_pcs; i++)
+		n_sampled += s->pcs[i].n_stalls > 0;
+	lines = ga_xcalloc(n + n_sampled ? n + n_sampled : 1, sizeof(*lines));
 	line_of = ga_xcalloc(n ? n : 1, sizeof(*line_of));
 
 	size_t nl = 0;
 	for (size_t i = 0; i < n; i++) {
 		const ga_source_pc *p = ord[i];
-		size_t k;
-		for (k = 0; k < nl; k++) {
-			const ga_source_line *q = &lines[k].l;
-			if (p->line > 0 && p->file ? q->file && q->line == p->line &&
-			                                   strcmp(q->file, p->file) == 0
-			                           : !q->file && q->pc == p->pc)
-				break;
-		}
-		if (k == nl) {
-			acc *a = &lines[nl++];
-			a->l.file = p->line > 0 && p->file ? p->file : NULL;
-			a->l.line = a->l.file ? p->line : 0;
-			a->l.pc = p->pc;
-		}
+		size_t k = find_line(lines, nl, p);
+		if (k == nl)
+			new_line(&lines[nl++], p);
 		line_of[i] = k;
 		acc *a = &lines[k];
 		if (!a->l.text && p->text)
@@ -171,6 +284,32 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 		}
 		if (isfinite(p->threads) && WARP * p->inst > p->threads)
 			tot_idle += WARP * p->inst - p->threads;
+	}
+
+	/* PC samples, from every record (the ranking's merge above keeps
+	 * counts, not stalls); a sampled PC the SASS metrics did not see gets
+	 * a line of its own. */
+	for (size_t i = 0; i < s->n_pcs; i++) {
+		const ga_source_pc *p = &s->pcs[i];
+		if (p->n_stalls == 0)
+			continue;
+		size_t k = find_line(lines, nl, p);
+		if (k == nl)
+			new_line(&lines[nl++], p);
+		acc *a = &lines[k];
+		if (!a->l.text && p->text)
+			a->l.text = p->text;
+		for (size_t r = 0; r < p->n_stalls; r++) {
+			double v = p->stalls[r].samples;
+			if (!isfinite(v) || v <= 0)
+				continue;
+			a->samples += v;
+			add_stall(a, p->stalls[r].reason, v);
+			if (strcmp(p->stalls[r].reason, GA_STALL_SELECTED) != 0) {
+				a->stall += v;
+				tot_stall += v;
+			}
+		}
 	}
 
 	/* Divergent regions in PC order. */
@@ -214,6 +353,8 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 		l->branch_before = NAN;
 		l->branch_after = NAN;
 		l->desc[0] = '\0';
+		l->samples = a->samples;
+		l->stall_samples = a->stall;
 #define ADD(...) \
 	do { \
 		if (len < sizeof(l->desc)) \
@@ -252,6 +393,22 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 			if (sh > l->score) l->score = sh;
 			ADD("%.1f of 32 threads active", l->active_threads);
 		}
+		if (tot_stall > 0 && a->stall > 0) {
+			const ga_stall *dom = NULL;
+			for (size_t r = 0; r < a->nst; r++)
+				if (strcmp(a->st[r].reason, GA_STALL_SELECTED) != 0 &&
+				    (!dom || a->st[r].samples > dom->samples))
+					dom = &a->st[r];
+			l->stall_share = a->stall / tot_stall;
+			l->stall_reason = dom->reason;
+			l->stall_reason_samples = dom->samples;
+			if ((sh = l->stall_share) >= MIN_STALL_SHARE) {
+				l->issues |= GA_SRC_STALL;
+				if (sh > l->score) l->score = sh;
+			}
+			ADD("stalls: %s %.0f%% of the line's %.0f samples", dom->reason,
+			    100 * dom->samples / a->samples, a->samples);
+		}
 #undef ADD
 	}
 	ga_source_line *tmp = ga_xcalloc(nl ? nl : 1, sizeof(*tmp));
@@ -263,6 +420,8 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 		nout = max;
 	memcpy(out, tmp, nout * sizeof(*out));
 	free(tmp);
+	for (size_t k = 0; k < nl; k++)
+		free(lines[k].st);
 	free(lines);
 	free(line_of);
 	free(ord);
@@ -276,6 +435,14 @@ static void put_num(json_t *o, const char *k, double v)
 {
 	if (isfinite(v))
 		json_object_set_new(o, k, json_real(v));
+}
+
+/* A count as an integer when it is one (samples are), else a real. */
+static json_t *count_json(double v)
+{
+	if (v >= 0 && v < 9e15 && v == floor(v))
+		return json_integer((json_int_t)v);
+	return json_real(v);
 }
 
 static json_t *dims(const unsigned d[3])
@@ -293,6 +460,14 @@ void *ga_source_to_json(const ga_source *s)
 	if (s->trigger)
 		json_object_set_new(o, "trigger", json_string(s->trigger));
 	json_object_set_new(o, "lineinfo", json_boolean(s->lineinfo));
+	if (s->sample_period > 0 || s->samples_total > 0) {
+		json_t *ps = json_object();
+		if (s->sample_period > 0)
+			json_object_set_new(ps, "period_cycles", count_json(s->sample_period));
+		json_object_set_new(ps, "samples", count_json(s->samples_total));
+		json_object_set_new(ps, "dropped", count_json(s->samples_dropped));
+		json_object_set_new(o, "pc_sampling", ps);
+	}
 	for (size_t i = 0; i < s->n_pcs; i++) {
 		const ga_source_pc *p = &s->pcs[i];
 		json_t *j = json_object();
@@ -307,6 +482,14 @@ void *ga_source_to_json(const ga_source *s)
 		put_num(j, "sectors_ideal", p->sectors_ideal);
 		put_num(j, "wavefronts", p->wavefronts);
 		put_num(j, "wavefronts_ideal", p->wavefronts_ideal);
+		if (p->n_stalls) {
+			json_t *st = json_object();
+			for (size_t k = 0; k < p->n_stalls; k++)
+				if (isfinite(p->stalls[k].samples))
+					json_object_set_new(st, p->stalls[k].reason,
+					                    count_json(p->stalls[k].samples));
+			json_object_set_new(j, "stalls", st);
+		}
 		if (p->text)
 			json_object_set_new(j, "text", json_string(p->text));
 		json_array_append_new(pcs, j);
@@ -345,6 +528,47 @@ static int get_dims(json_t *o, const char *k, unsigned d[3], const char *where, 
 	return 0;
 }
 
+static int get_stalls(json_t *o, ga_source_pc *p, const char *where, size_t i, ga_error *err)
+{
+	json_t *st = json_object_get(o, "stalls"), *v;
+	const char *reason;
+	if (!st || json_is_null(st))
+		return 0;
+	if (!json_is_object(st))
+		return ga_fail(err, GA_ERR_PROFILE, "%s.pcs[%zu].stalls: expected an object of "
+		               "{reason: samples}", where, i);
+	json_object_foreach(st, reason, v) {
+		if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+		    !isfinite(json_number_value(v)))
+			return ga_fail(err, GA_ERR_PROFILE, "%s.pcs[%zu].stalls.%.80s: expected a "
+			               "number of samples (0 or more)", where, i, reason);
+		ga_source_pc_add_stall(p, reason, json_number_value(v));
+	}
+	return 0;
+}
+
+static int get_sampling(json_t *o, ga_source *s, const char *where, ga_error *err)
+{
+	json_t *ps = json_object_get(o, "pc_sampling");
+	static const char *const keys[] = {"period_cycles", "samples", "dropped"};
+	double *slot[] = {&s->sample_period, &s->samples_total, &s->samples_dropped};
+	if (!ps || json_is_null(ps))
+		return 0;
+	if (!json_is_object(ps))
+		return ga_fail(err, GA_ERR_PROFILE, "%s.pc_sampling: expected an object", where);
+	for (size_t k = 0; k < 3; k++) {
+		json_t *v = json_object_get(ps, keys[k]);
+		if (!v)
+			continue;
+		if (!json_is_number(v) || !(json_number_value(v) >= 0) ||
+		    !isfinite(json_number_value(v)))
+			return ga_fail(err, GA_ERR_PROFILE, "%s.pc_sampling.%s: expected a number "
+			               "(0 or more)", where, keys[k]);
+		*slot[k] = json_number_value(v);
+	}
+	return 0;
+}
+
 int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, const char *where,
                         ga_error *err)
 {
@@ -370,6 +594,8 @@ int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, con
 	if (json_is_string(v))
 		s.trigger = ga_xstrdup(json_string_value(v));
 	s.lineinfo = json_is_true(json_object_get(o, "lineinfo"));
+	if (get_sampling(o, &s, where, err))
+		goto bad;
 	pcs = json_object_get(o, "pcs");
 	if (!json_is_array(pcs)) {
 		ga_fail(err, GA_ERR_PROFILE, "%s.pcs: missing or not an array", where);
@@ -407,7 +633,8 @@ int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, con
 		    get_num(v, "sectors", &p->sectors, where, i, err) ||
 		    get_num(v, "sectors_ideal", &p->sectors_ideal, where, i, err) ||
 		    get_num(v, "wavefronts", &p->wavefronts, where, i, err) ||
-		    get_num(v, "wavefronts_ideal", &p->wavefronts_ideal, where, i, err))
+		    get_num(v, "wavefronts_ideal", &p->wavefronts_ideal, where, i, err) ||
+		    get_stalls(v, p, where, i, err))
 			goto bad;
 	}
 	GA_PUSH(*arr, *n, *cap, s);

@@ -1,10 +1,12 @@
 /* source.h: source-line attribution of a kernel's problems.
  *
  * The collector measures one launch of a flagged kernel with CUPTI's SASS
- * metrics (per-instruction counts) and maps each instruction's PC offset to
- * file:line (cubin line information, from nvcc -lineinfo).  A ga_source
- * holds those per-PC counts for one kernel; ga_source_rank() turns them into
- * the few source lines worth changing, each with what is wrong there.
+ * metrics (per-instruction counts), and the launch after it with CUPTI's PC
+ * sampling (warp stall reasons per instruction), and maps each instruction's
+ * PC offset to file:line (cubin line information, from nvcc -lineinfo).  A
+ * ga_source holds those per-PC counts for one kernel; ga_source_rank() turns
+ * them into the few source lines worth changing, each with what is wrong
+ * there.
  *
  * JSON: the profile's optional "sources" array (docs/profile.schema.json). */
 #ifndef GA_SOURCE_H
@@ -14,6 +16,14 @@
 #include <stdint.h>
 
 #include "util.h"
+
+/* PC samples of one warp state at one instruction.  Reasons are CUPTI's
+ * names without "smsp__pcsamp_warps_issue_stalled_": "long_scoreboard",
+ * "barrier", ...; "selected" (the warp issued) is a sample but no stall. */
+typedef struct {
+	char *reason;
+	double samples;
+} ga_stall;
 
 typedef struct {
 	uint32_t pc;             /* offset of the instruction in its function */
@@ -27,6 +37,8 @@ typedef struct {
 	double wavefronts;       /* shared memory wavefronts */
 	double wavefronts_ideal; /* the same without bank conflicts */
 	char *text;              /* source text of the line, read at collection; NULL */
+	ga_stall *stalls;        /* PC samples by warp state; none: not sampled */
+	size_t n_stalls;
 } ga_source_pc;
 
 typedef struct ga_source {
@@ -35,6 +47,10 @@ typedef struct ga_source {
 	unsigned grid[3], block[3];
 	char *trigger;           /* why it was measured: "--source", "32.0 sectors/request > 4" */
 	int lineinfo;            /* 1 when at least one PC mapped to a line */
+	/* PC sampling of the launch that gave the stalls; 0 when not sampled */
+	double sample_period;    /* cycles between samples */
+	double samples_total;    /* samples CUPTI counted in the launch */
+	double samples_dropped;  /* of those, dropped by the hardware */
 	ga_source_pc *pcs;
 	size_t n_pcs, cap_pcs;
 } ga_source;
@@ -45,7 +61,12 @@ enum {
 	GA_SRC_BANK_CONFLICT = 1 << 1,/* more shared wavefronts per request than ideal */
 	GA_SRC_INACTIVE = 1 << 2,     /* instructions run with few active lanes */
 	GA_SRC_BRANCH = 1 << 3,       /* the last full-width instructions before lanes drop */
+	GA_SRC_STALL = 1 << 4,        /* a large share of the kernel's stall samples */
 };
+
+/* The warp state that is no stall: the sampled warp issued. */
+#define GA_STALL_SELECTED "selected"
+
 
 typedef struct {
 	const char *file;        /* borrowed from the ga_source; NULL: no line info */
@@ -58,7 +79,13 @@ typedef struct {
 	double wavefronts_per_req, wavefronts_ideal_per_req;
 	double active_threads;   /* mean active lanes per instruction of the line */
 	double branch_before, branch_after; /* lanes at the branch and in the region after */
-	char desc[256];          /* "32.0 sectors/request (ideal 4.0); ..." */
+	/* PC sampling; samples 0 (and reason NULL) when the line was not sampled */
+	double samples;          /* every sample at the line, "selected" included */
+	double stall_samples;    /* the stalled ones */
+	double stall_share;      /* of the kernel's stall samples (0..1) */
+	const char *stall_reason;/* the line's most sampled stall reason; borrowed */
+	double stall_reason_samples;
+	char desc[320];          /* "32.0 sectors/request (ideal 4.0); ..." */
 } ga_source_line;
 
 void ga_source_free(ga_source *s);
@@ -66,11 +93,25 @@ void ga_source_free(ga_source *s);
 ga_source_pc *ga_source_add_pc(ga_source *s);
 
 /* Add from's counts to to's (NAN + x = x); file and text are borrowed from
- * `from` when to has none (ranking's temporary merge only). */
+ * `from` when to has none (ranking's temporary merge only; stalls are not
+ * merged). */
 void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from);
 
-/* Rank the lines of s: at most max lines with a share of at least 2 % of
- * some kind of waste, largest share first.  Returns the number written. */
+/* Add samples of reason to a PC (a new reason is appended). */
+void ga_source_pc_add_stall(ga_source_pc *p, const char *reason, double samples);
+/* Samples of one reason at a PC (0 when none). */
+double ga_source_pc_stall(const ga_source_pc *p, const char *reason);
+
+/* Merge the measurements of `from` (the same kernel, another launch) into
+ * `to`: counts and stalls of a PC both have are added, PCs only `from` has
+ * are copied, and so are its sampling totals when `to` has none. */
+void ga_source_merge(ga_source *to, const ga_source *from);
+
+/* Rank the lines of s: at most max lines, largest share first.  A line
+ * ranks with a share of at least 2 % of some kind of waste measured by the
+ * SASS metrics (uncoalesced, bank conflicts, divergence), or, only when it
+ * has none of those, with at least 10 % of the kernel's stall samples;
+ * lines of the first kind come first.  Returns the number written. */
 size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max);
 
 /* JSON form of one "sources" entry (json_t *, new reference), and back.

@@ -778,6 +778,22 @@ static void ctx_release(ctx_state *cs)
 	cs->cdata_size = NULL;
 }
 
+/* sass.c's hook before PC sampling in ctx: take the range profiler out of
+ * the context, with its counter-data images (they belong to the object);
+ * measure_begin enables it again at the context's next profiled launch. */
+static void release_range_profiler(CUcontext ctx)
+{
+	for (ctx_state *cs = G.ctxs; cs; cs = cs->next) {
+		if (cs->ctx != ctx || !cs->rp)
+			continue;
+		measure_disable(cs);
+		for (size_t s = 0; cs->cdata && s < cs->cfg->n_sets; s++) {
+			free(cs->cdata[s]);
+			cs->cdata[s] = NULL;
+		}
+	}
+}
+
 /* ---- launch metadata ---------------------------------------------------- */
 
 static void occupancy(ctx_state *cs, CUfunction f, ga_launch *l)
@@ -1343,6 +1359,7 @@ GA_EXPORT int InitializeInjection(void)
 	init_metrics();
 	init_filters();
 	ga_sass_init((int)G.pid, (ga_sass_writer)write_record);
+	ga_sass_set_release(release_range_profiler);
 	{
 		const char *tv = getenv(GA_ENV_TOOL_VERSION);
 		write_record(json_pack("{s:s, s:i, s:i, s:s}", "type", "start", "pid", (int)G.pid,

@@ -159,6 +159,8 @@ static void note_error(gather_state *g, json_t *rec)
 		g->first_error = ga_xstrdup(msg);
 }
 
+static void add_source(ga_profile *p, ga_source *s);
+
 static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_error *err)
 {
 	size_t len = 0;
@@ -227,9 +229,13 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 		} else if (strcmp(type, "source") == 0) {
 			char *where = ga_xasprintf("%s:%ld", path, lineno);
 			ga_error serr = {0};
-			if (ga_source_from_json(&p->sources, &p->n_sources, &p->cap_sources, rec, where,
-			                        &serr) != 0)
+			ga_source *one = NULL;
+			size_t n1 = 0, cap1 = 0;
+			if (ga_source_from_json(&one, &n1, &cap1, rec, where, &serr) != 0)
 				g->truncated_lines++;
+			else
+				add_source(p, &one[0]);
+			free(one);
 			free(where);
 		} else if (strcmp(type, "error") == 0) {
 			note_error(g, rec);
@@ -238,6 +244,28 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 	}
 	free(text);
 	return 0;
+}
+
+/* A kernel's source-level records (SASS metrics of one launch, PC samples
+ * of the next) become one "sources" entry: merged by process and kernel,
+ * preferring the entry of the same grid and block.  Takes s over. */
+static void add_source(ga_profile *p, ga_source *s)
+{
+	ga_source *to = NULL;
+	for (size_t i = 0; i < p->n_sources; i++) {
+		ga_source *t = &p->sources[i];
+		if (t->pid != s->pid || !t->mangled || !s->mangled || strcmp(t->mangled, s->mangled))
+			continue;
+		if (!to || (memcmp(t->grid, s->grid, sizeof(t->grid)) == 0 &&
+		            memcmp(t->block, s->block, sizeof(t->block)) == 0))
+			to = t;
+	}
+	if (to) {
+		ga_source_merge(to, s);
+		ga_source_free(s);
+	} else {
+		GA_PUSH(p->sources, p->n_sources, p->cap_sources, *s);
+	}
 }
 
 static int launch_cmp(const void *a, const void *b)

@@ -27,6 +27,31 @@
  * "unprofiled" launch so its time still counts.  One measurement per
  * (kernel, context).
  *
+ * Stall reasons.  The kernel's launch after that one (same context) runs
+ * under CUPTI PC sampling (cupti_pcsampling.h), kernel-serialized, with
+ * start/stop control: at ENTER Enable, stall-reason names, configuration
+ * (every reason but the "_not_issued" duplicates, a sampling period sized
+ * from the profiled launch's duration for about PCS_TARGET samples, the
+ * buffers), Start; at EXIT synchronise, Stop, GetData until CUPTI has no
+ * more PCs, Disable.  Samples of the kernel's PCs (by function name) go to
+ * a second "source" record with only "stalls" per PC; the launcher merges
+ * it into the SASS one.  A kernel launched too few times has no stall data.
+ * The range profiler is taken out of the context first (inject.c's release
+ * hook; GPUADVISE_PCSAMP_RP=keep leaves it): on an H200 (driver 580, CUPTI
+ * 13.0) PC sampling with it enabled gave no samples at all.
+ *
+ * EXPERIMENTAL, off unless GPUADVISE_PCSAMP=on: on that H200 every sample
+ * of the sampled launch counted as non-user code (nonUsrKernelsTotalSamples
+ * == totalSamples, no PC records), whatever was tried: kernel-serialized or
+ * continuous mode; without the SASS launch before it, or with its config
+ * unset; PC sampling before the SASS launch; eager module loading; enabled
+ * and started at the EXIT of the launch before.  Enabling PC sampling at
+ * the context's first launch, before its modules load, made the range
+ * profiler's Start fail (INVALID_PARAMETER) and the program crash.  So the
+ * collection costs a launch and about 0.2 s per kernel for nothing there;
+ * the model, reports and tests take stalls from profiles that have them.
+ * GPUADVISE_PCSAMP_PERIOD=N (5..31) samples every 2^N cycles.
+ *
  * GPUADVISE_SOURCE_LOG=FILE appends a line per CUPTI call with its result,
  * and the chip's SASS metric list once: for diagnosing a new GPU or driver. */
 #include "sass.h"
@@ -37,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cupti.h>
 #include <cupti_pcsampling.h>
@@ -48,6 +74,10 @@
 #include "collect.h"
 
 #define MAX_CUBIN_BYTES (512UL << 20)   /* keep at most this much cubin text */
+#define PCS_TARGET 131072.0             /* samples aimed at per sampled launch */
+#define PCS_BUF_PCS 1024                /* PC records per GetData call */
+#define PCS_SCRATCH (4UL << 20)         /* CUPTI's buffer of decoded PCs */
+#define PCS_HW_BUFFER (128UL << 20)     /* device buffer of raw samples */
 
 enum { M_INST, M_THREADS, M_SECT, M_SECT_IDEAL, M_WF, M_WF_IDEAL, M_N };
 static const char *const metric_names[M_N] = {
@@ -74,9 +104,14 @@ typedef struct want {
 	char *mangled;
 	uint32_t ctx;
 	char *trigger;
-	int done;
+	int done;                 /* SASS metrics tried */
+	int pcs_done;             /* PC sampling tried */
+	double duration_ns;       /* of the profiled launch that flagged it */
 	struct want *next;
 } want;
+
+enum { ACT_SASS = 1, ACT_PCS = 2 };
+enum { RP_RELEASE, RP_KEEP };
 
 enum { MODE_OFF, MODE_AUTO, MODE_FORCE };
 
@@ -98,9 +133,24 @@ static struct {
 	int have[MAX_DEVICES][M_N];
 	/* the launch being measured */
 	want *active;
+	int active_kind;          /* ACT_* */
 	CUcontext ctx;
 	int dev;
 	unsigned grid[3], block[3];
+	/* PC sampling */
+	int pcs_off;
+	int rp_mode;              /* RP_* */
+	int pcs_state[MAX_DEVICES];   /* 0 unknown, 1 worked once, -1 unusable */
+	ga_sass_release_fn release;
+	size_t n_reasons;         /* every reason CUPTI names */
+	uint32_t *reason_index;
+	char **reason_name;       /* CUPTI's names, CUPTI_STALL_REASON_STRING_SIZE each */
+	uint32_t *selected;       /* the indices collected */
+	size_t n_selected;
+	CUpti_PCSamplingData cfg_buf, get_buf;
+	uint32_t period;
+	double t0;
+	int listed_reasons;
 } S;
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -148,7 +198,19 @@ void ga_sass_init(int pid, ga_sass_writer write)
 		S.mode = MODE_OFF;
 	if (log && *log)
 		S.log = fopen(log, "a");
-	logf_("pid %d: source mode %d", pid, S.mode);
+	{
+		const char *e = getenv("GPUADVISE_PCSAMP");
+		const char *rp = getenv("GPUADVISE_PCSAMP_RP");
+		S.pcs_off = !(e && strcmp(e, "on") == 0);
+		S.rp_mode = rp && strcmp(rp, "keep") == 0 ? RP_KEEP : RP_RELEASE;
+	}
+	logf_("pid %d: source mode %d, pc sampling %s, range profiler mode %d", pid, S.mode,
+	      S.pcs_off ? "off" : "on", S.rp_mode);
+}
+
+void ga_sass_set_release(ga_sass_release_fn fn)
+{
+	S.release = fn;
 }
 
 int ga_sass_enabled(void)
@@ -240,6 +302,8 @@ void ga_sass_note(const char *mangled, uint32_t ctx, char *const *names, const d
 	w->mangled = ga_xstrdup(mangled);
 	w->ctx = ctx;
 	w->trigger = ga_xstrdup(trig);
+	w->duration_ns = val(names, v, n, "gpu__time_duration.sum");
+	w->pcs_done = S.pcs_off;
 	w->next = S.wants;
 	S.wants = w;
 	logf_("flagged %s (context %u): %s", mangled, ctx, trig);
@@ -248,7 +312,7 @@ void ga_sass_note(const char *mangled, uint32_t ctx, char *const *names, const d
 int ga_sass_outstanding(void)
 {
 	for (want *w = S.wants; w; w = w->next)
-		if (!w->done)
+		if (!w->done || !w->pcs_done)
 			return 1;
 	return 0;
 }
@@ -259,7 +323,7 @@ int ga_sass_wants(const char *mangled, uint32_t ctx)
 	if (S.mode == MODE_OFF || !S.wants)
 		return 0;
 	w = find_want(mangled, ctx);
-	return w && !w->done;
+	return w && (!w->done || !w->pcs_done);
 }
 
 /* ---- measuring ----------------------------------------------------------- */
@@ -346,12 +410,17 @@ static int configure(int dev)
 	return 0;
 }
 
+static int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3],
+                     const unsigned block[3]);
+
 int ga_sass_begin(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *mangled,
                   const unsigned grid[3], const unsigned block[3])
 {
 	want *w = find_want(mangled, ctx_uid);
-	if (!w || w->done)
+	if (!w)
 		return -1;
+	if (w->done)   /* SASS metrics first, then PC sampling */
+		return w->pcs_done ? -1 : pcs_begin(w, ctx, dev, grid, block);
 	w->done = 1;   /* one try, whatever happens */
 	if (configure((int)dev) != 0)
 		return -1;
@@ -364,6 +433,7 @@ int ga_sass_begin(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *man
 		return -1;
 	}
 	S.active = w;
+	S.active_kind = ACT_SASS;
 	S.ctx = ctx;
 	S.dev = (int)dev;
 	memcpy(S.grid, grid, sizeof(S.grid));
@@ -399,8 +469,9 @@ static int correlate(const cubin *c, const char *fn, uint32_t pc, char **file, i
 	return 0;
 }
 
-/* The cubin holding fn: by CRC first, else any cubin that can correlate it. */
-static const cubin *find_cubin(uint32_t crc, const char *fn, uint32_t pc)
+/* The cubin holding fn: by CRC first (SASS records give 32 bits of it, PC
+ * sampling 64), else any cubin that can correlate it. */
+static const cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc)
 {
 	char *file;
 	int line;
@@ -408,7 +479,7 @@ static const cubin *find_cubin(uint32_t crc, const char *fn, uint32_t pc)
 	const cubin *head = S.cubins;
 	pthread_mutex_unlock(&cubin_lock);
 	for (const cubin *c = head; c; c = c->next)
-		if ((uint32_t)c->crc == crc || c->crc == crc)
+		if (c->crc == crc || (uint32_t)c->crc == (uint32_t)crc)
 			return c;
 	for (const cubin *c = head; c; c = c->next)
 		if (correlate(c, fn, pc, &file, &line) == 0) {
@@ -416,6 +487,19 @@ static const cubin *find_cubin(uint32_t crc, const char *fn, uint32_t pc)
 			return c;
 		}
 	return NULL;
+}
+
+static void pcs_end(void);
+
+/* The measured launch is not a profiled one: count it like those past
+ * --max-per-kernel so its GPU time still counts. */
+static void write_unprofiled(const char *mangled)
+{
+	ga_unprofiled u = {(char *)mangled, S.pid, {S.grid[0], S.grid[1], S.grid[2]},
+	                   {S.block[0], S.block[1], S.block[2]}, 1};
+	json_t *rec = ga_unprofiled_to_json(&u);
+	json_object_set_new(rec, "type", json_string("unprofiled"));
+	S.write(rec);
 }
 
 void ga_sass_end(void)
@@ -429,6 +513,10 @@ void ga_sass_end(void)
 
 	if (!w)
 		return;
+	if (S.active_kind == ACT_PCS) {
+		pcs_end();
+		return;
+	}
 	S.active = NULL;
 	{
 		CUresult cr = cuCtxSynchronize();
@@ -468,15 +556,7 @@ disable:
 		p.ctx = ctx;
 		logged(cuptiSassMetricsDisable(&p), "cuptiSassMetricsDisable");
 	}
-	/* The measured launch is not a profiled one: count it like those past
-	 * --max-per-kernel so its GPU time still counts. */
-	{
-		ga_unprofiled u = {w->mangled, S.pid, {S.grid[0], S.grid[1], S.grid[2]},
-		                   {S.block[0], S.block[1], S.block[2]}, 1};
-		json_t *rec = ga_unprofiled_to_json(&u);
-		json_object_set_new(rec, "type", json_string("unprofiled"));
-		S.write(rec);
-	}
+	write_unprofiled(w->mangled);
 	if (!data)
 		goto out;
 
@@ -540,4 +620,381 @@ out:
 		free(data);
 	}
 	ga_source_free(&src);
+}
+
+/* ---- PC sampling: stall reasons ------------------------------------------ */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* 2^period cycles between samples: about PCS_TARGET samples (one per SM
+ * per period) over the profiled launch's duration. */
+static uint32_t pcs_period(const want *w, CUdevice dev)
+{
+	const char *e = getenv("GPUADVISE_PCSAMP_PERIOD");
+	int sms = 0, khz = 0;
+	uint32_t p = 5;
+	if (e && *e) {
+		long v = strtol(e, NULL, 10);
+		if (v >= 5 && v <= 31)
+			return (uint32_t)v;
+	}
+	cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+	cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev);
+	if (!(w->duration_ns > 0) || sms <= 0 || khz <= 0)
+		return 12;
+	double per = w->duration_ns * 1e-9 * khz * 1e3 * sms / PCS_TARGET;
+	while (p < 31 && (double)(1UL << p) < per)
+		p++;
+	return p;
+}
+
+static void pcs_buf_free(CUpti_PCSamplingData *b)
+{
+	if (b->pPcData)
+		for (size_t i = 0; i < b->collectNumPcs; i++)
+			free(b->pPcData[i].stallReason);
+	free(b->pPcData);
+	memset(b, 0, sizeof(*b));
+}
+
+static void pcs_buf_alloc(CUpti_PCSamplingData *b, size_t reasons)
+{
+	memset(b, 0, sizeof(*b));
+	b->size = sizeof(*b);
+	b->collectNumPcs = PCS_BUF_PCS;
+	b->pPcData = ga_xcalloc(PCS_BUF_PCS, sizeof(*b->pPcData));
+	for (size_t i = 0; i < PCS_BUF_PCS; i++) {
+		b->pPcData[i].size = sizeof(b->pPcData[i]);
+		b->pPcData[i].stallReason = ga_xcalloc(reasons ? reasons : 1,
+		                                       sizeof(*b->pPcData[i].stallReason));
+	}
+}
+
+static void pcs_free_reasons(void)
+{
+	for (size_t i = 0; i < S.n_reasons; i++)
+		free(S.reason_name[i]);
+	free(S.reason_name);
+	free(S.reason_index);
+	free(S.selected);
+	S.reason_name = NULL;
+	S.reason_index = S.selected = NULL;
+	S.n_reasons = S.n_selected = 0;
+}
+
+/* "smsp__pcsamp_warps_issue_stalled_long_scoreboard" -> "long_scoreboard" */
+static const char *short_reason(const char *name)
+{
+	static const char *const prefixes[] = {"smsp__pcsamp_warps_issue_stalled_",
+	                                       "smsp__pcsamp_", "smsp__"};
+	for (size_t i = 0; i < GA_ARRAY_LEN(prefixes); i++) {
+		size_t n = strlen(prefixes[i]);
+		if (strncmp(name, prefixes[i], n) == 0 && name[n])
+			return name + n;
+	}
+	return name;
+}
+
+static const char *reason_of(uint32_t index)
+{
+	for (size_t i = 0; i < S.n_reasons; i++)
+		if (S.reason_index[i] == index)
+			return short_reason(S.reason_name[i]);
+	return NULL;
+}
+
+/* Names and indices of the stall reasons (PC sampling enabled in ctx);
+ * selects all but the "_not_issued" ones, which count a subset of the
+ * same samples again. */
+static CUptiResult pcs_reasons(CUcontext ctx)
+{
+	CUptiResult r;
+	size_t n = 0;
+	pcs_free_reasons();
+	{
+		CUpti_PCSamplingGetNumStallReasonsParams p = {CUpti_PCSamplingGetNumStallReasonsParamsSize};
+		p.ctx = ctx;
+		p.numStallReasons = &n;
+		r = logged(cuptiPCSamplingGetNumStallReasons(&p), "cuptiPCSamplingGetNumStallReasons");
+		if (r != CUPTI_SUCCESS)
+			return r;
+	}
+	if (n == 0)
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	S.n_reasons = n;
+	S.reason_index = ga_xcalloc(n, sizeof(*S.reason_index));
+	S.reason_name = ga_xcalloc(n, sizeof(*S.reason_name));
+	for (size_t i = 0; i < n; i++)
+		S.reason_name[i] = ga_xcalloc(1, CUPTI_STALL_REASON_STRING_SIZE);
+	{
+		CUpti_PCSamplingGetStallReasonsParams p = {CUpti_PCSamplingGetStallReasonsParamsSize};
+		p.ctx = ctx;
+		p.numStallReasons = n;
+		p.stallReasonIndex = S.reason_index;
+		p.stallReasons = S.reason_name;
+		r = logged(cuptiPCSamplingGetStallReasons(&p), "cuptiPCSamplingGetStallReasons");
+		if (r != CUPTI_SUCCESS)
+			return r;
+	}
+	S.selected = ga_xcalloc(n, sizeof(*S.selected));
+	for (size_t i = 0; i < n; i++) {
+		S.reason_name[i][CUPTI_STALL_REASON_STRING_SIZE - 1] = '\0';
+		size_t len = strlen(S.reason_name[i]);
+		/* also not the totals (smsp__pcsamp_sample_count, ..._dropped),
+		 * which CUPTI collects anyway */
+		int dup = (len >= 11 && strcmp(S.reason_name[i] + len - 11, "_not_issued") == 0) ||
+		          strncmp(S.reason_name[i], "smsp__pcsamp_warps_issue_stalled_", 33) != 0;
+		if (!S.listed_reasons)
+			logf_("  stall reason %u: %s%s", S.reason_index[i], S.reason_name[i],
+			      dup ? " (not collected)" : "");
+		if (!dup)
+			S.selected[S.n_selected++] = S.reason_index[i];
+	}
+	S.listed_reasons = 1;
+	return S.n_selected ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_SUPPORTED;
+}
+
+static CUptiResult pcs_configure(CUcontext ctx, uint32_t period)
+{
+	CUpti_PCSamplingConfigurationInfo a[8];
+	size_t n = 0;
+	memset(a, 0, sizeof(a));
+	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+	a[n++].attributeData.collectionModeData.collectionMode =
+		CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
+	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+	a[n++].attributeData.samplingPeriodData.samplingPeriod = period;
+	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
+	a[n].attributeData.stallReasonData.stallReasonCount = S.n_selected;
+	a[n++].attributeData.stallReasonData.pStallReasonIndex = S.selected;
+	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
+	a[n++].attributeData.scratchBufferSizeData.scratchBufferSize = PCS_SCRATCH;
+	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE;
+	a[n++].attributeData.hardwareBufferSizeData.hardwareBufferSize = PCS_HW_BUFFER;
+	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+	a[n++].attributeData.samplingDataBufferData.samplingDataBuffer = &S.cfg_buf;
+	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+	a[n++].attributeData.enableStartStopControlData.enableStartStopControl = 1;
+	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
+	a[n++].attributeData.outputDataFormatData.outputDataFormat =
+		CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+	CUpti_PCSamplingConfigurationInfoParams p = {CUpti_PCSamplingConfigurationInfoParamsSize};
+	p.ctx = ctx;
+	p.numAttributes = n;
+	p.pPCSamplingConfigurationInfo = a;
+	CUptiResult r = logged(cuptiPCSamplingSetConfigurationAttribute(&p),
+	                       "cuptiPCSamplingSetConfigurationAttribute");
+	for (size_t i = 0; i < n; i++)
+		if (a[i].attributeStatus != CUPTI_SUCCESS)
+			logf_("  attribute %d -> %d (%s)", (int)a[i].attributeType,
+			      (int)a[i].attributeStatus, ga_cupti_result_string(a[i].attributeStatus));
+	return r;
+}
+
+static void pcs_disable(CUcontext ctx)
+{
+	CUpti_PCSamplingDisableParams p = {CUpti_PCSamplingDisableParamsSize};
+	p.ctx = ctx;
+	logged(cuptiPCSamplingDisable(&p), "cuptiPCSamplingDisable");
+}
+
+/* Enable, configure and start; on a failure nothing stays enabled. */
+static CUptiResult pcs_try(CUcontext ctx, uint32_t period)
+{
+	CUptiResult r;
+	{
+		CUpti_PCSamplingEnableParams p = {CUpti_PCSamplingEnableParamsSize};
+		p.ctx = ctx;
+		r = logged(cuptiPCSamplingEnable(&p), "cuptiPCSamplingEnable");
+		if (r != CUPTI_SUCCESS)
+			return r;
+	}
+	if ((r = pcs_reasons(ctx)) != CUPTI_SUCCESS)
+		goto fail;
+	pcs_buf_free(&S.cfg_buf);
+	pcs_buf_free(&S.get_buf);
+	pcs_buf_alloc(&S.cfg_buf, S.n_selected);
+	pcs_buf_alloc(&S.get_buf, S.n_selected);
+	if ((r = pcs_configure(ctx, period)) != CUPTI_SUCCESS)
+		goto fail;
+	{
+		CUpti_PCSamplingStartParams p = {CUpti_PCSamplingStartParamsSize};
+		p.ctx = ctx;
+		r = logged(cuptiPCSamplingStart(&p), "cuptiPCSamplingStart");
+		if (r != CUPTI_SUCCESS)
+			goto fail;
+	}
+	return CUPTI_SUCCESS;
+fail:
+	pcs_disable(ctx);
+	return r;
+}
+
+static int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3],
+                     const unsigned block[3])
+{
+	CUptiResult r;
+	int d = (int)dev;
+
+	w->pcs_done = 1;   /* one try, whatever happens */
+	if (d < 0 || d >= MAX_DEVICES || S.pcs_state[d] < 0)
+		return -1;
+	S.t0 = now_s();
+	S.period = pcs_period(w, dev);
+	logf_("pc sampling %s: period 2^%u cycles (profiled launch %.0f ns)", w->mangled,
+	      S.period, w->duration_ns);
+	if (S.rp_mode == RP_RELEASE && S.release)
+		S.release(ctx);
+	r = pcs_try(ctx, S.period);
+	if (r != CUPTI_SUCCESS) {
+		note("PC sampling of %s failed (%s): no stall reasons for its source lines",
+		     w->mangled, ga_cupti_result_string(r));
+		if (r == CUPTI_ERROR_NOT_SUPPORTED || r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+			S.pcs_state[d] = -1;
+		pcs_buf_free(&S.cfg_buf);
+		pcs_buf_free(&S.get_buf);
+		pcs_free_reasons();
+		return -1;
+	}
+	S.pcs_state[d] = 1;
+	S.active = w;
+	S.active_kind = ACT_PCS;
+	S.ctx = ctx;
+	S.dev = d;
+	memcpy(S.grid, grid, sizeof(S.grid));
+	memcpy(S.block, block, sizeof(S.block));
+	return 0;
+}
+
+typedef struct {
+	ga_source *src;
+	const cubin *cb;
+	int searched;
+	double pcs, other_pcs;
+} pcs_acc;
+
+/* Add the PC records of buffer b to the kernel's source record.  The
+ * records' function names are CUPTI's, possibly shared between records
+ * and calls: they are not freed (a few bytes per sampled kernel). */
+static void pcs_take(pcs_acc *acc, const CUpti_PCSamplingData *b, const char *mangled)
+{
+	ga_source *src = acc->src;
+	for (size_t i = 0; i < b->totalNumPcs && i < b->collectNumPcs; i++) {
+		const CUpti_PCSamplingPCData *d = &b->pPcData[i];
+		if (!d->functionName || strcmp(d->functionName, mangled) != 0) {
+			acc->other_pcs++;
+			continue;
+		}
+		acc->pcs++;
+		ga_source_pc *pc = NULL;
+		for (size_t j = src->n_pcs; j-- > 0;)
+			if (src->pcs[j].pc == (uint32_t)d->pcOffset) {
+				pc = &src->pcs[j];
+				break;
+			}
+		if (!pc) {
+			pc = ga_source_add_pc(src);
+			pc->pc = (uint32_t)d->pcOffset;
+			if (!acc->searched) {
+				acc->searched = 1;
+				acc->cb = find_cubin(d->cubinCrc, mangled, pc->pc);
+				logf_("pc sampling %s: cubin crc %llx -> %s", mangled,
+				      (unsigned long long)d->cubinCrc, acc->cb ? "found" : "not found");
+			}
+			if (acc->cb && correlate(acc->cb, mangled, pc->pc, &pc->file, &pc->line) == 0 &&
+			    pc->line > 0)
+				src->lineinfo = 1;
+		}
+		for (size_t k = 0; k < d->stallReasonCount && k < S.n_selected; k++) {
+			const char *why = reason_of(d->stallReason[k].pcSamplingStallReasonIndex);
+			if (why && d->stallReason[k].samples)
+				ga_source_pc_add_stall(pc, why, (double)d->stallReason[k].samples);
+		}
+	}
+}
+
+static void pcs_end(void)
+{
+	want *w = S.active;
+	CUcontext ctx = S.ctx;
+	ga_source src = {0};
+	pcs_acc acc = {&src, NULL, 0, 0, 0};
+	CUptiResult r;
+	int calls = 0, full = 0;
+	double nonuser = 0;
+
+	S.active = NULL;
+	S.active_kind = 0;
+	{
+		CUresult cr = cuCtxSynchronize();
+		logf_("cuCtxSynchronize -> %d", (int)cr);
+	}
+	{
+		CUpti_PCSamplingStopParams p = {CUpti_PCSamplingStopParamsSize};
+		p.ctx = ctx;
+		logged(cuptiPCSamplingStop(&p), "cuptiPCSamplingStop");
+	}
+	src.mangled = ga_xstrdup(w->mangled);
+	src.pid = S.pid;
+	memcpy(src.grid, S.grid, sizeof(src.grid));
+	memcpy(src.block, S.block, sizeof(src.block));
+	src.trigger = ga_xstrdup(w->trigger);
+	src.sample_period = (double)(1UL << S.period);
+	/* Everything CUPTI holds, a buffer at a time. */
+	for (;;) {
+		CUpti_PCSamplingGetDataParams p = {CUpti_PCSamplingGetDataParamsSize};
+		p.ctx = ctx;
+		p.pcSamplingData = &S.get_buf;
+		S.get_buf.totalNumPcs = S.get_buf.remainingNumPcs = 0;
+		r = logged(cuptiPCSamplingGetData(&p), "cuptiPCSamplingGetData");
+		calls++;
+		if (r == CUPTI_ERROR_OUT_OF_MEMORY || S.get_buf.hardwareBufferFull)
+			full = 1;
+		if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_OUT_OF_MEMORY)
+			break;
+		logf_("  %zu PCs, %zu remaining, %llu samples, %llu dropped, %llu non-user", S.get_buf.totalNumPcs,
+		      S.get_buf.remainingNumPcs, (unsigned long long)S.get_buf.totalSamples,
+		      (unsigned long long)S.get_buf.droppedSamples,
+		      (unsigned long long)S.get_buf.nonUsrKernelsTotalSamples);
+		nonuser += (double)S.get_buf.nonUsrKernelsTotalSamples;
+		src.samples_total += (double)S.get_buf.totalSamples;
+		src.samples_dropped += (double)S.get_buf.droppedSamples;
+		pcs_take(&acc, &S.get_buf, w->mangled);
+		if (S.get_buf.remainingNumPcs == 0 || calls > 100000)
+			break;
+	}
+	pcs_disable(ctx);
+	/* Disable hands what was left to the configured buffer. */
+	if (S.cfg_buf.totalNumPcs) {
+		logf_("  %zu PCs left at disable, %llu samples", S.cfg_buf.totalNumPcs,
+		      (unsigned long long)S.cfg_buf.totalSamples);
+		src.samples_total += (double)S.cfg_buf.totalSamples;
+		src.samples_dropped += (double)S.cfg_buf.droppedSamples;
+		pcs_take(&acc, &S.cfg_buf, w->mangled);
+	}
+	write_unprofiled(w->mangled);
+	logf_("pc sampling %s: %.0f PC records (%.0f of other functions), %zu PCs, %.0f samples, "
+	      "%.0f dropped, %.1f ms from enable to disable", w->mangled, acc.pcs, acc.other_pcs,
+	      src.n_pcs, src.samples_total, src.samples_dropped, 1e3 * (now_s() - S.t0));
+	if (full)
+		note("PC sampling of %s: the hardware buffer filled up, some samples are missing",
+		     w->mangled);
+	if (src.n_pcs) {
+		json_t *rec = ga_source_to_json(&src);
+		json_object_set_new(rec, "type", json_string("source"));
+		S.write(rec);
+	} else {
+		note("PC sampling of %s gave no samples of its code (%.0f samples, %.0f of them "
+		     "counted by CUPTI as non-user code): no stall reasons", w->mangled,
+		     src.samples_total, nonuser);
+	}
+	ga_source_free(&src);
+	pcs_buf_free(&S.cfg_buf);
+	pcs_buf_free(&S.get_buf);
+	pcs_free_reasons();
 }

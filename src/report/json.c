@@ -146,6 +146,11 @@ static json_t *source_json(const ga_analysis *a, const ga_group *g)
 	json_t *o = json_object(), *lines = json_array();
 	json_object_set_new(o, "trigger", str_or_null(src->trigger));
 	json_object_set_new(o, "lineinfo", json_boolean(src->lineinfo));
+	if (src->sample_period > 0 || src->samples_total > 0)
+		json_object_set_new(o, "pc_sampling",
+		                    json_pack("{s:f, s:f, s:f}", "period_cycles", src->sample_period,
+		                              "samples", src->samples_total, "dropped",
+		                              src->samples_dropped));
 	for (size_t i = 0; i < n; i++) {
 		const ga_source_line *l = &top[i];
 		json_t *j = json_object(), *is = json_array();
@@ -157,6 +162,7 @@ static json_t *source_json(const ga_analysis *a, const ga_group *g)
 		if (l->issues & GA_SRC_BANK_CONFLICT) json_array_append_new(is, json_string("bank_conflict"));
 		if (l->issues & GA_SRC_BRANCH) json_array_append_new(is, json_string("divergent_branch"));
 		if (l->issues & GA_SRC_INACTIVE) json_array_append_new(is, json_string("inactive_threads"));
+		if (l->issues & GA_SRC_STALL) json_array_append_new(is, json_string("stall_hotspot"));
 		json_object_set_new(j, "issues", is);
 		json_object_set_new(j, "share", num(l->score));
 		json_object_set_new(j, "sectors_per_request", num(l->sectors_per_req));
@@ -166,6 +172,16 @@ static json_t *source_json(const ga_analysis *a, const ga_group *g)
 		json_object_set_new(j, "active_threads", num(l->active_threads));
 		json_object_set_new(j, "branch_threads_before", num(l->branch_before));
 		json_object_set_new(j, "branch_threads_after", num(l->branch_after));
+		if (l->samples > 0) {
+			json_object_set_new(j, "samples", json_real(l->samples));
+			json_object_set_new(j, "stall_samples", json_real(l->stall_samples));
+			json_object_set_new(j, "stall_share", json_real(l->stall_share));
+			if (l->stall_reason) {
+				json_object_set_new(j, "stall_reason", json_string(l->stall_reason));
+				json_object_set_new(j, "stall_reason_samples",
+				                    json_real(l->stall_reason_samples));
+			}
+		}
 		json_object_set_new(j, "summary", json_string(l->desc));
 		json_array_append_new(lines, j);
 	}

@@ -536,7 +536,10 @@ static void source_lines(tctx *t, const ga_analysis *a, const ga_group *g)
 		return;
 	n = ga_source_rank(src, top, GA_SOURCE_TOP_LINES);
 	spaces(&t->b, 2);
-	ga_buf_printf(&s, "source lines (SASS metrics of one launch; %s):",
+	ga_buf_printf(&s, "source lines (%s; %s):",
+	              src->samples_total > 0 || src->sample_period > 0
+	                      ? "SASS metrics of one launch, stall samples of the next"
+	                      : "SASS metrics of one launch",
 	              src->trigger ? src->trigger : "measured");
 	wrap_buf(t, &s, 2, 4);
 	if (!src->lineinfo) {

@@ -1078,6 +1078,58 @@ else
 	not_ok "source lines in the JSON report"
 fi
 
+# Stall reasons per line (PC samples; SYNTHETIC ones on the real SASS counts
+# of the coalescing demo): the report names the line's most sampled reason
+# other than "selected", with its share of the line's samples, as the
+# fixture's numbers give them.
+STALLS=tests/fixtures/cli/synthetic-stalls.json
+"$GPUADVISE" --import "$SRCDIR/$STALLS" >"$T/stall.out" 2>"$T/stall.err"
+"$GPUADVISE" -f json --import "$SRCDIR/$STALLS" >"$T/stall.json" 2>/dev/null
+if python3 - "$SRCDIR/$STALLS" "$T/stall.json" "$T/stall.out" <<'PY'
+import json, sys
+prof, rep, text = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
+by = {}
+for pc in prof["sources"][0]["pcs"]:
+    if pc.get("line") == 22:
+        for r, n in pc.get("stalls", {}).items():
+            by[r] = by.get(r, 0) + n
+total = sum(by.values())
+reason, n = max(((r, v) for r, v in by.items() if r != "selected"), key=lambda x: x[1])
+want = f"stalls: {reason} {100 * n / total:.0f}% of the line's {total:.0f} samples"
+k = [k for k in rep["kernels"] if k["name"].startswith("coalescing_strided")][0]
+l = k["source"]["lines"][0]
+ok = (l["line"] == 22 and l["stall_reason"] == reason and l["samples"] == total and
+      "uncoalesced" in l["issues"] and want in l["summary"] and
+      k["source"]["pc_sampling"]["samples"] == prof["sources"][0]["pc_sampling"]["samples"] and
+      want in " ".join(text.split()))
+if not ok:
+    print("want", want, "got", l, file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+then
+	ok "stall reasons: dominant reason and share of the line's samples (text and JSON)"
+else
+	not_ok "stall reasons: dominant reason and share of the line's samples"
+	grep -A4 'source lines' "$T/stall.out" | head
+fi
+if python3 "$SRCDIR/tests/cli/check-schema.py" "$SRCDIR/docs/report.schema.json" "$T/stall.json" \
+	>"$T/diff" 2>&1; then
+	ok "stall reasons: the report matches its schema"
+else
+	not_ok "stall reasons: schema"
+	sed 's/^/#   /' "$T/diff"
+fi
+# Bad stalls in a profile: a clear error naming the field.
+sed 's/"long_scoreboard": 70,/"long_scoreboard": "70",/' "$SRCDIR/$STALLS" >"$T/badstall.json"
+"$GPUADVISE" --import "$T/badstall.json" >/dev/null 2>"$T/badstall.err"
+rc=$?
+if [ $rc = 2 ] && grep -q 'stalls.long_scoreboard: expected a number of samples' "$T/badstall.err"; then
+	ok "stall reasons: a non-number is refused with the field named"
+else
+	not_ok "stall reasons: bad stalls (status $rc)"
+	cat "$T/badstall.err"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && echo "# $skipped skipped"
 [ "$failed" = 0 ]

@@ -188,12 +188,43 @@ def source_line(path, kernel, src, marker):
                + "; ".join(f"{l.get('line')}: {l.get('summary')}" for l in lines))
 
 
+# Warp states that say the line waits on global memory (CUPTI PC sampling
+# reasons without the smsp__pcsamp_warps_issue_stalled_ prefix).
+MEMORY_STALLS = {"long_scoreboard", "lg_throttle", "drain", "mio_throttle", "tex_throttle",
+                 "membar"}
+
+
+def stall_reason(path, kernel, allowed=None):
+    """The kernel's top source line carries PC samples and its dominant
+    stall reason is one of `allowed` (comma-separated; default: the memory
+    ones)."""
+    want = set(allowed.split(",")) if allowed else MEMORY_STALLS
+    ks = [k for k in load(path)["kernels"] if base(k["name"]).split(" ")[-1] == kernel]
+    srcs = [k["source"] for k in ks if "source" in k]
+    expect(srcs, f"{kernel}: no source section")
+    if not srcs:
+        return
+    expect(srcs[0].get("pc_sampling"), f"{kernel}: not PC-sampled")
+    lines = srcs[0]["lines"]
+    expect(lines, f"{kernel}: no source line ranked")
+    if not lines:
+        return
+    top = lines[0]
+    expect(top.get("samples", 0) > 0 and top.get("stall_reason"),
+           f"{kernel}: top line {top.get('line')} has no stall samples: {top.get('summary')}")
+    expect(top.get("stall_reason") in want,
+           f"{kernel}: top line {top.get('line')} stalls on {top.get('stall_reason')}, "
+           f"expected one of {sorted(want)}: {top.get('summary')}")
+    expect("stalls: " in top.get("summary", ""), f"{kernel}: summary without stalls")
+    print(f"{kernel}: line {top.get('line')}: {top.get('summary')}")
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"testapp": testapp, "classes": classes, "names": names, "launches": launches,
      "crashed": crashed, "pids": pids, "unprofiled": unprofiled,
      "classes_only": classes_only, "passes": passes, "sets": sets,
-     "source_line": source_line}[cmd](*args)
+     "source_line": source_line, "stall_reason": stall_reason}[cmd](*args)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

@@ -109,18 +109,27 @@ done
 # 3d. Source lines: the demos point at the line their fix changes (marked
 # "// gpuadvise-expect: ..." in the kernel source); the kernel's profiled
 # launches flag it, and the launch after it has had every metric set (the
-# fourth, with three sets) is measured with SASS metrics.
-KSRC=$(cd "$HERE/../../kernels" && pwd)
-"$GA" -f json --log-file "$T/coal.report.json" "$BUILDDIR/kernels/gpuadvise-demo-coalescing" \
-	--reps 3 --warmup 1 >/dev/null 2>"$T/coal.err"
+# fourth, with three sets) is measured with SASS metrics, the fifth with PC
+# sampling (stall reasons; experimental, GPUADVISE_PCSAMP=on).
+KSRC=${KSRC:-$(cd "$HERE/../../kernels" && pwd)}
+GPUADVISE_PCSAMP=on "$GA" -f json --log-file "$T/coal.report.json" \
+	"$BUILDDIR/kernels/gpuadvise-demo-coalescing" --reps 4 --warmup 1 >/dev/null 2>"$T/coal.err"
 check "coalescing demo: top source line is the strided load" \
 	$CHECK source_line "$T/coal.report.json" coalescing_strided "$KSRC/demo_coalescing.cu" uncoalesced
+# Known to fail on an H200 with driver 580 (CUPTI counts every sample as
+# non-user code; src/collect/sass.c): reported as a TODO, not a failure.
+if $CHECK stall_reason "$T/coal.report.json" coalescing_strided >"$T/check.out" 2>&1; then
+	pass "coalescing demo: the strided load line stalls on memory (PC sampling)"
+else
+	echo "not ok - coalescing demo: the strided load line stalls on memory (PC sampling) # TODO PC samples not attributed"
+	sed 's/^/    /' "$T/check.out"; grep -i "pc sampling" "$T/coal.err" | sed 's/^/    /'
+fi
 "$GA" -f json --log-file "$T/div.report.json" "$BUILDDIR/kernels/gpuadvise-demo-divergence" \
-	--reps 3 --warmup 1 >/dev/null 2>"$T/div.err"
+	--reps 4 --warmup 1 >/dev/null 2>"$T/div.err"
 check "divergence demo: top source line is the divergent branch" \
 	$CHECK source_line "$T/div.report.json" divergence_evenodd "$KSRC/demo_divergence.cu" divergent-branch
 "$GA" -f json --log-file "$T/tr.report.json" "$BUILDDIR/kernels/gpuadvise-demo-transpose" \
-	--variant tiled --reps 4 --warmup 0 >/dev/null 2>"$T/tr.err"
+	--variant tiled --reps 5 --warmup 0 >/dev/null 2>"$T/tr.err"
 check "transpose demo, tiled: top source line is the conflicting shared read" \
 	$CHECK source_line "$T/tr.report.json" transpose_tiled "$KSRC/demo_transpose.cu" bank-conflict
 "$GA" --no-source -o "$T/nosrc.json" "$BUILDDIR/kernels/gpuadvise-demo-coalescing" \

@@ -264,6 +264,179 @@ static void test_read_line_and_fill(void **state)
 	unlink(path);
 }
 
+/* PC samples (SYNTHETIC, shaped like a strided kernel's): the load line
+ * waits on memory, the index line issues. */
+static void add_stalls(ga_source *s)
+{
+	ga_source_pc *ld = &s->pcs[2], *fma = &s->pcs[3], *idx = &s->pcs[1];
+	ga_source_pc_add_stall(ld, "lg_throttle", 100);
+	ga_source_pc_add_stall(fma, "long_scoreboard", 250);
+	ga_source_pc_add_stall(fma, "selected", 10);
+	ga_source_pc_add_stall(idx, "selected", 30);
+	ga_source_pc_add_stall(idx, "wait", 20);
+	/* a sampled PC the SASS metrics did not see, on a line of its own */
+	ga_source_pc *tail = pc_at(s, 0x60, "k.cu", 40, NAN, NAN);
+	ga_source_pc_add_stall(tail, "barrier", 100);
+	ga_source_pc_add_stall(tail, "barrier", 20);  /* the same reason adds up */
+}
+
+static void test_rank_stalls(void **state)
+{
+	ga_source s;
+	ga_source_line top[5];
+	(void)state;
+	make_strided(&s);
+	add_stalls(&s);
+	assert_true(ga_source_pc_stall(&s.pcs[6], "barrier") == 120);
+	assert_true(ga_source_pc_stall(&s.pcs[6], "long_scoreboard") == 0);
+	size_t n = ga_source_rank(&s, top, 5);
+	/* the uncoalesced line first (a SASS-measured problem), then the
+	 * barrier line as a stall hotspot; the index line has 20 of the 490
+	 * stall samples, under 10 %: not listed */
+	assert_int_equal(n, 2);
+	assert_int_equal(top[0].line, 22);
+	assert_true(top[0].issues & GA_SRC_UNCOALESCED);
+	assert_true(top[0].issues & GA_SRC_STALL);
+	assert_true(fabs(top[0].samples - 360) < 1e-9);
+	assert_true(fabs(top[0].stall_samples - 350) < 1e-9);
+	assert_true(fabs(top[0].stall_share - 350.0 / 490) < 1e-9);
+	assert_string_equal(top[0].stall_reason, "long_scoreboard");
+	assert_true(fabs(top[0].stall_reason_samples - 250) < 1e-9);
+	assert_true(fabs(top[0].score - 1.0) < 1e-9);   /* the larger share */
+	assert_non_null(strstr(top[0].desc, "32.0 sectors/request (ideal 4.0); stalls: "
+	                                    "long_scoreboard 69% of the line's 360 samples"));
+	assert_int_equal(top[1].line, 40);
+	assert_int_equal(top[1].issues, GA_SRC_STALL);
+	assert_true(fabs(top[1].score - 120.0 / 490) < 1e-9);
+	assert_string_equal(top[1].desc, "stalls: barrier 100% of the line's 120 samples");
+	ga_source_free(&s);
+}
+
+/* A hotspot of stalls with far more samples still ranks after a line with
+ * a small SASS-measured problem: the latter says what to change. */
+static void test_rank_stall_tiers(void **state)
+{
+	ga_source s = {0};
+	ga_source_line top[5];
+	(void)state;
+	s.mangled = strdup("k");
+	ga_source_pc *a = pc_at(&s, 0x10, "a.cu", 5, 100, 3200);
+	a->sectors = 500;
+	a->sectors_ideal = 400;
+	ga_source_pc_add_stall(a, "long_scoreboard", 5);
+	ga_source_pc *b = pc_at(&s, 0x20, "a.cu", 9, 100, 3200);
+	ga_source_pc_add_stall(b, "math_pipe_throttle", 900);
+	ga_source_pc_add_stall(b, "selected", 900);
+	ga_source_pc *c = pc_at(&s, 0x30, "a.cu", 12, 100, 3200);
+	c->sectors = 1300;
+	c->sectors_ideal = 400;   /* 900 of the 1000 excess sectors */
+	size_t n = ga_source_rank(&s, top, 5);
+	assert_int_equal(n, 3);
+	assert_int_equal(top[0].line, 12);
+	assert_true(fabs(top[0].score - 0.9) < 1e-9);
+	assert_int_equal(top[1].line, 5);
+	assert_true(fabs(top[1].score - 0.1) < 1e-9);
+	assert_int_equal(top[2].line, 9);
+	assert_true(fabs(top[2].score - 900.0 / 905) < 1e-9);   /* larger, yet after */
+	assert_non_null(strstr(top[2].desc, "stalls: math_pipe_throttle 50% of the line's 1800 samples"));
+	/* only "selected" samples: issuing, no stall to report */
+	ga_source t = {0};
+	t.mangled = strdup("k");
+	ga_source_pc *d = pc_at(&t, 0, "a.cu", 1, 10, 320);
+	ga_source_pc_add_stall(d, "selected", 50);
+	assert_int_equal(ga_source_rank(&t, top, 5), 0);
+	ga_source_free(&s);
+	ga_source_free(&t);
+}
+
+/* The launcher's merge: the SASS record and the PC-sampling record of one
+ * kernel become one. */
+static void test_merge(void **state)
+{
+	ga_source a, b = {0};
+	(void)state;
+	make_strided(&a);
+	b.mangled = strdup(a.mangled);
+	b.sample_period = 4096;
+	b.samples_total = 1000;
+	b.samples_dropped = 3;
+	ga_source_pc *p = ga_source_add_pc(&b);
+	p->pc = 0x20;
+	p->file = strdup("k.cu");
+	p->line = 22;
+	ga_source_pc_add_stall(p, "long_scoreboard", 40);
+	p = ga_source_add_pc(&b);
+	p->pc = 0x70;
+	p->file = strdup("k.cu");
+	p->line = 41;
+	ga_source_pc_add_stall(p, "barrier", 7);
+	ga_source_merge(&a, &b);
+	ga_source_merge(&a, &b);   /* a second sampled launch adds up */
+	ga_source_free(&b);
+	assert_int_equal(a.n_pcs, 7);
+	assert_true(a.pcs[2].sectors == 32000);
+	assert_true(ga_source_pc_stall(&a.pcs[2], "long_scoreboard") == 80);
+	assert_int_equal(a.pcs[6].pc, 0x70);
+	assert_string_equal(a.pcs[6].file, "k.cu");
+	assert_true(isnan(a.pcs[6].inst));
+	assert_true(a.sample_period == 4096);
+	assert_true(a.samples_total == 2000 && a.samples_dropped == 6);
+	ga_source_free(&a);
+}
+
+static void test_stalls_json(void **state)
+{
+	ga_profile p, q;
+	ga_error err = {0};
+	(void)state;
+	ga_profile_init(&p);
+	p.device.name = strdup("Synthetic GPU");
+	p.device.sm_count = 4;
+	GA_PUSH(p.sources, p.n_sources, p.cap_sources, ((ga_source){0}));
+	make_strided(&p.sources[0]);
+	add_stalls(&p.sources[0]);
+	p.sources[0].sample_period = 8192;
+	p.sources[0].samples_total = 66252;
+	char *text = ga_profile_to_string(&p, 2);
+	assert_non_null(strstr(text, "\"stalls\""));
+	assert_non_null(strstr(text, "\"long_scoreboard\": 250"));
+	assert_non_null(strstr(text, "\"period_cycles\": 8192"));
+	assert_int_equal(ga_profile_load_string(&q, text, "t.json", &err), 0);
+	const ga_source *s = &q.sources[0];
+	assert_true(s->sample_period == 8192 && s->samples_total == 66252);
+	assert_int_equal(s->pcs[3].n_stalls, 2);
+	assert_true(ga_source_pc_stall(&s->pcs[3], "long_scoreboard") == 250);
+	assert_true(ga_source_pc_stall(&s->pcs[6], "barrier") == 120);
+	assert_int_equal(s->pcs[0].n_stalls, 0);
+	/* the same ranking after the round trip */
+	ga_source_line t1[5], t2[5];
+	size_t n1 = ga_source_rank(&p.sources[0], t1, 5), n2 = ga_source_rank(s, t2, 5);
+	assert_int_equal(n1, n2);
+	for (size_t i = 0; i < n1; i++)
+		assert_string_equal(t1[i].desc, t2[i].desc);
+	char *again = ga_profile_to_string(&q, 2);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+	ga_profile_free(&p);
+	ga_profile_free(&q);
+}
+
+static void test_stalls_load_errors(void **state)
+{
+	(void)state;
+	expect_load_error("[{\"mangled\": \"k\", \"pcs\": [{\"pc\": 0, \"stalls\": [1]}]}]",
+	                  "t.json: sources[0].pcs[0].stalls: expected an object of {reason: samples}");
+	expect_load_error("[{\"mangled\": \"k\", \"pcs\": [{\"pc\": 0, \"stalls\": {\"barrier\": \"9\"}}]}]",
+	                  "t.json: sources[0].pcs[0].stalls.barrier: expected a number of samples (0 or more)");
+	expect_load_error("[{\"mangled\": \"k\", \"pcs\": [{\"pc\": 0, \"stalls\": {\"wait\": -1}}]}]",
+	                  "t.json: sources[0].pcs[0].stalls.wait: expected a number of samples (0 or more)");
+	expect_load_error("[{\"mangled\": \"k\", \"pc_sampling\": 5, \"pcs\": []}]",
+	                  "t.json: sources[0].pc_sampling: expected an object");
+	expect_load_error("[{\"mangled\": \"k\", \"pc_sampling\": {\"samples\": true}, \"pcs\": []}]",
+	                  "t.json: sources[0].pc_sampling.samples: expected a number (0 or more)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +447,11 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_read_line_and_fill),
+		cmocka_unit_test(test_rank_stalls),
+		cmocka_unit_test(test_rank_stall_tiers),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_stalls_json),
+		cmocka_unit_test(test_stalls_load_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
