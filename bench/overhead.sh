@@ -50,9 +50,19 @@ PY
 if [ -n "${BENCH_QUICK:-}" ]; then
 	# A short check between full runs: no demos, and ncu --set full only on
 	# the test app with BENCH_NCU_FULL=1.
-	run_case testapp "${BENCH_NCU_FULL:+both}" "" "$K/gpuadvise-testapp"
-	run_case "testapp --max-passes 0" none "--max-passes 0" "$K/gpuadvise-testapp"
-	run_case "testapp --quick" none "--quick" "$K/gpuadvise-testapp"
+	[ "${BENCH_SOURCE:-}" = only ] || run_case testapp "${BENCH_NCU_FULL:+both}" "" "$K/gpuadvise-testapp"
+	if [ "${BENCH_SOURCE:-}" != only ]; then
+		run_case "testapp --max-passes 0" none "--max-passes 0" "$K/gpuadvise-testapp"
+		run_case "testapp --quick" none "--quick" "$K/gpuadvise-testapp"
+	fi
+	if [ -n "${BENCH_SOURCE:-}" ]; then
+		# What source lines add: flagged kernels (the default) and every
+		# kernel (--source), against none.
+		run_case "testapp x5 --no-source" none "--no-source" "$K/gpuadvise-testapp" --repeat 5
+		run_case "testapp x5 (flagged kernels)" none "" "$K/gpuadvise-testapp" --repeat 5
+		run_case "testapp x5 --source" none "--source" "$K/gpuadvise-testapp" --repeat 5
+		[ "$BENCH_SOURCE" = only ] && { rm -rf "$T"; exit 0; }
+	fi
 	run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py
 	run_case "pytorch train 100 steps" none "" python3 tests/gpu/pytorch_train.py 100
 	rm -rf "$T"
