@@ -95,7 +95,7 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Where the injection library's own time goes, for bench/overhead.sh:
+/* Where the injection library's own time goes, for bench/phases.sh:
  * GPUADVISE_TIMING_LOG=FILE appends one line per process at exit. */
 enum { PH_INIT, PH_PACK, PH_META, PH_ENABLE, PH_CDATA, PH_CONFIG, PH_START, PH_KERNEL,
        PH_STOP, PH_DECODE, PH_EVAL, PH_RECORD, PH_N };
@@ -606,7 +606,7 @@ static int measure_begin(ctx_state *cs, size_t set)
 	 * counter-data image belongs to the object that sized it: reusing one
 	 * under the new object crashed the application, so start with fresh
 	 * images. */
-	double *t = &G.ph_t;
+	double *t = &G.ph_t;   /* phases of this launch, from on_enter */
 
 	if (cs->rp && cs->cur_set >= 0 && cs->cur_set != (long)set) {
 		measure_disable(cs);
@@ -699,7 +699,6 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	uint8_t *avail = NULL;
 	size_t avail_size = 0;
 	const char *chip;
-
 	double t = now_seconds();
 
 	for (cs = G.ctxs; cs; cs = cs->next)
