@@ -96,7 +96,8 @@ static double now_seconds(void)
 }
 
 /* Where the injection library's own time goes, for bench/phases.sh:
- * GPUADVISE_TIMING_LOG=FILE appends one line per process at exit. */
+ * GPUADVISE_TIMING_LOG=FILE appends one line per process at exit.  Order
+ * matters: the end record sums INIT..PACK and ENABLE..RECORD. */
 enum { PH_INIT, PH_PACK, PH_META, PH_ENABLE, PH_CDATA, PH_CONFIG, PH_START, PH_KERNEL,
        PH_STOP, PH_DECODE, PH_EVAL, PH_RECORD, PH_N };
 static const char *const phase_names[PH_N] = {
@@ -117,8 +118,9 @@ static struct {
 	ga_profile prof;          /* holds the metric list; no launches are kept */
 	size_t *bundle;           /* bundle of each metric (GPUADVISE_METRICS ';') */
 	long max_passes;          /* per launch, 0: no limit */
-	double setup_s;           /* time in profiler set-up (contexts, metric sets) */
-	double measure_s;         /* time from range start to values written */
+	/* Time in each phase; the end record's setup_seconds (contexts, metric
+	 * sets) and measure_seconds (range start to values written) are sums of
+	 * these. */
 	double phase_s[PH_N];
 	long phase_n[PH_N];
 	regex_t re;
@@ -140,7 +142,6 @@ static struct {
 	int pending;              /* 1: range profiler, 2: SASS metrics (sass.c) */
 	ctx_state *pending_ctx;
 	size_t pending_set;
-	double pending_t0;
 	double ph_t;              /* phase clock of the launch in flight */
 	/* Metric-set changes (switch_now). */
 	long last_slot;           /* repeat slot of the previous selected launch, -1 */
@@ -551,8 +552,7 @@ static const char *support_problem(const CUpti_Profiler_DeviceSupported_Params *
 	return "the device does not support profiling";
 }
 
-/* Set up range profiling in ctx (current on this thread).  Called with the
- * lock held, at the context's first selected launch. */
+/* Take the range profiler out of ctx (the lock is held). */
 static void measure_disable(ctx_state *cs)
 {
 	if (cs->rp) {
@@ -560,6 +560,18 @@ static void measure_disable(ctx_state *cs)
 		p.pRangeProfilerObject = cs->rp;
 		cuptiRangeProfilerDisable(&p);
 		cs->rp = NULL;
+	}
+}
+
+/* ... and its counter-data images with it: an image belongs to the object
+ * that sized it (reusing one under a new object crashed the application).
+ * measure_begin enables and sizes afresh at the next profiled launch. */
+static void measure_drop(ctx_state *cs)
+{
+	measure_disable(cs);
+	for (size_t s = 0; cs->cdata && s < cs->cfg->n_sets; s++) {
+		free(cs->cdata[s]);
+		cs->cdata[s] = NULL;
 	}
 }
 
@@ -602,19 +614,12 @@ static int measure_begin(ctx_state *cs, size_t set)
 
 	/* Another metric set: a second SetConfig on the same range-profiler
 	 * object replays only the first pass (the other passes' metrics come
-	 * back empty, seen on an H200), so disable and enable it again.  A
-	 * counter-data image belongs to the object that sized it: reusing one
-	 * under the new object crashed the application, so start with fresh
-	 * images. */
+	 * back empty, seen on an H200), so disable and enable it again, with
+	 * fresh counter-data images. */
 	double *t = &G.ph_t;   /* phases of this launch, from on_enter */
 
-	if (cs->rp && cs->cur_set >= 0 && cs->cur_set != (long)set) {
-		measure_disable(cs);
-		for (size_t i = 0; i < cs->cfg->n_sets; i++) {
-			free(cs->cdata[i]);
-			cs->cdata[i] = NULL;
-		}
-	}
+	if (cs->rp && cs->cur_set >= 0 && cs->cur_set != (long)set)
+		measure_drop(cs);
 	if (measure_enable(cs) != 0)
 		goto out;
 	phase(PH_ENABLE, t);
@@ -767,10 +772,8 @@ out:
 
 static void ctx_release(ctx_state *cs)
 {
-	measure_disable(cs);
+	measure_drop(cs);
 	cs->ok = 0;
-	for (size_t s = 0; cs->cdata && s < cs->cfg->n_sets; s++)
-		free(cs->cdata[s]);
 	free(cs->cdata);
 	free(cs->cdata_size);
 	cs->cdata = NULL;
@@ -778,19 +781,12 @@ static void ctx_release(ctx_state *cs)
 }
 
 /* sass.c's hook before PC sampling in ctx: take the range profiler out of
- * the context, with its counter-data images (they belong to the object);
- * measure_begin enables it again at the context's next profiled launch. */
+ * the context; measure_begin enables it again at the next profiled launch. */
 static void release_range_profiler(CUcontext ctx)
 {
-	for (ctx_state *cs = G.ctxs; cs; cs = cs->next) {
-		if (cs->ctx != ctx || !cs->rp)
-			continue;
-		measure_disable(cs);
-		for (size_t s = 0; cs->cdata && s < cs->cfg->n_sets; s++) {
-			free(cs->cdata[s]);
-			cs->cdata[s] = NULL;
-		}
-	}
+	for (ctx_state *cs = G.ctxs; cs; cs = cs->next)
+		if (cs->ctx == ctx && cs->rp)
+			measure_drop(cs);
 }
 
 /* ---- launch metadata ---------------------------------------------------- */
@@ -968,7 +964,6 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	ga_launch *l = &G.pending_launch;
 	char *name;
 	repeat_slot *rep;
-	double t0;
 	int in_a_row;
 	size_t want;
 
@@ -1019,9 +1014,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		free(name);
 		return;
 	}
-	t0 = now_seconds();
 	cs = ctx_get(cb->context, cb->contextUid);
-	G.setup_s += now_seconds() - t0;
 	if (!cs->ok || !profile_again(rep, cs->cfg)) {
 		free(name);
 		return;
@@ -1062,7 +1055,6 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	G.pending_set = want;
 	l->metric_set = (int)G.pending_set;
 	phase(PH_META, &G.ph_t);
-	G.pending_t0 = G.ph_t;
 	if (measure_begin(cs, G.pending_set) != 0) {
 		launch_free(l);
 		return;
@@ -1151,7 +1143,6 @@ static void on_exit_launch(void)
 	if (G.count >= 0 && G.profiled >= G.count)
 		stop_profiling_everywhere();
 out:
-	G.measure_s += now_seconds() - G.pending_t0;
 	free(vals);
 	launch_free(l);
 }
@@ -1239,11 +1230,14 @@ static void at_exit(void)
 		json_object_set_new(rec, "type", json_string("unprofiled"));
 		write_record(rec);
 	}
+	double setup_s = G.phase_s[PH_INIT] + G.phase_s[PH_PACK], measure_s = 0;
+	for (int i = PH_ENABLE; i <= PH_RECORD; i++)
+		measure_s += G.phase_s[i];
 	write_record(json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:f}", "type", "end",
 	                       "pid", (int)G.pid, "launches", (json_int_t)G.total_launches,
 	                       "matched", (json_int_t)G.matched,
-	                       "profiled", (json_int_t)G.profiled, "setup_seconds", G.setup_s,
-	                       "measure_seconds", G.measure_s));
+	                       "profiled", (json_int_t)G.profiled, "setup_seconds", setup_s,
+	                       "measure_seconds", measure_s));
 	if (G.fd >= 0)
 		close(G.fd);
 	G.fd = -1;
