@@ -10,3 +10,6 @@ mkdir -p "$O"
 gcc -std=c11 -D_GNU_SOURCE -O1 -I"$D/src/collect" -I"$D/src/collect/cxxcompat" -I"$D/src" -I"$D" -I"$D/build" -I/usr/local/cuda/include \
 	"$D/bench/probe/rp_probe.c" "$D/src/collect/cupti_host.c" "$D/src/util.c" \
 	-L$L -lcupti -L/usr/local/cuda/lib64/stubs -lcuda -Wl,-rpath,$L -ljansson -lm -o "$O/rp_probe"
+gcc -std=c11 -D_GNU_SOURCE -O1 -I"$D/src/collect" -I"$D/src/collect/cxxcompat" -I"$D/src" -I"$D" -I"$D/build" -I/usr/local/cuda/include \
+	"$D/bench/probe/pcs_probe.c" "$D/src/collect/cupti_host.c" "$D/src/util.c" \
+	-L$L -lcupti -L/usr/local/cuda/lib64/stubs -lcuda -Wl,-rpath,$L -ljansson -lm -o "$O/pcs_probe"

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include <cuda.h>
+#include <cupti.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
@@ -111,7 +112,17 @@ static void setconfig(mset *m, cdata *c, CUpti_ProfilerReplayMode mode, size_t p
 	CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 	double t;
 
-	if (pass == 0 && mode == CUPTI_KernelReplay) {
+	if (getenv("PROBE_RESIZE")) {
+		/* the object collects the metrics it was last sized for? */
+		cdata n = cd_new(m);
+		if (n.size == c->size) {
+			free(n.d);
+		} else {
+			printf("  resized %zu -> %zu\n", c->size, n.size);
+			*c = n;
+		}
+	}
+	if (pass == 0 && (mode == CUPTI_KernelReplay || getenv("PROBE_RESIZE"))) {
 		cd_init(c);   /* SetConfig on an uninitialised image crashes */
 		c->fresh = 1; /* the first launch does not initialise it again */
 	}
@@ -233,6 +244,11 @@ static const char *Q2_names[] = {
 	"gpu__time_duration.sum",
 };
 
+static void nothing(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
+{
+	(void)u; (void)d; (void)id; (void)data;
+}
+
 int main(int argc, char **argv)
 {
 	CUdevice dev;
@@ -251,6 +267,15 @@ int main(int argc, char **argv)
 		N = atoi(argv[2]) << 18;
 	setvbuf(stdout, NULL, _IONBF, 0);
 	CK(cuInit(0));
+	if (getenv("PROBE_EARLY")) {
+		/* CUPTI attached before the context and its allocations exist, as
+		 * the injection library is (it subscribes inside cuInit). */
+		CUpti_SubscriberHandle sub;
+		cp(cuptiSubscribe(&sub, (CUpti_CallbackFunc)nothing, NULL), "subscribe");
+		CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+		cp(cuptiProfilerInitialize(&p), "early profiler init");
+		printf("CUPTI attached before the context\n");
+	}
 	CK(cuDeviceGet(&dev, 0));
 	CK(cuDevicePrimaryCtxRetain(&ctx, dev));
 	CK(cuCtxSetCurrent(ctx));
@@ -310,6 +335,11 @@ int main(int argc, char **argv)
 	setconfig(&B, &cb, CUPTI_KernelReplay, 0);
 	kr(&B, &cb, "B");
 	kr(&B, &cb, "B");
+
+	printf("T3b SetConfig A again after B, same object\n");
+	setconfig(&A, &ca, CUPTI_KernelReplay, 0);
+	kr(&A, &ca, "A after B");
+	kr(&A, &ca, "A after B");
 
 	printf("T4 disable, enable, SetConfig A\n");
 	disable();
