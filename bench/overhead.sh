@@ -57,10 +57,13 @@ if [ -n "${BENCH_QUICK:-}" ]; then
 	fi
 	if [ -n "${BENCH_SOURCE:-}" ]; then
 		# What source lines add: flagged kernels (the default) and every
-		# kernel (--source), against none.
+		# kernel (--source), against none; then stall reasons.
 		run_case "testapp x5 --no-source" none "--no-source" "$K/gpuadvise-testapp" --repeat 5
 		run_case "testapp x5 (flagged kernels)" none "" "$K/gpuadvise-testapp" --repeat 5
 		run_case "testapp x5 --source" none "--source" "$K/gpuadvise-testapp" --repeat 5
+		# --stalls: the second run, PC sampling the kernels with source lines.
+		run_case "testapp x5 --stalls" none "--stalls" "$K/gpuadvise-testapp" --repeat 5
+		run_case "testapp x5 --source --stalls" none "--source --stalls" "$K/gpuadvise-testapp" --repeat 5
 		[ "$BENCH_SOURCE" = only ] && { rm -rf "$T"; exit 0; }
 	fi
 	run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py

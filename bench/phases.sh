@@ -13,6 +13,10 @@
 #   start   range start
 #   kernel  the launch call itself: every replay pass
 #   stop, decode, eval (host-side metric evaluation), record (report line)
+# and the gpuadvise run's wall time split at the injection library's
+# InitializeInjection and exit handler: before (gpuadvise start-up, program
+# start, cuInit up to the injection), inside, after (CUPTI and driver
+# teardown, gathering records, the report).
 set -u
 B=${1:?build dir}
 GA=$B/gpuadvise
@@ -24,9 +28,15 @@ one() { # name, gpuadvise options, command...
 	local plain ga
 	plain=$(wall "$@")
 	rm -f "$T/log"
-	ga=$(GPUADVISE_TIMING_LOG=$T/log wall "$GA" $opts -o "$T/p.json" "$@")
+	local s0 e0
+	s0=$(date +%s.%N)
+	GPUADVISE_TIMING_LOG=$T/log "$GA" $opts -o "$T/p.json" "$@" >/dev/null 2>&1
+	e0=$(date +%s.%N)
+	ga=$(awk "BEGIN { printf \"%.2f\", $e0 - $s0 }")
 	echo "== $name: plain $plain s, gpuadvise $ga s"
 	sed 's/^/   /' "$T/log"
+	awk -v s="$s0" -v e="$e0" '{ for (i = 1; i < NF; i++) { if ($i == "init_at") a = $(i + 1); if ($i == "exit_at") b = $(i + 1) } }
+		END { if (a) printf "   split: before init %.2f s, inside %.2f s, after exit handler %.2f s\n", a - s, b - a, e - b }' "$T/log"
 }
 export GPUADVISE_CACHE_DIR=$T/cache
 one "testapp (metric-set cache cold)" "" "$K/gpuadvise-testapp"

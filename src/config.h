@@ -35,6 +35,7 @@ typedef struct {
 	int no_default_rules;
 	int quick;                  /* --quick: classifier metrics only, one pass */
 	int source;                 /* --source 1, --no-source -1, default 0 (flagged kernels) */
+	int stalls;                 /* --stalls: a second run with PC sampling */
 	/* output */
 	const char *export_path;    /* -o */
 	const char *format;         /* text | json | markdown */

@@ -56,6 +56,7 @@ enum {
 	OPT_MAX_PASSES,
 	OPT_SOURCE,
 	OPT_NO_SOURCE,
+	OPT_STALLS,
 	OPT_BASELINE,
 	OPT_REGRESSION_THRESHOLD,
 	OPT_ROOFLINE,
@@ -114,6 +115,9 @@ static struct argp_option options[] = {
 	 "By default only kernels with uncoalesced access, divergence or bank conflicts get this",
 	 1},
 	{"no-source", OPT_NO_SOURCE, 0, 0, "No source-line attribution (and no cubins kept)", 1},
+	{"stalls", OPT_STALLS, 0, 0, "Also give the dominant stall reason at each source line: "
+	 "runs the program a second time, with CUPTI PC sampling on the first launch of each "
+	 "kernel that got source lines (its output is not shown again)", 1},
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 1},
 	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
@@ -276,6 +280,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_SOURCE:
 		c->source = -1;
 		break;
+	case OPT_STALLS:
+		c->stalls = 1;
+		break;
 	case OPT_NO_DEFAULT_RULES:
 		c->no_default_rules = 1;
 		break;
@@ -312,6 +319,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "no PROGRAM to profile (or --import FILE, --demo NAME)");
 		if (c->baseline && !c->app_argv && c->n_imports == 0)
 			argp_error(state, "--baseline compares a profile: give PROGRAM or --import");
+		if (c->stalls && !c->app_argv && modes)
+			argp_error(state, "--stalls runs the program again: give PROGRAM");
+		if (c->stalls && c->source < 0)
+			argp_error(state, "--stalls samples the kernels that have source lines: drop "
+			           "--no-source");
 		if (c->fail_on_regression && !c->baseline)
 			argp_error(state, "--fail-on regression needs --baseline FILE");
 		if (c->regression_threshold >= 0 && !c->baseline)
@@ -878,6 +890,7 @@ static int run_live(const ga_config *cfg, const ga_ruleset *rs, const ga_profile
 		.max_per_kernel = cfg->max_per_kernel,
 		.keep_image = cfg->save_counter_data,
 		.source_mode = cfg->source > 0 ? "force" : cfg->source < 0 ? "off" : "auto",
+		.stalls = cfg->stalls,
 	};
 	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);

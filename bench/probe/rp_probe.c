@@ -6,14 +6,18 @@
  * back finite.
  *
  * What it showed on an H200 (2026-11-21; docs/PERFORMANCE.md): the first
- * range start on a newly enabled object takes 130-150 ms, a later start 0 ms,
- * also right after a SetConfig with another configuration; disable takes
- * 11 ms; a launch under kernel replay 51 ms at 4 passes with 2 MiB of device
- * memory, 61 ms with 128 MiB, 91 ms with 2 GiB.  Open: in this probe only
- * the first pass's metrics came back finite (2 of 11), even for the first
- * SetConfig of a fresh object, where the injection library gets them all; so
- * whether SetConfig alone can change metric sets (which would make a change
- * cost nothing) is still unknown. */
+ * range start on a newly enabled object takes 130-150 ms, a later start 0 ms;
+ * disable takes 11 ms; a launch under kernel replay 51 ms at 4 passes with
+ * 2 MiB of device memory, 61 ms with 128 MiB, 91 ms with 2 GiB.
+ * A counter-data image holds the metrics of the object's last
+ * GetCounterDataSize call, whatever it was sized for (without PROBE_RESIZE
+ * only 2 of A's 11 metrics came back, those it shares with Q2, sized last).
+ * With PROBE_RESIZE=1 (size and initialise for the set in use before each
+ * SetConfig): a second SetConfig on the same object still measures the
+ * first configuration's counters with its pass count (B after A: 1 of 6,
+ * in A's 4 passes; A after Q1: 4 of 11 in 1 pass), with kernel and user
+ * replay alike; so changing sets needs a new object.  User replay: about
+ * 3 ms a pass after the first start, a pass per launch. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -21,6 +21,7 @@
 #define GA_ENV_KEEP_IMAGE    "GPUADVISE_KEEP_IMAGE"    /* write the first raw counter-data image here */
 #define GA_ENV_TOOL_VERSION  "GPUADVISE_TOOL_VERSION"
 #define GA_ENV_SOURCE        "GPUADVISE_SOURCE"        /* auto (default), force, off */
+#define GA_ENV_STALLS        "GPUADVISE_STALLS"        /* stall run: file of kernels to PC-sample */
 #define GA_ENV_CACHE_DIR     "GPUADVISE_CACHE_DIR"     /* metric-set cache; "" or off: none */
 
 typedef struct {
@@ -37,6 +38,7 @@ typedef struct {
 	const char *keep_image;     /* NULL: none */
 	int quiet_stdout;           /* send the application's stdout to /dev/null */
 	const char *source_mode;    /* GA_ENV_SOURCE value; NULL: auto */
+	int stalls;                 /* run again with PC sampling on the kernels with sources */
 } ga_live_opts;
 
 /* Result of running the application. */
@@ -48,6 +50,7 @@ typedef struct {
 	long peak_rss_kb;           /* ru_maxrss of the application process */
 	int cuda_processes;         /* processes in which CUDA loaded the injection library */
 	double wall_seconds;
+	double stall_seconds;       /* wall time of the stall run; 0: none */
 } ga_app_result;
 
 /* Run argv under profiling and fill p.  Returns 0 when a profile (maybe with

@@ -148,6 +148,7 @@ static struct {
 	long last_new_kernel;     /* G.matched when a kernel was last seen first */
 	long owed[GA_MAX_SETS];   /* launches left unprofiled wanting each set */
 	long set_changes;
+	double init_at;           /* CLOCK_REALTIME at InitializeInjection */
 	ga_launch pending_launch;
 } G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1, .last_slot = -1};
 
@@ -613,9 +614,11 @@ static int measure_begin(ctx_state *cs, size_t set)
 	const metric_set *ms = &cs->cfg->sets[set];
 
 	/* Another metric set: a second SetConfig on the same range-profiler
-	 * object replays only the first pass (the other passes' metrics come
-	 * back empty, seen on an H200), so disable and enable it again, with
-	 * fresh counter-data images. */
+	 * object keeps measuring the first configuration's counters, with its
+	 * pass count (bench/probe/rp_probe.c, H200, CUPTI 13.0, kernel and user
+	 * replay alike), so disable and enable it again, with fresh
+	 * counter-data images.  The new object's first start costs about
+	 * 135 ms. */
 	double *t = &G.ph_t;   /* phases of this launch, from on_enter */
 
 	if (cs->rp && cs->cur_set >= 0 && cs->cur_set != (long)set)
@@ -778,15 +781,6 @@ static void ctx_release(ctx_state *cs)
 	free(cs->cdata_size);
 	cs->cdata = NULL;
 	cs->cdata_size = NULL;
-}
-
-/* sass.c's hook before PC sampling in ctx: take the range profiler out of
- * the context; measure_begin enables it again at the next profiled launch. */
-static void release_range_profiler(CUcontext ctx)
-{
-	for (ctx_state *cs = G.ctxs; cs; cs = cs->next)
-		if (cs->ctx == ctx && cs->rp)
-			measure_drop(cs);
 }
 
 /* ---- launch metadata ---------------------------------------------------- */
@@ -995,6 +989,16 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	/* A later launch of a kernel flagged for source lines, once it has had
 	 * every metric set: SASS metrics instead of the range profiler
 	 * (sass.c, which counts the launch as unprofiled itself). */
+	if (ga_sass_stall_run()) {
+		CUdevice dev;
+		if (ga_sass_wants(mangled, cb->contextUid) && cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
+		    ga_sass_begin(cb->context, dev, cb->contextUid, mangled, grid, block) == 0) {
+			G.pending = 2;
+			G.pending_ctx = NULL;
+		}
+		free(name);
+		return;
+	}
 	if (ga_sass_wants(mangled, cb->contextUid)) {
 		cs = ctx_get(cb->context, cb->contextUid);
 		if (cs->ok && sets_done(rep, cs->cfg) &&
@@ -1162,9 +1166,16 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 			ga_sass_module_loaded(rd->resourceDescriptor);
 			return;
 		}
+		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+			pthread_mutex_lock(&G.lock);
+			ga_sass_context_created(rd->context);
+			pthread_mutex_unlock(&G.lock);
+			return;
+		}
 		if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
 			return;
 		pthread_mutex_lock(&G.lock);
+		ga_sass_context_destroyed(rd->context);
 		for (ctx_state *cs = G.ctxs; cs; cs = cs->next)
 			if (cs->ctx == rd->context && cs->ok)
 				ctx_release(cs);
@@ -1199,6 +1210,16 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	}
 }
 
+static double real_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Also the wall-clock times of InitializeInjection and of the exit
+ * handler, so that bench/phases.sh can split the process's time into
+ * before, inside and after the injection library's life. */
 static void timing_log(void)
 {
 	const char *path = getenv("GPUADVISE_TIMING_LOG");
@@ -1206,7 +1227,8 @@ static void timing_log(void)
 
 	if (!path || !*path || !(f = fopen(path, "a")))
 		return;
-	fprintf(f, "pid %ld profiled %ld set_changes %ld", (long)G.pid, G.profiled, G.set_changes);
+	fprintf(f, "pid %ld init_at %.3f exit_at %.3f profiled %ld set_changes %ld", (long)G.pid,
+	        G.init_at, real_seconds(), G.profiled, G.set_changes);
 	for (int i = 0; i < PH_N; i++)
 		if (G.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], G.phase_s[i], G.phase_n[i]);
@@ -1328,6 +1350,7 @@ GA_EXPORT int InitializeInjection(void)
 		return 1;
 	}
 	G.initialized = 1;
+	G.init_at = real_seconds();
 	G.pid = getpid();
 	dir = getenv(GA_ENV_RUN_DIR);
 	if (!dir || !*dir) {
@@ -1352,7 +1375,8 @@ GA_EXPORT int InitializeInjection(void)
 	init_metrics();
 	init_filters();
 	ga_sass_init((int)G.pid, (ga_sass_writer)write_record);
-	ga_sass_set_release(release_range_profiler);
+	if (ga_sass_stall_run())
+		G.enabled = 0;   /* PC sampling only: no range profiler */
 	{
 		const char *tv = getenv(GA_ENV_TOOL_VERSION);
 		write_record(json_pack("{s:s, s:i, s:i, s:s}", "type", "start", "pid", (int)G.pid,
@@ -1374,6 +1398,8 @@ GA_EXPORT int InitializeInjection(void)
 	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
 	if (ga_sass_enabled())
 		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
+	if (ga_sass_stall_run())
+		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
 	if (G.count == 0)
 		stop_profiling_everywhere();
 out:

@@ -45,6 +45,8 @@ typedef struct {
 	int have_device;
 	char *source_msg;           /* first note about source-level collection */
 	int source_notes;
+	int stall_pass;             /* the stall run: only source records and notes */
+	int stall_records;          /* source records it gave */
 } gather_state;
 
 char *ga_find_program(const char *prog, ga_error *err)
@@ -159,7 +161,7 @@ static void note_error(gather_state *g, json_t *rec)
 		g->first_error = ga_xstrdup(msg);
 }
 
-static void add_source(ga_profile *p, ga_source *s);
+static void add_source(ga_profile *p, ga_source *s, int any_pid);
 
 static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_error *err)
 {
@@ -186,7 +188,7 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 			continue;
 		}
 		const char *type = json_string_value(json_object_get(rec, "type"));
-		if (!type) {
+		if (!type || (g->stall_pass && strcmp(type, "source") && strcmp(type, "error"))) {
 			json_decref(rec);
 			continue;
 		}
@@ -231,10 +233,12 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 			ga_error serr = {0};
 			ga_source *one = NULL;
 			size_t n1 = 0, cap1 = 0;
-			if (ga_source_from_json(&one, &n1, &cap1, rec, where, &serr) != 0)
+			if (ga_source_from_json(&one, &n1, &cap1, rec, where, &serr) != 0) {
 				g->truncated_lines++;
-			else
-				add_source(p, &one[0]);
+			} else {
+				g->stall_records += g->stall_pass;
+				add_source(p, &one[0], g->stall_pass);
+			}
 			free(one);
 			free(where);
 		} else if (strcmp(type, "error") == 0) {
@@ -247,21 +251,27 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 }
 
 /* A kernel's source-level records (SASS metrics of one launch, PC samples
- * of the next) become one "sources" entry: merged by process and kernel,
- * preferring the entry of the same grid and block.  Takes s over. */
-static void add_source(ga_profile *p, ga_source *s)
+ * of the stall run) become one "sources" entry: merged by process (any
+ * process for the stall run's, whose pids are new) and kernel, preferring
+ * the entry of the same grid and block.  Takes s over; a stall-run record
+ * that matches no kernel of the first run is dropped. */
+static void add_source(ga_profile *p, ga_source *s, int any_pid)
 {
 	ga_source *to = NULL;
 	for (size_t i = 0; i < p->n_sources; i++) {
 		ga_source *t = &p->sources[i];
-		if (t->pid != s->pid || !t->mangled || !s->mangled || strcmp(t->mangled, s->mangled))
+		if ((!any_pid && t->pid != s->pid) || !t->mangled || !s->mangled ||
+		    strcmp(t->mangled, s->mangled))
 			continue;
 		if (!to || (memcmp(t->grid, s->grid, sizeof(t->grid)) == 0 &&
 		            memcmp(t->block, s->block, sizeof(t->block)) == 0))
 			to = t;
 	}
 	if (to) {
+		s->pid = to->pid;
 		ga_source_merge(to, s);
+		ga_source_free(s);
+	} else if (any_pid) {
 		ga_source_free(s);
 	} else {
 		GA_PUSH(p->sources, p->n_sources, p->cap_sources, *s);
@@ -321,44 +331,16 @@ static char *join_argv(char *const *argv)
 	return ga_buf_take(&b);
 }
 
-int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga_error *err)
+/* Run the program once under the injection library, records into dir;
+ * stalls: the stall run's list of kernels (then the program's stdout goes
+ * to /dev/null: the user has seen it once).  Fills the run part of res. */
+static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
+                       const char *metrics, const char *stalls, ga_app_result *res, ga_error *err)
 {
-	char tmpl[4096];
-	const char *tmpdir = getenv("TMPDIR");
-	char *dir = NULL, *prog = NULL, *metrics = NULL;
-	ga_buf mb = {0};
-	gather_state g = {0};
-	pid_t child;
-	int status = 0, rc = -1;
 	struct sigaction ign = {0}, old_int, old_quit;
+	int status = 0;
+	pid_t child;
 	double t0;
-
-	memset(res, 0, sizeof(*res));
-	prog = ga_find_program(o->argv[0], err);
-	if (!prog)
-		goto out;
-	if (ga_probe_gpu(err) != 0)
-		goto out;
-	if (access(o->inject_path, R_OK) != 0) {
-		ga_fail(err, GA_ERR_PROFILING, "injection library %s is missing: %s (reinstall gpuadvise "
-		        "or set GPUADVISE_INJECT)", o->inject_path, strerror(errno));
-		goto out;
-	}
-	snprintf(tmpl, sizeof(tmpl), "%s/gpuadvise-run-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
-	dir = mkdtemp(tmpl) ? ga_xstrdup(tmpl) : NULL;
-	if (!dir) {
-		ga_fail(err, GA_ERR_IO, "cannot create a run directory under %s: %s",
-		        tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-		goto out;
-	}
-	for (size_t i = 0; i < o->n_metrics; i++) {
-		if (i)
-			ga_buf_putc(&mb, o->bundles && o->bundles[i] != o->bundles[i - 1] ? ';' : ',');
-		ga_buf_puts(&mb, o->metrics[i]);
-	}
-	metrics = ga_buf_take(&mb);
-	for (size_t i = 0; i < o->n_metrics; i++)
-		ga_profile_add_metric(p, o->metrics[i]);
 
 	ign.sa_handler = SIG_IGN;
 	sigemptyset(&ign.sa_mask);
@@ -370,8 +352,7 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	if (child < 0) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
-		ga_fail(err, GA_ERR_IO, "fork failed: %s", strerror(errno));
-		goto out;
+		return ga_fail(err, GA_ERR_IO, "fork failed: %s", strerror(errno));
 	}
 	if (child == 0) {
 		char buf[64];
@@ -391,11 +372,15 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		setenv(GA_ENV_LAUNCH_COUNT, buf, 1);
 		snprintf(buf, sizeof(buf), "%ld", o->max_per_kernel);
 		setenv(GA_ENV_MAX_PER_KERNEL, buf, 1);
-		if (o->keep_image)
+		if (o->keep_image && !stalls)
 			setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
 		if (o->source_mode)
 			setenv(GA_ENV_SOURCE, o->source_mode, 1);
-		if (o->quiet_stdout) {
+		if (stalls)
+			setenv(GA_ENV_STALLS, stalls, 1);
+		else
+			unsetenv(GA_ENV_STALLS);
+		if (o->quiet_stdout || stalls) {
 			int devnull = open("/dev/null", O_WRONLY);
 			if (devnull >= 0) {
 				dup2(devnull, STDOUT_FILENO);
@@ -423,26 +408,154 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	} else if (WIFSIGNALED(status)) {
 		res->signal = WTERMSIG(status);
 	}
+	return 0;
+}
+
+static void gather_dir(const char *dir, ga_profile *p, gather_state *g)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (!ga_str_has_suffix(e->d_name, ".rec"))
+			continue;
+		char *f = ga_xasprintf("%s/%s", dir, e->d_name);
+		ga_error ferr = {0};
+		gather_file(f, p, g, &ferr);
+		free(f);
+	}
+	closedir(d);
+}
+
+static char *make_run_dir(ga_error *err)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	char tmpl[4096];
+	snprintf(tmpl, sizeof(tmpl), "%s/gpuadvise-run-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (mkdtemp(tmpl))
+		return ga_xstrdup(tmpl);
+	ga_fail(err, GA_ERR_IO, "cannot create a run directory under %s: %s",
+	        tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
+	return NULL;
+}
+
+/* The stall run (--stalls): the program once more, PC sampling the first
+ * launch of each kernel that got source lines (sass.c says why not in the
+ * first run).  Appends what happened to note. */
+static void stall_run(const ga_live_opts *o, const char *prog, const char *metrics,
+                      ga_profile *p, ga_app_result *res, ga_buf *note)
+{
+	ga_error err = {0};
+	ga_app_result r2 = {0};
+	gather_state g = {0};
+	char *dir = NULL, *list = NULL;
+	FILE *f;
+	size_t listed = 0;
+
+	if (p->n_sources == 0) {
+		ga_buf_puts(note, "stall reasons: no kernel had source lines, so the program was not "
+		            "run again (--source gives every profiled kernel source lines). ");
+		return;
+	}
+	if (!(dir = make_run_dir(&err))) {
+		ga_buf_printf(note, "stall reasons: %s. ", err.msg);
+		return;
+	}
+	list = ga_xasprintf("%s/stalls.list", dir);
+	if (!(f = fopen(list, "w"))) {
+		ga_buf_printf(note, "stall reasons: cannot write %s: %s. ", list, strerror(errno));
+		goto out;
+	}
+	for (size_t i = 0; i < p->n_sources; i++) {
+		const char *m = p->sources[i].mangled;
+		int seen = 0;
+		double sum = 0, n = 0;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(p->sources[j].mangled, m) == 0;
+		if (seen || strchr(m, '\n') || strchr(m, '\t'))
+			continue;
+		for (size_t j = 0; j < p->n_launches; j++)
+			if (p->launches[j].mangled && strcmp(p->launches[j].mangled, m) == 0 &&
+			    isfinite(p->launches[j].duration_ns)) {
+				sum += p->launches[j].duration_ns;
+				n++;
+			}
+		fprintf(f, "%.0f\t%s\n", n > 0 ? sum / n : 0.0, m);
+		listed++;
+	}
+	fclose(f);
+	if (run_program(o, prog, dir, metrics, list, &r2, &err) != 0) {
+		ga_buf_printf(note, "stall reasons: %s. ", err.msg);
+		goto out;
+	}
+	res->stall_seconds = r2.wall_seconds;
+	g.stall_pass = 1;
+	gather_dir(dir, p, &g);
+	ga_buf_printf(note, "stall reasons: the program ran a second time under PC sampling "
+	              "(%.1f s); %d of %zu kernel(s) sampled", r2.wall_seconds, g.stall_records,
+	              listed);
+	if (r2.signal)
+		ga_buf_printf(note, "; that run was killed by signal %d", r2.signal);
+	else if (r2.exited && r2.exit_status)
+		ga_buf_printf(note, "; that run exited with status %d", r2.exit_status);
+	if (g.source_notes)
+		ga_buf_printf(note, "; %s%s", g.source_msg, g.source_notes > 1 ? " (and more)" : "");
+	else if (g.first_error)
+		ga_buf_printf(note, "; %s", g.first_error);
+	ga_buf_puts(note, ". ");
+out:
+	remove_run_dir(dir);
+	free(dir);
+	free(list);
+	free(g.first_error);
+	free(g.busy_msg);
+	free(g.source_msg);
+	for (size_t i = 0; i < g.n_bad; i++)
+		free(g.bad_metrics[i]);
+	free(g.bad_metrics);
+}
+
+int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga_error *err)
+{
+	char *dir = NULL, *prog = NULL, *metrics = NULL;
+	ga_buf mb = {0}, stall_note = {0};
+	gather_state g = {0};
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	prog = ga_find_program(o->argv[0], err);
+	if (!prog)
+		goto out;
+	if (ga_probe_gpu(err) != 0)
+		goto out;
+	if (access(o->inject_path, R_OK) != 0) {
+		ga_fail(err, GA_ERR_PROFILING, "injection library %s is missing: %s (reinstall gpuadvise "
+		        "or set GPUADVISE_INJECT)", o->inject_path, strerror(errno));
+		goto out;
+	}
+	if (!(dir = make_run_dir(err)))
+		goto out;
+	for (size_t i = 0; i < o->n_metrics; i++) {
+		if (i)
+			ga_buf_putc(&mb, o->bundles && o->bundles[i] != o->bundles[i - 1] ? ';' : ',');
+		ga_buf_puts(&mb, o->metrics[i]);
+	}
+	metrics = ga_buf_take(&mb);
+	for (size_t i = 0; i < o->n_metrics; i++)
+		ga_profile_add_metric(p, o->metrics[i]);
+
+	if (run_program(o, prog, dir, metrics, NULL, res, err) != 0)
+		goto out;
 
 	/* Gather every process's records. */
-	{
-		DIR *d = opendir(dir);
-		struct dirent *e;
-		if (d) {
-			while ((e = readdir(d))) {
-				if (!ga_str_has_suffix(e->d_name, ".rec"))
-					continue;
-				char *f = ga_xasprintf("%s/%s", dir, e->d_name);
-				ga_error ferr = {0};
-				gather_file(f, p, &g, &ferr);
-				free(f);
-			}
-			closedir(d);
-		}
-	}
+	gather_dir(dir, p, &g);
 	res->launched = g.n_processes > 0 || !(res->exited && res->exit_status == 127);
 	res->cuda_processes = g.n_processes;
 	qsort(p->launches, p->n_launches, sizeof(*p->launches), launch_cmp);
+	if (o->stalls && g.n_processes > 0 && !g.permission && !g.another_profiler &&
+	    !g.unsupported)
+		stall_run(o, prog, metrics, p, res, &stall_note);
 	/* Source text of the lines worth showing, read now while the files are
 	 * at hand, so that --import shows it on any machine. */
 	for (size_t i = 0; i < p->n_sources; i++)
@@ -490,6 +603,8 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		if (g.source_notes)
 			ga_buf_printf(&note, "source lines: %s%s. ", g.source_msg,
 			              g.source_notes > 1 ? " (and more notes like it)" : "");
+		if (stall_note.len)
+			ga_buf_puts(&note, stall_note.s);
 		if (g.truncated_lines)
 			ga_buf_printf(&note, "%d record(s) were cut short and skipped. ",
 			              g.truncated_lines);
@@ -557,5 +672,6 @@ out:
 	for (size_t i = 0; i < g.n_bad; i++)
 		free(g.bad_metrics[i]);
 	free(g.bad_metrics);
+	ga_buf_free(&stall_note);
 	return rc;
 }

@@ -27,35 +27,29 @@
  * "unprofiled" launch so its time still counts.  One measurement per
  * (kernel, context).
  *
- * Stall reasons.  The kernel's launch after that one (same context) runs
- * under CUPTI PC sampling (cupti_pcsampling.h), kernel-serialized, with
- * start/stop control: at ENTER Enable, stall-reason names, configuration
- * (every reason but the "_not_issued" duplicates, a sampling period sized
- * from the profiled launch's duration for about PCS_TARGET samples, the
- * buffers), Start; at EXIT synchronise, Stop, GetData until CUPTI has no
- * more PCs, Disable.  Samples of the kernel's PCs (by function name) go to
- * a second "source" record with only "stalls" per PC; the launcher merges
- * it into the SASS one.  A kernel launched too few times has no stall data.
- * The range profiler is taken out of the context first (inject.c's release
- * hook; GPUADVISE_PCSAMP_RP=keep leaves it): on an H200 (driver 580, CUPTI
- * 13.0) PC sampling with it enabled gave no samples at all.
- *
- * EXPERIMENTAL, off unless GPUADVISE_PCSAMP=on: on that H200 every sample
- * of the sampled launch counted as non-user code (nonUsrKernelsTotalSamples
- * == totalSamples, no PC records), whatever was tried: kernel-serialized or
- * continuous mode; without the SASS launch before it, or with its config
- * unset; PC sampling before the SASS launch; eager module loading; enabled
- * and started at the EXIT of the launch before.  Enabling PC sampling at
- * the context's first launch, before its modules load, made the range
- * profiler's Start fail (INVALID_PARAMETER) and the program crash.  So the
- * collection costs a launch and about 0.2 s per kernel for nothing there;
- * the model, reports and tests take stalls from profiles that have them.
- * GPUADVISE_PCSAMP_PERIOD=N (5..31) samples every 2^N cycles.
+ * Stall reasons: the stall run.  CUPTI PC sampling attributes samples to
+ * a kernel's code only if its module was loaded while PC sampling was
+ * enabled in the context, and the range profiler cannot start while it is
+ * enabled (bench/probe/pcs_probe.c, H200, driver 580, CUPTI 13.0: samples
+ * of a module loaded earlier all count as non-user code, with no PC
+ * records).  So with --stalls the launcher runs the program a second time,
+ * without the range profiler, with GA_ENV_STALLS naming a file of the
+ * kernels to sample ("DURATION_NS<TAB>MANGLED" lines: the kernels that got
+ * source lines in the first run).  There PC sampling is enabled at each
+ * context's creation, kernel-serialized with start/stop control, and the
+ * first launch of each listed kernel is sampled: Start at ENTER (the
+ * sampling period sized from the first run's duration for about
+ * PCS_TARGET samples), at EXIT synchronise, Stop, GetData until CUPTI has
+ * no more PCs.  Samples of the kernel's PCs (by function name) go to a
+ * "source" record with only "stalls" per PC; the launcher merges it into
+ * the first run's record of that kernel.  GPUADVISE_PCSAMP_PERIOD=N
+ * (5..31) samples every 2^N cycles.
  *
  * GPUADVISE_SOURCE_LOG=FILE appends a line per CUPTI call with its result,
  * and the chip's SASS metric list once: for diagnosing a new GPU or driver. */
 #include "sass.h"
 
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -78,6 +72,7 @@
 #define PCS_BUF_PCS 1024                /* PC records per GetData call */
 #define PCS_SCRATCH (4UL << 20)         /* CUPTI's buffer of decoded PCs */
 #define PCS_HW_BUFFER (128UL << 20)     /* device buffer of raw samples */
+#define PCS_DEFAULT_PERIOD 12           /* 2^12 cycles, until a launch says otherwise */
 
 enum { M_INST, M_THREADS, M_SECT, M_SECT_IDEAL, M_WF, M_WF_IDEAL, M_N };
 static const char *const metric_names[M_N] = {
@@ -111,7 +106,12 @@ typedef struct want {
 } want;
 
 enum { ACT_SASS = 1, ACT_PCS = 2 };
-enum { RP_RELEASE, RP_KEEP };
+
+typedef struct pcs_ctx {      /* a context with PC sampling enabled */
+	CUcontext ctx;
+	uint32_t period;          /* the sampling period configured there */
+	struct pcs_ctx *next;
+} pcs_ctx;
 
 enum { MODE_OFF, MODE_AUTO, MODE_FORCE };
 
@@ -137,11 +137,10 @@ static struct {
 	CUcontext ctx;
 	int dev;
 	unsigned grid[3], block[3];
-	/* PC sampling */
-	int pcs_off;
-	int rp_mode;              /* RP_* */
-	int pcs_state[MAX_DEVICES];   /* 0 unknown, 1 worked once, -1 unusable */
-	ga_sass_release_fn release;
+	/* PC sampling (the stall run) */
+	int stall_run;
+	int pcs_broken;           /* enabling failed once: not again */
+	pcs_ctx *pcs_ctxs;
 	size_t n_reasons;         /* every reason CUPTI names */
 	uint32_t *reason_index;
 	char **reason_name;       /* CUPTI's names, CUPTI_STALL_REASON_STRING_SIZE each */
@@ -150,7 +149,6 @@ static struct {
 	CUpti_PCSamplingData cfg_buf, get_buf;
 	uint32_t period;
 	double t0;
-	int listed_reasons;
 } S;
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -185,6 +183,36 @@ static void note(const char *fmt, ...)
 	                  "message", msg));
 }
 
+/* The stall run's kernels: "DURATION_NS<TAB>MANGLED" lines.  A name
+ * matches in any context, once per process. */
+static void read_stall_list(const char *path)
+{
+	FILE *f;
+	char line[8192];
+
+	if (!path || !*path)
+		return;
+	S.stall_run = 1;
+	if (!(f = fopen(path, "r"))) {
+		note("cannot read the list of kernels to sample (%s): %s", path, strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
+		if (!tab || !nl || tab[1] == '\n')
+			continue;
+		*nl = *tab = '\0';
+		want *w = ga_xcalloc(1, sizeof(*w));
+		w->mangled = ga_xstrdup(tab + 1);
+		w->trigger = ga_xstrdup("--stalls");
+		w->duration_ns = strtod(line, NULL);
+		w->done = 1;   /* no SASS metrics in this run */
+		w->next = S.wants;
+		S.wants = w;
+	}
+	fclose(f);
+}
+
 void ga_sass_init(int pid, ga_sass_writer write)
 {
 	const char *m = getenv(GA_ENV_SOURCE);
@@ -198,19 +226,15 @@ void ga_sass_init(int pid, ga_sass_writer write)
 		S.mode = MODE_OFF;
 	if (log && *log)
 		S.log = fopen(log, "a");
-	{
-		const char *e = getenv("GPUADVISE_PCSAMP");
-		const char *rp = getenv("GPUADVISE_PCSAMP_RP");
-		S.pcs_off = !(e && strcmp(e, "on") == 0);
-		S.rp_mode = rp && strcmp(rp, "keep") == 0 ? RP_KEEP : RP_RELEASE;
-	}
-	logf_("pid %d: source mode %d, pc sampling %s, range profiler mode %d", pid, S.mode,
-	      S.pcs_off ? "off" : "on", S.rp_mode);
+	read_stall_list(getenv(GA_ENV_STALLS));
+	if (S.stall_run && S.mode == MODE_OFF)
+		S.mode = MODE_AUTO;   /* the cubins map PCs to lines */
+	logf_("pid %d: source mode %d%s", pid, S.mode, S.stall_run ? ", stall run" : "");
 }
 
-void ga_sass_set_release(ga_sass_release_fn fn)
+int ga_sass_stall_run(void)
 {
-	S.release = fn;
+	return S.stall_run;
 }
 
 int ga_sass_enabled(void)
@@ -251,7 +275,7 @@ void ga_sass_module_loaded(const void *data)
 static want *find_want(const char *mangled, uint32_t ctx)
 {
 	for (want *w = S.wants; w; w = w->next)
-		if (w->ctx == ctx && strcmp(w->mangled, mangled) == 0)
+		if ((w->ctx == ctx || S.stall_run) && strcmp(w->mangled, mangled) == 0)
 			return w;
 	return NULL;
 }
@@ -276,7 +300,7 @@ void ga_sass_note(const char *mangled, uint32_t ctx, char *const *names, const d
 	char trig[256] = "";
 	double r;
 
-	if (S.mode == MODE_OFF || !mangled || find_want(mangled, ctx))
+	if (S.mode == MODE_OFF || S.stall_run || !mangled || find_want(mangled, ctx))
 		return;
 	if (S.mode == MODE_FORCE) {
 		snprintf(trig, sizeof(trig), "--source");
@@ -303,7 +327,7 @@ void ga_sass_note(const char *mangled, uint32_t ctx, char *const *names, const d
 	w->ctx = ctx;
 	w->trigger = ga_xstrdup(trig);
 	w->duration_ns = val(names, v, n, "gpu__time_duration.sum");
-	w->pcs_done = S.pcs_off;
+	w->pcs_done = 1;   /* stall reasons come from the stall run */
 	w->next = S.wants;
 	S.wants = w;
 	logf_("flagged %s (context %u): %s", mangled, ctx, trig);
@@ -320,7 +344,7 @@ int ga_sass_outstanding(void)
 int ga_sass_wants(const char *mangled, uint32_t ctx)
 {
 	want *w;
-	if (S.mode == MODE_OFF || !S.wants)
+	if ((S.mode == MODE_OFF && !S.stall_run) || !S.wants)
 		return 0;
 	w = find_want(mangled, ctx);
 	return w && (!w->done || !w->pcs_done);
@@ -622,7 +646,7 @@ out:
 	ga_source_free(&src);
 }
 
-/* ---- PC sampling: stall reasons ------------------------------------------ */
+/* ---- PC sampling: stall reasons (the stall run) ------------------------- */
 
 static double now_s(void)
 {
@@ -646,22 +670,16 @@ static uint32_t pcs_period(const want *w, CUdevice dev)
 	cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
 	cuDeviceGetAttribute(&khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev);
 	if (!(w->duration_ns > 0) || sms <= 0 || khz <= 0)
-		return 12;
+		return PCS_DEFAULT_PERIOD;
 	double per = w->duration_ns * 1e-9 * khz * 1e3 * sms / PCS_TARGET;
 	while (p < 31 && (double)(1UL << p) < per)
 		p++;
 	return p;
 }
 
-static void pcs_buf_free(CUpti_PCSamplingData *b)
-{
-	if (b->pPcData)
-		for (size_t i = 0; i < b->collectNumPcs; i++)
-			free(b->pPcData[i].stallReason);
-	free(b->pPcData);
-	memset(b, 0, sizeof(*b));
-}
-
+/* The buffers are allocated once, for every reason CUPTI names, and kept
+ * for the process: CUPTI holds the configured one until the context's
+ * PC sampling is disabled. */
 static void pcs_buf_alloc(CUpti_PCSamplingData *b, size_t reasons)
 {
 	memset(b, 0, sizeof(*b));
@@ -675,29 +693,12 @@ static void pcs_buf_alloc(CUpti_PCSamplingData *b, size_t reasons)
 	}
 }
 
-static void pcs_free_reasons(void)
-{
-	for (size_t i = 0; i < S.n_reasons; i++)
-		free(S.reason_name[i]);
-	free(S.reason_name);
-	free(S.reason_index);
-	free(S.selected);
-	S.reason_name = NULL;
-	S.reason_index = S.selected = NULL;
-	S.n_reasons = S.n_selected = 0;
-}
-
 /* "smsp__pcsamp_warps_issue_stalled_long_scoreboard" -> "long_scoreboard" */
 static const char *short_reason(const char *name)
 {
-	static const char *const prefixes[] = {"smsp__pcsamp_warps_issue_stalled_",
-	                                       "smsp__pcsamp_", "smsp__"};
-	for (size_t i = 0; i < GA_ARRAY_LEN(prefixes); i++) {
-		size_t n = strlen(prefixes[i]);
-		if (strncmp(name, prefixes[i], n) == 0 && name[n])
-			return name + n;
-	}
-	return name;
+	const char *pre = "smsp__pcsamp_warps_issue_stalled_";
+	size_t n = strlen(pre);
+	return strncmp(name, pre, n) == 0 ? name + n : name;
 }
 
 static const char *reason_of(uint32_t index)
@@ -708,14 +709,15 @@ static const char *reason_of(uint32_t index)
 	return NULL;
 }
 
-/* Names and indices of the stall reasons (PC sampling enabled in ctx);
- * selects all but the "_not_issued" ones, which count a subset of the
- * same samples again. */
+/* Names and indices of the stall reasons (PC sampling enabled in ctx),
+ * read once per process; selects all but the "_not_issued" ones, which
+ * count a subset of the same samples again. */
 static CUptiResult pcs_reasons(CUcontext ctx)
 {
 	CUptiResult r;
 	size_t n = 0;
-	pcs_free_reasons();
+	if (S.n_reasons)
+		return CUPTI_SUCCESS;
 	{
 		CUpti_PCSamplingGetNumStallReasonsParams p = {CUpti_PCSamplingGetNumStallReasonsParamsSize};
 		p.ctx = ctx;
@@ -726,21 +728,28 @@ static CUptiResult pcs_reasons(CUcontext ctx)
 	}
 	if (n == 0)
 		return CUPTI_ERROR_NOT_SUPPORTED;
-	S.n_reasons = n;
-	S.reason_index = ga_xcalloc(n, sizeof(*S.reason_index));
-	S.reason_name = ga_xcalloc(n, sizeof(*S.reason_name));
+	uint32_t *index = ga_xcalloc(n, sizeof(*index));
+	char **name = ga_xcalloc(n, sizeof(*name));
 	for (size_t i = 0; i < n; i++)
-		S.reason_name[i] = ga_xcalloc(1, CUPTI_STALL_REASON_STRING_SIZE);
+		name[i] = ga_xcalloc(1, CUPTI_STALL_REASON_STRING_SIZE);
 	{
 		CUpti_PCSamplingGetStallReasonsParams p = {CUpti_PCSamplingGetStallReasonsParamsSize};
 		p.ctx = ctx;
 		p.numStallReasons = n;
-		p.stallReasonIndex = S.reason_index;
-		p.stallReasons = S.reason_name;
+		p.stallReasonIndex = index;
+		p.stallReasons = name;
 		r = logged(cuptiPCSamplingGetStallReasons(&p), "cuptiPCSamplingGetStallReasons");
-		if (r != CUPTI_SUCCESS)
-			return r;
 	}
+	if (r != CUPTI_SUCCESS) {
+		for (size_t i = 0; i < n; i++)
+			free(name[i]);
+		free(name);
+		free(index);
+		return r;
+	}
+	S.n_reasons = n;
+	S.reason_index = index;
+	S.reason_name = name;
 	S.selected = ga_xcalloc(n, sizeof(*S.selected));
 	for (size_t i = 0; i < n; i++) {
 		S.reason_name[i][CUPTI_STALL_REASON_STRING_SIZE - 1] = '\0';
@@ -749,14 +758,29 @@ static CUptiResult pcs_reasons(CUcontext ctx)
 		 * which CUPTI collects anyway */
 		int dup = (len >= 11 && strcmp(S.reason_name[i] + len - 11, "_not_issued") == 0) ||
 		          strncmp(S.reason_name[i], "smsp__pcsamp_warps_issue_stalled_", 33) != 0;
-		if (!S.listed_reasons)
-			logf_("  stall reason %u: %s%s", S.reason_index[i], S.reason_name[i],
-			      dup ? " (not collected)" : "");
+		logf_("  stall reason %u: %s%s", S.reason_index[i], S.reason_name[i],
+		      dup ? " (not collected)" : "");
 		if (!dup)
 			S.selected[S.n_selected++] = S.reason_index[i];
 	}
-	S.listed_reasons = 1;
+	pcs_buf_alloc(&S.cfg_buf, n);
+	pcs_buf_alloc(&S.get_buf, n);
 	return S.n_selected ? CUPTI_SUCCESS : CUPTI_ERROR_NOT_SUPPORTED;
+}
+
+static CUptiResult pcs_set(CUcontext ctx, CUpti_PCSamplingConfigurationInfo *a, size_t n)
+{
+	CUpti_PCSamplingConfigurationInfoParams p = {CUpti_PCSamplingConfigurationInfoParamsSize};
+	p.ctx = ctx;
+	p.numAttributes = n;
+	p.pPCSamplingConfigurationInfo = a;
+	CUptiResult r = logged(cuptiPCSamplingSetConfigurationAttribute(&p),
+	                       "cuptiPCSamplingSetConfigurationAttribute");
+	for (size_t i = 0; i < n; i++)
+		if (a[i].attributeStatus != CUPTI_SUCCESS)
+			logf_("  attribute %d -> %d (%s)", (int)a[i].attributeType,
+			      (int)a[i].attributeStatus, ga_cupti_result_string(a[i].attributeStatus));
+	return r;
 }
 
 static CUptiResult pcs_configure(CUcontext ctx, uint32_t period)
@@ -783,89 +807,107 @@ static CUptiResult pcs_configure(CUcontext ctx, uint32_t period)
 	a[n].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
 	a[n++].attributeData.outputDataFormatData.outputDataFormat =
 		CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
-	CUpti_PCSamplingConfigurationInfoParams p = {CUpti_PCSamplingConfigurationInfoParamsSize};
-	p.ctx = ctx;
-	p.numAttributes = n;
-	p.pPCSamplingConfigurationInfo = a;
-	CUptiResult r = logged(cuptiPCSamplingSetConfigurationAttribute(&p),
-	                       "cuptiPCSamplingSetConfigurationAttribute");
-	for (size_t i = 0; i < n; i++)
-		if (a[i].attributeStatus != CUPTI_SUCCESS)
-			logf_("  attribute %d -> %d (%s)", (int)a[i].attributeType,
-			      (int)a[i].attributeStatus, ga_cupti_result_string(a[i].attributeStatus));
-	return r;
+	return pcs_set(ctx, a, n);
 }
 
-static void pcs_disable(CUcontext ctx)
+static pcs_ctx *pcs_find(CUcontext ctx)
 {
-	CUpti_PCSamplingDisableParams p = {CUpti_PCSamplingDisableParamsSize};
-	p.ctx = ctx;
-	logged(cuptiPCSamplingDisable(&p), "cuptiPCSamplingDisable");
+	for (pcs_ctx *c = S.pcs_ctxs; c; c = c->next)
+		if (c->ctx == ctx)
+			return c;
+	return NULL;
 }
 
-/* Enable, configure and start; on a failure nothing stays enabled. */
-static CUptiResult pcs_try(CUcontext ctx, uint32_t period)
+/* Stall run: PC sampling enabled in every new context, before its modules
+ * load (samples of a module loaded earlier count as non-user code, with no
+ * PC records: bench/probe/pcs_probe.c), configured, not started. */
+void ga_sass_context_created(CUcontext ctx)
 {
 	CUptiResult r;
+	if (!S.stall_run || !ctx || S.pcs_broken)
+		return;
 	{
 		CUpti_PCSamplingEnableParams p = {CUpti_PCSamplingEnableParamsSize};
 		p.ctx = ctx;
 		r = logged(cuptiPCSamplingEnable(&p), "cuptiPCSamplingEnable");
 		if (r != CUPTI_SUCCESS)
-			return r;
-	}
-	if ((r = pcs_reasons(ctx)) != CUPTI_SUCCESS)
-		goto fail;
-	pcs_buf_free(&S.cfg_buf);
-	pcs_buf_free(&S.get_buf);
-	pcs_buf_alloc(&S.cfg_buf, S.n_selected);
-	pcs_buf_alloc(&S.get_buf, S.n_selected);
-	if ((r = pcs_configure(ctx, period)) != CUPTI_SUCCESS)
-		goto fail;
-	{
-		CUpti_PCSamplingStartParams p = {CUpti_PCSamplingStartParamsSize};
-		p.ctx = ctx;
-		r = logged(cuptiPCSamplingStart(&p), "cuptiPCSamplingStart");
-		if (r != CUPTI_SUCCESS)
 			goto fail;
 	}
-	return CUPTI_SUCCESS;
+	if ((r = pcs_reasons(ctx)) != CUPTI_SUCCESS || (r = pcs_configure(ctx, PCS_DEFAULT_PERIOD)) != CUPTI_SUCCESS) {
+		CUpti_PCSamplingDisableParams p = {CUpti_PCSamplingDisableParamsSize};
+		p.ctx = ctx;
+		logged(cuptiPCSamplingDisable(&p), "cuptiPCSamplingDisable");
+		goto fail;
+	}
+	pcs_ctx *c = ga_xcalloc(1, sizeof(*c));
+	c->ctx = ctx;
+	c->period = PCS_DEFAULT_PERIOD;
+	c->next = S.pcs_ctxs;
+	S.pcs_ctxs = c;
+	return;
 fail:
-	pcs_disable(ctx);
-	return r;
+	S.pcs_broken = 1;
+	note("PC sampling could not be enabled (%s): no stall reasons%s", ga_cupti_result_string(r),
+	     r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? " (no permission for GPU counters)" : "");
+}
+
+void ga_sass_context_destroyed(CUcontext ctx)
+{
+	pcs_ctx **pp = &S.pcs_ctxs;
+	for (; *pp; pp = &(*pp)->next) {
+		if ((*pp)->ctx != ctx)
+			continue;
+		pcs_ctx *c = *pp;
+		*pp = c->next;
+		CUpti_PCSamplingDisableParams p = {CUpti_PCSamplingDisableParamsSize};
+		p.ctx = ctx;
+		logged(cuptiPCSamplingDisable(&p), "cuptiPCSamplingDisable");
+		free(c);
+		return;
+	}
 }
 
 static int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3],
                      const unsigned block[3])
 {
+	pcs_ctx *c = pcs_find(ctx);
 	CUptiResult r;
-	int d = (int)dev;
 
 	w->pcs_done = 1;   /* one try, whatever happens */
-	if (d < 0 || d >= MAX_DEVICES || S.pcs_state[d] < 0)
+	if (!c) {
+		if (!S.pcs_broken)
+			note("%s runs in a context created before gpuadvise could enable PC sampling "
+			     "there: no stall reasons", w->mangled);
 		return -1;
+	}
 	S.t0 = now_s();
 	S.period = pcs_period(w, dev);
 	logf_("pc sampling %s: period 2^%u cycles (profiled launch %.0f ns)", w->mangled,
 	      S.period, w->duration_ns);
-	if (S.rp_mode == RP_RELEASE && S.release)
-		S.release(ctx);
-	r = pcs_try(ctx, S.period);
+	if (S.period != c->period) {
+		CUpti_PCSamplingConfigurationInfo a;
+		memset(&a, 0, sizeof(a));
+		a.attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+		a.attributeData.samplingPeriodData.samplingPeriod = S.period;
+		if (pcs_set(ctx, &a, 1) == CUPTI_SUCCESS)
+			c->period = S.period;
+		else
+			S.period = c->period;
+	}
+	{
+		CUpti_PCSamplingStartParams p = {CUpti_PCSamplingStartParamsSize};
+		p.ctx = ctx;
+		r = logged(cuptiPCSamplingStart(&p), "cuptiPCSamplingStart");
+	}
 	if (r != CUPTI_SUCCESS) {
 		note("PC sampling of %s failed (%s): no stall reasons for its source lines",
 		     w->mangled, ga_cupti_result_string(r));
-		if (r == CUPTI_ERROR_NOT_SUPPORTED || r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-			S.pcs_state[d] = -1;
-		pcs_buf_free(&S.cfg_buf);
-		pcs_buf_free(&S.get_buf);
-		pcs_free_reasons();
 		return -1;
 	}
-	S.pcs_state[d] = 1;
 	S.active = w;
 	S.active_kind = ACT_PCS;
 	S.ctx = ctx;
-	S.dev = d;
+	S.dev = (int)dev;
 	memcpy(S.grid, grid, sizeof(S.grid));
 	memcpy(S.block, block, sizeof(S.block));
 	return 0;
@@ -879,8 +921,8 @@ typedef struct {
 } pcs_acc;
 
 /* Add the PC records of buffer b to the kernel's source record.  The
- * records' function names are CUPTI's, possibly shared between records
- * and calls: they are not freed (a few bytes per sampled kernel). */
+ * records' function names belong to CUPTI (CUPTI's samples free none of
+ * them either). */
 static void pcs_take(pcs_acc *acc, const CUpti_PCSamplingData *b, const char *mangled)
 {
 	ga_source *src = acc->src;
@@ -943,7 +985,6 @@ static void pcs_end(void)
 	src.pid = S.pid;
 	memcpy(src.grid, S.grid, sizeof(src.grid));
 	memcpy(src.block, S.block, sizeof(src.block));
-	src.trigger = ga_xstrdup(w->trigger);
 	src.sample_period = (double)(1UL << S.period);
 	/* Everything CUPTI holds, a buffer at a time. */
 	for (;;) {
@@ -968,19 +1009,10 @@ static void pcs_end(void)
 		if (S.get_buf.remainingNumPcs == 0 || calls > 100000)
 			break;
 	}
-	pcs_disable(ctx);
-	/* Disable hands what was left to the configured buffer. */
-	if (S.cfg_buf.totalNumPcs) {
-		logf_("  %zu PCs left at disable, %llu samples", S.cfg_buf.totalNumPcs,
-		      (unsigned long long)S.cfg_buf.totalSamples);
-		src.samples_total += (double)S.cfg_buf.totalSamples;
-		src.samples_dropped += (double)S.cfg_buf.droppedSamples;
-		pcs_take(&acc, &S.cfg_buf, w->mangled);
-	}
-	write_unprofiled(w->mangled);
 	logf_("pc sampling %s: %.0f PC records (%.0f of other functions), %zu PCs, %.0f samples, "
-	      "%.0f dropped, %.1f ms from enable to disable", w->mangled, acc.pcs, acc.other_pcs,
-	      src.n_pcs, src.samples_total, src.samples_dropped, 1e3 * (now_s() - S.t0));
+	      "%.0f dropped, %.1f ms from start to the last record", w->mangled, acc.pcs,
+	      acc.other_pcs, src.n_pcs, src.samples_total, src.samples_dropped,
+	      1e3 * (now_s() - S.t0));
 	if (full)
 		note("PC sampling of %s: the hardware buffer filled up, some samples are missing",
 		     w->mangled);
@@ -994,7 +1026,4 @@ static void pcs_end(void)
 		     src.samples_total, nonuser);
 	}
 	ga_source_free(&src);
-	pcs_buf_free(&S.cfg_buf);
-	pcs_buf_free(&S.get_buf);
-	pcs_free_reasons();
 }

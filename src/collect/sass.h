@@ -1,17 +1,18 @@
 /* sass.h: source-level collection inside the injection library (sass.c).
  *
  * CUPTI SASS metrics on one later launch of a kernel whose profiled launch
- * showed trouble (or of every kernel with --source), CUPTI PC sampling (stall
- * reasons) on the launch after that, PCs mapped to file:line through the
- * cubins kept at module load.  inject.c calls:
+ * showed trouble (or of every kernel with --source), and in the stall run
+ * (--stalls: the program run again without the range profiler) CUPTI PC
+ * sampling of those kernels' first launch; PCs mapped to file:line through
+ * the cubins kept at module load.  inject.c calls:
  *   ga_sass_init          once, from InitializeInjection
  *   ga_sass_module_loaded from the MODULE_LOADED resource callback
  *   ga_sass_note          after a launch's metrics are evaluated
  *   ga_sass_wants         at a launch's ENTER: measure this one?
  *   ga_sass_begin/end     around that launch (ENTER / EXIT), instead of the
  *                         range profiler
- *   ga_sass_set_release   once: how to take the range profiler out of a
- *                         context before PC sampling there
+ *   ga_sass_stall_run     is this the stall run? (then no range profiler)
+ *   ga_sass_context_created / _destroyed  from the resource callbacks
  * All calls but ga_sass_module_loaded are made with inject.c's lock held;
  * that one may come inside a launch (lazy module loading) and takes the
  * cubin list's own lock. */
@@ -27,10 +28,11 @@
 typedef void (*ga_sass_writer)(void *json);   /* takes a json_t * record */
 
 void ga_sass_init(int pid, ga_sass_writer write);
-/* PC sampling may need the range profiler out of the context: fn takes it
- * out (inject.c enables it again at the context's next profiled launch). */
-typedef void (*ga_sass_release_fn)(CUcontext ctx);
-void ga_sass_set_release(ga_sass_release_fn fn);
+/* 1 in the stall run (GA_ENV_STALLS set): PC sampling only. */
+int ga_sass_stall_run(void);
+/* Stall run: enable PC sampling in a new context / disable it. */
+void ga_sass_context_created(CUcontext ctx);
+void ga_sass_context_destroyed(CUcontext ctx);
 /* 0 when the mode is "off": inject.c need not subscribe to module loads. */
 int ga_sass_enabled(void);
 void ga_sass_module_loaded(const void *module_resource_data);

@@ -538,7 +538,7 @@ static void source_lines(tctx *t, const ga_analysis *a, const ga_group *g)
 	spaces(&t->b, 2);
 	ga_buf_printf(&s, "source lines (%s; %s):",
 	              src->samples_total > 0 || src->sample_period > 0
-	                      ? "SASS metrics of one launch, stall samples of the next"
+	                      ? "SASS metrics of one launch, stall samples of a second run"
 	                      : "SASS metrics of one launch",
 	              src->trigger ? src->trigger : "measured");
 	wrap_buf(t, &s, 2, 4);

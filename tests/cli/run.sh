@@ -125,6 +125,10 @@ cases() {
 2 err "--color expects auto, always or never, not 'sometimes'" --color=sometimes --import $REC/testapp-all.json
 2 err 'give only one of PROGRAM, --import, --demo'       --import $REC/testapp-all.json --demo matmul
 2 err 'give only one of PROGRAM, --import, --demo'       --import $REC/testapp-all.json /bin/true
+2 err '--stalls runs the program again: give PROGRAM'     --stalls --import $REC/testapp-all.json
+2 err '--stalls runs the program again: give PROGRAM'     --stalls --demo matmul
+2 err 'drop --no-source'                                  --stalls --no-source /bin/true
+0 out '^ +--stalls +Also give the dominant'           --help
 2 err 'tests/fixtures/cli/no-such-file\.json'             --import $CLI/no-such-file.json
 2 err '^gpuadvise: tests/fixtures/cli/broken\.json:4:53: invalid JSON' --import $CLI/broken.json
 2 err "not-a-profile\.json: not a gpuadvise profile"     --import $CLI/not-a-profile.json
