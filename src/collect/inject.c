@@ -149,6 +149,7 @@ static struct {
 	long owed[GA_MAX_SETS];   /* launches left unprofiled wanting each set */
 	long set_changes;
 	double init_at;           /* CLOCK_REALTIME at InitializeInjection */
+	double init_profiler_s;   /* of PH_INIT: cuptiProfilerInitialize */
 	ga_launch pending_launch;
 } G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1, .last_slot = -1};
 
@@ -724,6 +725,7 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
 		CUPTI_TRY(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
 		G.profiler_initialized = 1;
+		G.init_profiler_s = now_seconds() - t;
 	}
 	if (cuCtxGetDevice(&cs->cudev) != CUDA_SUCCESS) {
 		write_error("cupti", "cannot find the device of context %u", uid);
@@ -1227,8 +1229,9 @@ static void timing_log(void)
 
 	if (!path || !*path || !(f = fopen(path, "a")))
 		return;
-	fprintf(f, "pid %ld init_at %.3f exit_at %.3f profiled %ld set_changes %ld", (long)G.pid,
-	        G.init_at, real_seconds(), G.profiled, G.set_changes);
+	fprintf(f, "pid %ld init_at %.3f exit_at %.3f profiled %ld set_changes %ld "
+	        "profiler_init %.4f", (long)G.pid, G.init_at, real_seconds(), G.profiled,
+	        G.set_changes, G.init_profiler_s);
 	for (int i = 0; i < PH_N; i++)
 		if (G.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], G.phase_s[i], G.phase_n[i]);

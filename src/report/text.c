@@ -539,7 +539,7 @@ static void source_lines(tctx *t, const ga_analysis *a, const ga_group *g)
 	ga_buf_printf(&s, "source lines (%s; %s):",
 	              src->samples_total > 0 || src->sample_period > 0
 	                      ? "SASS metrics of one launch, stall samples of a second run"
-	                      : "SASS metrics of one launch",
+	                      : "SASS metrics of one launch, --stalls adds stall reasons",
 	              src->trigger ? src->trigger : "measured");
 	wrap_buf(t, &s, 2, 4);
 	if (!src->lineinfo) {
