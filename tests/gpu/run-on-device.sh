@@ -73,6 +73,12 @@ if has record; then
 	timeout 120 "$GA" -f json -o "$R/recorded/testapp-all.json" "$APP" --repeat 3 >"$R/testapp-all.report.json" 2>"$R/testapp-all.err"
 	cat "$R/testapp-all.err"
 	timeout 60 "$GA" --import "$R/recorded/testapp-all.json" | tee "$R/testapp-all.txt" | head -80
+	step stall reasons: the coalescing demo with --stalls
+	timeout 120 "$GA" --stalls -o "$R/recorded/demo-coalescing-stalls.json" \
+		"$B/kernels/gpuadvise-demo-coalescing" --reps 4 --warmup 1 2>&1 | grep -A8 'source lines'
+	# the kernel paths as the build recorded them, made repository-relative
+	sed -i -E 's#"[^"]*/kernels/(demo_[a-z_]+\.cu)"#"kernels/\1"#g' \
+		"$R/recorded/demo-coalescing-stalls.json"
 fi
 
 if has demos; then
