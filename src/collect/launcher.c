@@ -163,6 +163,16 @@ static void note_error(gather_state *g, json_t *rec)
 
 static void add_source(ga_profile *p, ga_source *s, int any_pid);
 
+static void gather_free(gather_state *g)
+{
+	free(g->first_error);
+	free(g->busy_msg);
+	free(g->source_msg);
+	for (size_t i = 0; i < g->n_bad; i++)
+		free(g->bad_metrics[i]);
+	free(g->bad_metrics);
+}
+
 static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_error *err)
 {
 	size_t len = 0;
@@ -508,12 +518,7 @@ out:
 	remove_run_dir(dir);
 	free(dir);
 	free(list);
-	free(g.first_error);
-	free(g.busy_msg);
-	free(g.source_msg);
-	for (size_t i = 0; i < g.n_bad; i++)
-		free(g.bad_metrics[i]);
-	free(g.bad_metrics);
+	gather_free(&g);
 }
 
 int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga_error *err)
@@ -666,12 +671,7 @@ out:
 	free(dir);
 	free(prog);
 	free(metrics);
-	free(g.first_error);
-	free(g.busy_msg);
-	free(g.source_msg);
-	for (size_t i = 0; i < g.n_bad; i++)
-		free(g.bad_metrics[i]);
-	free(g.bad_metrics);
+	gather_free(&g);
 	ga_buf_free(&stall_note);
 	return rc;
 }
