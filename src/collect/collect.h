@@ -50,7 +50,6 @@ typedef struct {
 	long peak_rss_kb;           /* ru_maxrss of the application process */
 	int cuda_processes;         /* processes in which CUDA loaded the injection library */
 	double wall_seconds;
-	double stall_seconds;       /* wall time of the stall run; 0: none */
 } ga_app_result;
 
 /* Run argv under profiling and fill p.  Returns 0 when a profile (maybe with

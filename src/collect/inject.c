@@ -988,9 +988,8 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		if (rep->count == 1)
 			G.last_new_kernel = G.matched;
 	}
-	/* A later launch of a kernel flagged for source lines, once it has had
-	 * every metric set: SASS metrics instead of the range profiler
-	 * (sass.c, which counts the launch as unprofiled itself). */
+	/* The stall run (--stalls): PC sampling of the listed kernels' first
+	 * launch, nothing else (sass.c). */
 	if (ga_sass_stall_run()) {
 		CUdevice dev;
 		if (ga_sass_wants(mangled, cb->contextUid) && cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
@@ -1001,6 +1000,9 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		free(name);
 		return;
 	}
+	/* A later launch of a kernel flagged for source lines, once it has had
+	 * every metric set: SASS metrics instead of the range profiler
+	 * (sass.c, which counts the launch as unprofiled itself). */
 	if (ga_sass_wants(mangled, cb->contextUid)) {
 		cs = ctx_get(cb->context, cb->contextUid);
 		if (cs->ok && sets_done(rep, cs->cfg) &&

@@ -454,7 +454,7 @@ static char *make_run_dir(ga_error *err)
  * launch of each kernel that got source lines (sass.c says why not in the
  * first run).  Appends what happened to note. */
 static void stall_run(const ga_live_opts *o, const char *prog, const char *metrics,
-                      ga_profile *p, ga_app_result *res, ga_buf *note)
+                      ga_profile *p, ga_buf *note)
 {
 	ga_error err = {0};
 	ga_app_result r2 = {0};
@@ -499,7 +499,6 @@ static void stall_run(const ga_live_opts *o, const char *prog, const char *metri
 		ga_buf_printf(note, "stall reasons: %s. ", err.msg);
 		goto out;
 	}
-	res->stall_seconds = r2.wall_seconds;
 	g.stall_pass = 1;
 	gather_dir(dir, p, &g);
 	ga_buf_printf(note, "stall reasons: the program ran a second time under PC sampling "
@@ -560,7 +559,7 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	qsort(p->launches, p->n_launches, sizeof(*p->launches), launch_cmp);
 	if (o->stalls && g.n_processes > 0 && !g.permission && !g.another_profiler &&
 	    !g.unsupported)
-		stall_run(o, prog, metrics, p, res, &stall_note);
+		stall_run(o, prog, metrics, p, &stall_note);
 	/* Source text of the lines worth showing, read now while the files are
 	 * at hand, so that --import shows it on any machine. */
 	for (size_t i = 0; i < p->n_sources; i++)

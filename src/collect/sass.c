@@ -188,7 +188,8 @@ static void note(const char *fmt, ...)
 static void read_stall_list(const char *path)
 {
 	FILE *f;
-	char line[8192];
+	char *line = NULL;
+	size_t cap = 0;
 
 	if (!path || !*path)
 		return;
@@ -197,7 +198,7 @@ static void read_stall_list(const char *path)
 		note("cannot read the list of kernels to sample (%s): %s", path, strerror(errno));
 		return;
 	}
-	while (fgets(line, sizeof(line), f)) {
+	while (getline(&line, &cap, f) > 0) {
 		char *tab = strchr(line, '\t'), *nl = strchr(line, '\n');
 		if (!tab || !nl || tab[1] == '\n')
 			continue;
@@ -210,6 +211,7 @@ static void read_stall_list(const char *path)
 		w->next = S.wants;
 		S.wants = w;
 	}
+	free(line);
 	fclose(f);
 }
 
