@@ -14,7 +14,8 @@
  *                 charged to the line of the last full-width instruction,
  *                 which is the branch (or its condition) in the source.
  *   stalls        PC samples of warps stalled at the line ("selected"
- *                 samples, where the warp issued, are no stall)
+ *                 samples, where the warp issued, and "not_selected",
+ *                 where it could have and another did, are no stall)
  * A line's score is its largest share.  Lines under 2 % of every kind of
  * waste the SASS metrics measure are dropped, unless they hold at least
  * 10 % of the kernel's stall samples; lines with a SASS-measured problem
@@ -22,7 +23,7 @@
  * "Per request" divides by the warp-level instructions of the PCs that
  * touched that memory (a warp's load instruction is one request).  The
  * dominant stall reason of a line is its most sampled reason other than
- * "selected", given as a share of all the line's samples. */
+ * those two, given as a share of all the line's samples. */
 #include "source.h"
 
 #include <jansson.h>
@@ -35,6 +36,11 @@
 #define MIN_SHARE 0.02
 #define MIN_STALL_SHARE 0.10
 #define BRANCH_DROP 2.0   /* lanes: smaller drops are noise (exits, tails) */
+
+int ga_stall_is_stall(const char *reason)
+{
+	return strcmp(reason, GA_STALL_SELECTED) != 0 && strcmp(reason, GA_STALL_NOT_SELECTED) != 0;
+}
 
 void ga_source_free(ga_source *s)
 {
@@ -305,7 +311,7 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 				continue;
 			a->samples += v;
 			add_stall(a, p->stalls[r].reason, v);
-			if (strcmp(p->stalls[r].reason, GA_STALL_SELECTED) != 0) {
+			if (ga_stall_is_stall(p->stalls[r].reason)) {
 				a->stall += v;
 				tot_stall += v;
 			}
@@ -396,7 +402,7 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 		if (tot_stall > 0 && a->stall > 0) {
 			const ga_stall *dom = NULL;
 			for (size_t r = 0; r < a->nst; r++)
-				if (strcmp(a->st[r].reason, GA_STALL_SELECTED) != 0 &&
+				if (ga_stall_is_stall(a->st[r].reason) &&
 				    (!dom || a->st[r].samples > dom->samples))
 					dom = &a->st[r];
 			l->stall_share = a->stall / tot_stall;

@@ -19,7 +19,8 @@
 
 /* PC samples of one warp state at one instruction.  Reasons are CUPTI's
  * names without "smsp__pcsamp_warps_issue_stalled_": "long_scoreboard",
- * "barrier", ...; "selected" (the warp issued) is a sample but no stall. */
+ * "barrier", ...; "selected" (the warp issued) and "not_selected" (it was
+ * ready to, another warp issued) are samples but no stall. */
 typedef struct {
 	char *reason;
 	double samples;
@@ -64,8 +65,12 @@ enum {
 	GA_SRC_STALL = 1 << 4,        /* a large share of the kernel's stall samples */
 };
 
-/* The warp state that is no stall: the sampled warp issued. */
+/* The warp states that are no stall: the sampled warp issued, or was
+ * ready to and the scheduler picked another (a sign of enough warps). */
 #define GA_STALL_SELECTED "selected"
+#define GA_STALL_NOT_SELECTED "not_selected"
+/* 1 unless reason is one of those two. */
+int ga_stall_is_stall(const char *reason);
 
 
 typedef struct {

@@ -264,7 +264,8 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
  * of the stall run) become one "sources" entry: merged by process (any
  * process for the stall run's, whose pids are new) and kernel, preferring
  * the entry of the same grid and block.  Takes s over; a stall-run record
- * that matches no kernel of the first run is dropped. */
+ * of a kernel without one joins it under the pid of the kernel's first
+ * launch, and one of a kernel the first run did not profile is dropped. */
 static void add_source(ga_profile *p, ga_source *s, int any_pid)
 {
 	ga_source *to = NULL;
@@ -281,11 +282,20 @@ static void add_source(ga_profile *p, ga_source *s, int any_pid)
 		s->pid = to->pid;
 		ga_source_merge(to, s);
 		ga_source_free(s);
-	} else if (any_pid) {
-		ga_source_free(s);
-	} else {
-		GA_PUSH(p->sources, p->n_sources, p->cap_sources, *s);
+		return;
 	}
+	if (any_pid) {   /* a kernel with stall samples only: under its first-run pid */
+		size_t i = 0;
+		while (i < p->n_launches &&
+		       (!p->launches[i].mangled || strcmp(p->launches[i].mangled, s->mangled)))
+			i++;
+		if (i == p->n_launches) {
+			ga_source_free(s);
+			return;
+		}
+		s->pid = p->launches[i].pid;
+	}
+	GA_PUSH(p->sources, p->n_sources, p->cap_sources, *s);
 }
 
 static int launch_cmp(const void *a, const void *b)
@@ -451,8 +461,9 @@ static char *make_run_dir(ga_error *err)
 }
 
 /* The stall run (--stalls): the program once more, PC sampling the first
- * launch of each kernel that got source lines (sass.c says why not in the
- * first run).  Appends what happened to note. */
+ * launch of each kernel that got source lines, or with --source of every
+ * profiled kernel (sass.c says why not in the first run).  Appends what
+ * happened to note. */
 static void stall_run(const ga_live_opts *o, const char *prog, const char *metrics,
                       ga_profile *p, ga_buf *note)
 {
@@ -461,39 +472,46 @@ static void stall_run(const ga_live_opts *o, const char *prog, const char *metri
 	gather_state g = {0};
 	char *dir = NULL, *list = NULL;
 	FILE *f;
-	size_t listed = 0;
+	ga_map names = {0};           /* kernel -> its place in order */
+	const char **order = NULL;
+	double *sum = NULL, *cnt = NULL;
+	size_t listed = 0, cap = 0;
+	int all = o->source_mode && strcmp(o->source_mode, "force") == 0;
+	size_t n_cand = all ? p->n_launches : p->n_sources;
 
-	if (p->n_sources == 0) {
+	for (size_t i = 0; i < n_cand; i++) {
+		const char *m = all ? p->launches[i].mangled : p->sources[i].mangled;
+		if (m && !strchr(m, '\n') && !strchr(m, '\t') && ga_strmap_get(&names, m) < 0) {
+			ga_strmap_put(&names, m, listed);
+			GA_PUSH(order, listed, cap, m);
+		}
+	}
+	if (listed == 0) {
 		ga_buf_puts(note, "stall reasons: no kernel had source lines, so the program was not "
-		            "run again (--source gives every profiled kernel source lines). ");
-		return;
+		            "run again (--source --stalls samples every profiled kernel). ");
+		goto out;
 	}
 	if (!(dir = make_run_dir(&err))) {
 		ga_buf_printf(note, "stall reasons: %s. ", err.msg);
-		return;
+		goto out;
 	}
 	list = ga_xasprintf("%s/stalls.list", dir);
 	if (!(f = fopen(list, "w"))) {
 		ga_buf_printf(note, "stall reasons: cannot write %s: %s. ", list, strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < p->n_sources; i++) {
-		const char *m = p->sources[i].mangled;
-		int seen = 0;
-		double sum = 0, n = 0;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = strcmp(p->sources[j].mangled, m) == 0;
-		if (seen || strchr(m, '\n') || strchr(m, '\t'))
-			continue;
-		for (size_t j = 0; j < p->n_launches; j++)
-			if (p->launches[j].mangled && strcmp(p->launches[j].mangled, m) == 0 &&
-			    isfinite(p->launches[j].duration_ns)) {
-				sum += p->launches[j].duration_ns;
-				n++;
-			}
-		fprintf(f, "%.0f\t%s\n", n > 0 ? sum / n : 0.0, m);
-		listed++;
+	/* the first run's mean duration sizes the sampling period */
+	sum = ga_xcalloc(listed, sizeof(*sum));
+	cnt = ga_xcalloc(listed, sizeof(*cnt));
+	for (size_t j = 0; j < p->n_launches; j++) {
+		long k = p->launches[j].mangled ? ga_strmap_get(&names, p->launches[j].mangled) : -1;
+		if (k >= 0 && isfinite(p->launches[j].duration_ns)) {
+			sum[k] += p->launches[j].duration_ns;
+			cnt[k]++;
+		}
 	}
+	for (size_t k = 0; k < listed; k++)
+		fprintf(f, "%.0f\t%s\n", cnt[k] > 0 ? sum[k] / cnt[k] : 0.0, order[k]);
 	fclose(f);
 	if (run_program(o, prog, dir, metrics, list, &r2, &err) != 0) {
 		ga_buf_printf(note, "stall reasons: %s. ", err.msg);
@@ -514,9 +532,14 @@ static void stall_run(const ga_live_opts *o, const char *prog, const char *metri
 		ga_buf_printf(note, "; %s", g.first_error);
 	ga_buf_puts(note, ". ");
 out:
-	remove_run_dir(dir);
+	if (dir)
+		remove_run_dir(dir);
 	free(dir);
 	free(list);
+	free(order);
+	free(sum);
+	free(cnt);
+	ga_map_free(&names);
 	gather_free(&g);
 }
 

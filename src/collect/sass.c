@@ -988,6 +988,7 @@ static void pcs_end(void)
 	memcpy(src.grid, S.grid, sizeof(src.grid));
 	memcpy(src.block, S.block, sizeof(src.block));
 	src.sample_period = (double)(1UL << S.period);
+	src.trigger = ga_xstrdup(w->trigger);
 	/* Everything CUPTI holds, a buffer at a time. */
 	for (;;) {
 		CUpti_PCSamplingGetDataParams p = {CUpti_PCSamplingGetDataParamsSize};

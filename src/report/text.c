@@ -536,10 +536,13 @@ static void source_lines(tctx *t, const ga_analysis *a, const ga_group *g)
 		return;
 	n = ga_source_rank(src, top, GA_SOURCE_TOP_LINES);
 	spaces(&t->b, 2);
+	int sass = 0, stalls = src->samples_total > 0 || src->sample_period > 0;
+	for (size_t i = 0; i < src->n_pcs && !sass; i++)
+		sass = isfinite(src->pcs[i].inst);
 	ga_buf_printf(&s, "source lines (%s; %s):",
-	              src->samples_total > 0 || src->sample_period > 0
-	                      ? "SASS metrics of one launch, stall samples of a second run"
-	                      : "SASS metrics of one launch, --stalls adds stall reasons",
+	              sass && stalls ? "SASS metrics of one launch, stall samples of a second run"
+	              : stalls       ? "stall samples of a second run"
+	                             : "SASS metrics of one launch, --stalls adds stall reasons",
 	              src->trigger ? src->trigger : "measured");
 	wrap_buf(t, &s, 2, 4);
 	if (!src->lineinfo) {

@@ -1085,7 +1085,7 @@ fi
 # Stall reasons per line: from an H200 run with --stalls (the coalescing
 # demo, recorded), and SYNTHETIC ones on the real SASS counts of the same
 # demo: the report names the line's most sampled reason other than
-# "selected", with its share of the line's samples, as the file's numbers
+# "selected" and "not_selected", with its share of the line's samples, as the file's numbers
 # give them.
 for STALLS in $REC/demo-coalescing-stalls.json tests/fixtures/cli/synthetic-stalls.json; do
 "$GPUADVISE" --import "$SRCDIR/$STALLS" >"$T/stall.out" 2>"$T/stall.err"
@@ -1099,7 +1099,8 @@ for pc in prof["sources"][0]["pcs"]:
         for r, n in pc.get("stalls", {}).items():
             by[r] = by.get(r, 0) + n
 total = sum(by.values())
-reason, n = max(((r, v) for r, v in by.items() if r != "selected"), key=lambda x: x[1])
+reason, n = max(((r, v) for r, v in by.items() if r not in ("selected", "not_selected")),
+                key=lambda x: x[1])
 want = f"stalls: {reason} {100 * n / total:.0f}% of the line's {total:.0f} samples"
 k = [k for k in rep["kernels"] if k["name"].startswith("coalescing_strided")][0]
 l = k["source"]["lines"][0]

@@ -326,7 +326,8 @@ static void test_rank_stall_tiers(void **state)
 	ga_source_pc_add_stall(a, "long_scoreboard", 5);
 	ga_source_pc *b = pc_at(&s, 0x20, "a.cu", 9, 100, 3200);
 	ga_source_pc_add_stall(b, "math_pipe_throttle", 900);
-	ga_source_pc_add_stall(b, "selected", 900);
+	ga_source_pc_add_stall(b, "selected", 600);
+	ga_source_pc_add_stall(b, "not_selected", 300);   /* more than any stall on a, yet none */
 	ga_source_pc *c = pc_at(&s, 0x30, "a.cu", 12, 100, 3200);
 	c->sectors = 1300;
 	c->sectors_ideal = 400;   /* 900 of the 1000 excess sectors */
@@ -339,11 +340,13 @@ static void test_rank_stall_tiers(void **state)
 	assert_int_equal(top[2].line, 9);
 	assert_true(fabs(top[2].score - 900.0 / 905) < 1e-9);   /* larger, yet after */
 	assert_non_null(strstr(top[2].desc, "stalls: math_pipe_throttle 50% of the line's 1800 samples"));
-	/* only "selected" samples: issuing, no stall to report */
+	/* only "selected" and "not_selected" samples: issuing or ready to, no
+	 * stall to report, however many */
 	ga_source t = {0};
 	t.mangled = strdup("k");
 	ga_source_pc *d = pc_at(&t, 0, "a.cu", 1, 10, 320);
 	ga_source_pc_add_stall(d, "selected", 50);
+	ga_source_pc_add_stall(d, "not_selected", 5000);
 	assert_int_equal(ga_source_rank(&t, top, 5), 0);
 	ga_source_free(&s);
 	ga_source_free(&t);
