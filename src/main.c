@@ -117,7 +117,8 @@ static struct argp_option options[] = {
 	{"no-source", OPT_NO_SOURCE, 0, 0, "No source-line attribution (and no cubins kept)", 1},
 	{"stalls", OPT_STALLS, 0, 0, "Also give the dominant stall reason at each source line: "
 	 "runs the program a second time, with CUPTI PC sampling on the first launch of each "
-	 "kernel that got source lines (its output is not shown again)", 1},
+	 "kernel that got source lines, or with --source of every profiled kernel (its output "
+	 "is not shown again)", 1},
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 1},
 	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
