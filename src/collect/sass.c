@@ -436,6 +436,18 @@ static int configure(int dev)
 	return 0;
 }
 
+/* The launch being measured, until ga_sass_end. */
+static void set_active(want *w, int kind, CUcontext ctx, CUdevice dev, const unsigned grid[3],
+                       const unsigned block[3])
+{
+	S.active = w;
+	S.active_kind = kind;
+	S.ctx = ctx;
+	S.dev = (int)dev;
+	memcpy(S.grid, grid, sizeof(S.grid));
+	memcpy(S.block, block, sizeof(S.block));
+}
+
 static int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3],
                      const unsigned block[3]);
 
@@ -458,12 +470,7 @@ int ga_sass_begin(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *man
 		note("enabling SASS metrics for %s failed: %s", mangled, ga_cupti_result_string(r));
 		return -1;
 	}
-	S.active = w;
-	S.active_kind = ACT_SASS;
-	S.ctx = ctx;
-	S.dev = (int)dev;
-	memcpy(S.grid, grid, sizeof(S.grid));
-	memcpy(S.block, block, sizeof(S.block));
+	set_active(w, ACT_SASS, ctx, dev, grid, block);
 	logf_("measuring %s", mangled);
 	return 0;
 }
@@ -812,6 +819,13 @@ static CUptiResult pcs_configure(CUcontext ctx, uint32_t period)
 	return pcs_set(ctx, a, n);
 }
 
+static void pcs_disable(CUcontext ctx)
+{
+	CUpti_PCSamplingDisableParams p = {CUpti_PCSamplingDisableParamsSize};
+	p.ctx = ctx;
+	logged(cuptiPCSamplingDisable(&p), "cuptiPCSamplingDisable");
+}
+
 static pcs_ctx *pcs_find(CUcontext ctx)
 {
 	for (pcs_ctx *c = S.pcs_ctxs; c; c = c->next)
@@ -835,10 +849,9 @@ void ga_sass_context_created(CUcontext ctx)
 		if (r != CUPTI_SUCCESS)
 			goto fail;
 	}
-	if ((r = pcs_reasons(ctx)) != CUPTI_SUCCESS || (r = pcs_configure(ctx, PCS_DEFAULT_PERIOD)) != CUPTI_SUCCESS) {
-		CUpti_PCSamplingDisableParams p = {CUpti_PCSamplingDisableParamsSize};
-		p.ctx = ctx;
-		logged(cuptiPCSamplingDisable(&p), "cuptiPCSamplingDisable");
+	if ((r = pcs_reasons(ctx)) != CUPTI_SUCCESS ||
+	    (r = pcs_configure(ctx, PCS_DEFAULT_PERIOD)) != CUPTI_SUCCESS) {
+		pcs_disable(ctx);
 		goto fail;
 	}
 	pcs_ctx *c = ga_xcalloc(1, sizeof(*c));
@@ -861,9 +874,7 @@ void ga_sass_context_destroyed(CUcontext ctx)
 			continue;
 		pcs_ctx *c = *pp;
 		*pp = c->next;
-		CUpti_PCSamplingDisableParams p = {CUpti_PCSamplingDisableParamsSize};
-		p.ctx = ctx;
-		logged(cuptiPCSamplingDisable(&p), "cuptiPCSamplingDisable");
+		pcs_disable(ctx);
 		free(c);
 		return;
 	}
@@ -906,12 +917,7 @@ static int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3
 		     w->mangled, ga_cupti_result_string(r));
 		return -1;
 	}
-	S.active = w;
-	S.active_kind = ACT_PCS;
-	S.ctx = ctx;
-	S.dev = (int)dev;
-	memcpy(S.grid, grid, sizeof(S.grid));
-	memcpy(S.block, block, sizeof(S.block));
+	set_active(w, ACT_PCS, ctx, dev, grid, block);
 	return 0;
 }
 
