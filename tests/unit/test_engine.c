@@ -30,6 +30,8 @@
 #include "rules/rules.h"
 #include "util.h"
 
+#include "helpers.h"
+
 #ifndef GA_TEST_FIXTURES
 #error "GA_TEST_FIXTURES must name the tests/fixtures directory"
 #endif
@@ -43,20 +45,10 @@
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
 
-static void load_rules(ga_ruleset *rs, const char *dir)
+/* The shipped-style rules of dir, with a classifier. */
+static void load_classified_rules(ga_ruleset *rs, const char *dir)
 {
-	ga_diags d = {0};
-
-	ga_ruleset_init(rs);
-	ga_rules_load_dir(rs, dir, &d);
-	if (d.n == 0)
-		ga_ruleset_validate(rs, &d);
-	if (d.n) {
-		ga_diags_print(&d, stderr);
-		ga_diags_free(&d);
-		fail_msg("rules in %s do not load", dir);
-	}
-	ga_diags_free(&d);
+	load_rules(rs, dir);
 	assert_true(rs->has_classifier);
 }
 
@@ -212,7 +204,7 @@ static size_t add_launch(ga_profile *p, int pid, const char *name, unsigned gx, 
 static int setup_shipped(void **state)
 {
 	ga_ruleset *rs = ga_xmalloc(sizeof(*rs));
-	load_rules(rs, GA_TEST_RULES);
+	load_classified_rules(rs, GA_TEST_RULES);
 	*state = rs;
 	return 0;
 }
@@ -382,7 +374,7 @@ static void test_recorded_all_invariants(void **state)
 static int setup_synthetic(void **state)
 {
 	ga_ruleset *rs = ga_xmalloc(sizeof(*rs));
-	load_rules(rs, ENGINE_RULES);
+	load_classified_rules(rs, ENGINE_RULES);
 	assert_int_equal(rs->n_rules, 3);
 	assert_int_equal((int)rs->classifier.close_margin, 10);
 	*state = rs;
@@ -960,7 +952,7 @@ static void full_cycle(const char *rules_dir, const char *profile)
 	ga_profile p;
 	ga_analysis a;
 
-	load_rules(&rs, rules_dir);
+	load_classified_rules(&rs, rules_dir);
 	load_profile(&p, profile);
 	analyze(&p, &rs, 1, &a);
 	ga_analysis_free(&a);
@@ -1001,7 +993,7 @@ static int leak_probe(const char *mode)
 	ga_ruleset rs;
 	int leaky = strcmp(mode, "leaky") == 0;
 
-	load_rules(&rs, ENGINE_RULES);
+	load_classified_rules(&rs, ENGINE_RULES);
 	for (int i = 0; i < 2; i++) {
 		full_cycle(GA_TEST_RULES, RECORDED "testapp-all.json");
 		full_cycle(GA_TEST_RULES, RECORDED "pytorch.json");

@@ -26,6 +26,8 @@
 #include "rules/rules.h"
 #include "util.h"
 
+#include "helpers.h"
+
 #ifndef GA_TEST_RULES
 #error "GA_TEST_RULES must name the shipped rules directory"
 #endif
@@ -108,21 +110,6 @@ static char *diags_of_file(const char *path)
 	ga_diags_free(&d);
 	ga_ruleset_free(&rs);
 	return s;
-}
-
-static void load_rules(ga_ruleset *rs, const char *dir)
-{
-	ga_diags d = {0};
-
-	ga_ruleset_init(rs);
-	ga_rules_load_dir(rs, dir, &d);
-	if (d.n == 0)
-		ga_ruleset_validate(rs, &d);
-	if (d.n) {
-		ga_diags_print(&d, stderr);
-		ga_diags_free(&d);
-		fail_msg("rules in %s do not load", dir);
-	}
 }
 
 static const char one_launch_profile[] =
