@@ -156,16 +156,22 @@ static void test_rank_nothing_wrong(void **state)
 	ga_source_free(&s);
 }
 
+/* A profile of a synthetic GPU holding make_strided's source record. */
+static void strided_profile(ga_profile *p)
+{
+	ga_profile_init(p);
+	p->device.name = strdup("Synthetic GPU");
+	p->device.sm_count = 4;
+	GA_PUSH(p->sources, p->n_sources, p->cap_sources, ((ga_source){0}));
+	make_strided(&p->sources[0]);
+}
+
 static void test_round_trip(void **state)
 {
 	ga_profile p, q;
 	ga_error err = {0};
 	(void)state;
-	ga_profile_init(&p);
-	p.device.name = strdup("Synthetic GPU");
-	p.device.sm_count = 4;
-	GA_PUSH(p.sources, p.n_sources, p.cap_sources, ((ga_source){0}));
-	make_strided(&p.sources[0]);
+	strided_profile(&p);
 	p.sources[0].pid = 42;
 	p.sources[0].grid[0] = 32;
 	p.sources[0].grid[1] = 6144;
@@ -392,11 +398,7 @@ static void test_stalls_json(void **state)
 	ga_profile p, q;
 	ga_error err = {0};
 	(void)state;
-	ga_profile_init(&p);
-	p.device.name = strdup("Synthetic GPU");
-	p.device.sm_count = 4;
-	GA_PUSH(p.sources, p.n_sources, p.cap_sources, ((ga_source){0}));
-	make_strided(&p.sources[0]);
+	strided_profile(&p);
 	add_stalls(&p.sources[0]);
 	p.sources[0].sample_period = 8192;
 	p.sources[0].samples_total = 66252;
