@@ -32,25 +32,7 @@ export XDG_CONFIG_HOME
 unset GPUADVISE_RULES_DIR
 REC=$SRCDIR/tests/fixtures/recorded
 
-passed=0
-failed=0
-
-ok() {
-	passed=$((passed + 1))
-	echo "ok - $*"
-}
-
-not_ok() {
-	failed=$((failed + 1))
-	echo "not ok - $*"
-}
-
-show() {
-	if [ -s "$2" ]; then
-		echo "#   $1:"
-		head -c 2000 "$2" | head -n 15 | sed 's/^/#     /'
-	fi
-}
+. "$here/tap.sh"
 
 # run SECONDS ARGS...: gpuadvise with a time limit; stdout in $T/out,
 # stderr in $T/err, status in $rc, wall time in $secs.
@@ -342,5 +324,4 @@ else
 fi
 chmod u+w "$T/ro"
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+tap_end

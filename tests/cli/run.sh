@@ -52,32 +52,7 @@ REC=$FIX/recorded
 CLI=$FIX/cli
 GOLDEN=$FIX/golden
 
-passed=0
-failed=0
-skipped=0
-
-ok() {
-	passed=$((passed + 1))
-	echo "ok - $*"
-}
-
-not_ok() {
-	failed=$((failed + 1))
-	echo "not ok - $*"
-}
-
-skip() {
-	skipped=$((skipped + 1))
-	echo "ok - # SKIP $*"
-}
-
-# Show a file indented, at most 20 lines, after a failure.
-show() {
-	if [ -s "$2" ]; then
-		echo "#   $1:"
-		head -n 20 "$2" | sed 's/^/#     /'
-	fi
-}
+. "$here/tap.sh"
 
 # Run gpuadvise from the source root: stdout in $T/out, stderr in $T/err,
 # status in $rc.
@@ -1137,6 +1112,4 @@ else
 	cat "$T/badstall.err"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$skipped" -gt 0 ] && echo "# $skipped skipped"
-[ "$failed" = 0 ]
+tap_end
