@@ -17,14 +17,8 @@
 
 #include "rules/expr.h"
 
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "fuzz_expr: check failed: %s (%s:%d)\n", \
-			        #cond, __FILE__, __LINE__);                    \
-			abort();                                              \
-		}                                                             \
-	} while (0)
+#define FUZZ_NAME "fuzz_expr"
+#include "check.h"
 
 /* Names resolve by their first letter, so the fuzzer can reach every kind
  * of value by choosing a name: m... missing, n... NaN, i... +inf, j... -inf,

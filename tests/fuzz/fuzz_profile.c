@@ -31,14 +31,8 @@
 #error "GA_FUZZ_PROFILE must name a recorded profile"
 #endif
 
-#define CHECK(cond)                                                              \
-	do {                                                                     \
-		if (!(cond)) {                                                   \
-			fprintf(stderr, "fuzz_profile: check failed: %s (%s:%d)\n", \
-			        #cond, __FILE__, __LINE__);                       \
-			abort();                                                 \
-		}                                                                \
-	} while (0)
+#define FUZZ_NAME "fuzz_profile"
+#include "check.h"
 
 static ga_ruleset rules;
 static ga_profile recorded;     /* the other side of --baseline comparisons */

@@ -29,14 +29,8 @@
 #error "GA_FUZZ_PROFILE must name a recorded profile"
 #endif
 
-#define CHECK(cond)                                                            \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "fuzz_rules: check failed: %s (%s:%d)\n", \
-			        #cond, __FILE__, __LINE__);                     \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+#define FUZZ_NAME "fuzz_rules"
+#include "check.h"
 
 static ga_ruleset shipped;      /* the shipped rules, for their classifier */
 static ga_profile profile;      /* a recorded profile to run rules on */
