@@ -87,12 +87,8 @@ def testapp(path):
 
 
 def classes(path):
+    classes_only(path)
     rep = load(path)
-    got = {base(k["name"]): k["class"] for k in rep["kernels"]}
-    want = {"matmul_naive": "memory", "copy_strided": "memory", "branch_evenodd": "divergence",
-            "chain_one_warp": "latency", "fma_loop": "compute"}
-    for name, cls in want.items():
-        expect(got.get(name) == cls, f"{name}: class {got.get(name)} (expected {cls})")
     tops = {}
     for f in rep["findings"]:
         tops.setdefault(base(f["kernel_name"]), f["rule"])
