@@ -41,17 +41,9 @@ static FILE *devnull;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	ga_diags d = {0};
-
 	(void)argc;
 	(void)argv;
-	ga_ruleset_init(&rules);
-	if (ga_rules_load_dir(&rules, GA_FUZZ_RULES, &d) != 0 ||
-	    ga_ruleset_validate(&rules, &d) != 0) {
-		ga_diags_print(&d, stderr);
-		abort();
-	}
-	ga_diags_free(&d);
+	load_shipped_rules(&rules);
 	{
 		ga_error err = {0};
 		if (ga_profile_load(&recorded, GA_FUZZ_PROFILE, &err) != 0 ||

@@ -46,19 +46,12 @@ static void cleanup(void)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	ga_diags d = {0};
 	ga_error err = {0};
 	const char *tmp = getenv("TMPDIR");
 
 	(void)argc;
 	(void)argv;
-	ga_ruleset_init(&shipped);
-	if (ga_rules_load_dir(&shipped, GA_FUZZ_RULES, &d) != 0 ||
-	    ga_ruleset_validate(&shipped, &d) != 0) {
-		ga_diags_print(&d, stderr);
-		abort();
-	}
-	ga_diags_free(&d);
+	load_shipped_rules(&shipped);
 	if (ga_profile_load(&profile, GA_FUZZ_PROFILE, &err) != 0) {
 		fprintf(stderr, "fuzz_rules: %s\n", err.msg);
 		abort();
