@@ -68,6 +68,11 @@ if [ -n "${BENCH_QUICK:-}" ]; then
 	fi
 	run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py
 	run_case "pytorch train 100 steps" none "" python3 tests/gpu/pytorch_train.py 100
+	# What --min-share (default 1 %) saves: every kernel measured in full;
+	# and what a deeper cut or classes alone cost.
+	run_case "pytorch train, --min-share 0" none "--min-share 0" python3 tests/gpu/pytorch_train.py 100
+	run_case "pytorch train, --min-share 5" none "--min-share 5" python3 tests/gpu/pytorch_train.py 100
+	run_case "pytorch train, --quick" none "--quick" python3 tests/gpu/pytorch_train.py 100
 	rm -rf "$T"
 	exit 0
 fi
@@ -85,6 +90,6 @@ for d in matmul transpose reduction fusion; do
 done
 # ncu --set full on every PyTorch launch takes minutes: Speed-of-Light only.
 run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py
-run_case "pytorch train 100 steps" none "--max-per-kernel 3" python3 tests/gpu/pytorch_train.py 100
-run_case "pytorch train 100 steps, all" none "--max-per-kernel 0" python3 tests/gpu/pytorch_train.py 100
+run_case "pytorch train 100 steps" none "" python3 tests/gpu/pytorch_train.py 100
+run_case "pytorch train, --min-share 0" none "--min-share 0" python3 tests/gpu/pytorch_train.py 100
 rm -rf "$T"

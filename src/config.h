@@ -26,6 +26,7 @@ typedef struct {
 	long launch_count;          /* -1: all */
 	long max_per_kernel;        /* 0: unlimited */
 	long max_passes;            /* replay passes per launch; 0: unlimited */
+	double min_share;           /* percent of GPU time for more than one profiled launch */
 	char **extra_metrics;
 	size_t n_extra_metrics;
 	const char *save_counter_data;

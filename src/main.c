@@ -8,6 +8,7 @@
  *   the application's own status when it fails (128 + N when killed by signal N) */
 #include <argp.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ enum {
 	OPT_LIST_METRICS,
 	OPT_CHIP,
 	OPT_MAX_PER_KERNEL,
+	OPT_MIN_SHARE,
 	OPT_METRICS,
 	OPT_SAVE_COUNTER_DATA,
 	OPT_LOG_FILE,
@@ -105,6 +107,10 @@ static struct argp_option options[] = {
 	{"max-per-kernel", OPT_MAX_PER_KERNEL, "N", 0, "Profile each (kernel, grid, block) at most "
 	 "N times, and with several metric sets (--max-passes) once per set; later repeats run "
 	 "unprofiled and are counted at the mean duration (default 5; 0: no bound)", 1},
+	{"min-share", OPT_MIN_SHARE, "PCT", 0, "Profile a kernel more than once (the other "
+	 "metric sets, more repeats) only while it takes at least PCT % of the GPU time measured "
+	 "so far; the rest are classified from one launch (default 1; 0: every kernel in full)",
+	 1},
 	{"quick", OPT_QUICK, 0, 0, "Classify in one replay pass: collect only what the "
 	 "classifier needs (most rules then cannot fire)", 1},
 	{"max-passes", OPT_MAX_PASSES, "N", 0, "Replay each profiled launch at most N times "
@@ -180,6 +186,19 @@ static long parse_count(struct argp_state *state, const char *opt, const char *a
 	return v;
 }
 
+/* A percentage such as 10, 2.5 or 1%, at most max. */
+static double parse_pct(struct argp_state *state, const char *opt, const char *arg, double max)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end != arg && *end == '%')
+		end++;
+	if (errno || end == arg || *end || !(v >= 0) || !(v <= max))
+		argp_error(state, "%s expects a percentage such as 10 or 2.5, not '%s'", opt, arg);
+	return v;
+}
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	parse_state *ps = state->input;
@@ -197,6 +216,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MAX_PER_KERNEL:
 		c->max_per_kernel = parse_count(state, "--max-per-kernel", arg);
+		break;
+	case OPT_MIN_SHARE:
+		c->min_share = parse_pct(state, "--min-share", arg, 100);
 		break;
 	case OPT_MAX_PASSES:
 		c->max_passes = parse_count(state, "--max-passes", arg);
@@ -235,18 +257,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BASELINE:
 		c->baseline = arg;
 		break;
-	case OPT_REGRESSION_THRESHOLD: {
-		char *end;
-		errno = 0;
-		double v = strtod(arg, &end);
-		if (end != arg && *end == '%')
-			end++;
-		if (errno || end == arg || *end || !(v >= 0) || !isfinite(v))
-			argp_error(state, "--regression-threshold expects a percentage such as 10 or "
-			           "2.5, not '%s'", arg);
-		c->regression_threshold = v;
+	case OPT_REGRESSION_THRESHOLD:
+		c->regression_threshold = parse_pct(state, "--regression-threshold", arg, DBL_MAX);
 		break;
-	}
 	case 'v':
 		c->verbose = 1;
 		break;
@@ -889,6 +902,7 @@ static int run_live(const ga_config *cfg, const ga_ruleset *rs, const ga_profile
 		.launch_skip = cfg->launch_skip,
 		.launch_count = cfg->launch_count,
 		.max_per_kernel = cfg->max_per_kernel,
+		.min_share = cfg->min_share,
 		.keep_image = cfg->save_counter_data,
 		.source_mode = cfg->source > 0 ? "force" : cfg->source < 0 ? "off" : "auto",
 		.stalls = cfg->stalls,
@@ -935,6 +949,7 @@ out:
 int main(int argc, char **argv)
 {
 	ga_config cfg = {.launch_count = -1, .fail_on = -1, .max_per_kernel = 5, .max_passes = 3,
+	                 .min_share = 1,
 	                 .regression_threshold = -1};
 	parse_state ps = {.cfg = &cfg};
 	ga_ruleset rs;

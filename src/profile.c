@@ -352,6 +352,8 @@ static json_t *collection_to_json(const ga_collection *c)
 	put_int(o, "passes", c->passes);
 	if (c->metric_sets > 1)
 		put_int(o, "metric_sets", c->metric_sets);
+	if (c->min_share_pct > 0)
+		put(o, "min_share_pct", jnumber(c->min_share_pct));
 	if (c->profiler_setup_seconds > 0)
 		put(o, "profiler_setup_seconds", jnumber(c->profiler_setup_seconds));
 	if (c->profiler_measure_seconds > 0)
@@ -448,6 +450,8 @@ void *ga_unprofiled_to_json(const ga_unprofiled *u)
 	put(o, "grid", jdim3(u->grid));
 	put(o, "block", jdim3(u->block));
 	put_int(o, "launches", u->launches);
+	if (u->below_min_share)
+		put(o, "below_min_share", jcheck(json_true()));
 	return o;
 }
 
@@ -590,6 +594,17 @@ static int get_double(const jctx *c, json_t *obj, const char *key, double *out)
 	return 0;
 }
 
+/* An optional true/false; absent or null: false. */
+static int get_bool(const jctx *c, json_t *obj, const char *key, int *out)
+{
+	json_t *v = member(obj, key);
+
+	if (v && !json_is_boolean(v))
+		return field_fail(c, key, "expected true or false");
+	*out = v ? json_is_true(v) : 0;
+	return 0;
+}
+
 static int get_dim3(const jctx *c, json_t *obj, const char *key, unsigned out[3])
 {
 	json_t *v = member(obj, key);
@@ -681,8 +696,6 @@ int ga_device_from_json(ga_device *d, void *json, const char *where, ga_error *e
 
 static int collection_parse(const jctx *c, json_t *o, ga_collection *col)
 {
-	json_t *inc;
-
 	if (!json_is_object(o))
 		return field_fail(c, "", "expected an object");
 	if (get_string(c, o, "tool_version", 0, &col->tool_version) ||
@@ -692,18 +705,18 @@ static int collection_parse(const jctx *c, json_t *o, ga_collection *col)
 	    get_string(c, o, "host", 0, &col->host) ||
 	    get_int(c, o, "passes", 0, 0, &col->passes) ||
 	    get_int(c, o, "metric_sets", 0, 0, &col->metric_sets) ||
+	    get_double(c, o, "min_share_pct", &col->min_share_pct) ||
 	    get_double(c, o, "profiler_setup_seconds", &col->profiler_setup_seconds) ||
 	    get_double(c, o, "profiler_measure_seconds", &col->profiler_measure_seconds) ||
 	    get_double(c, o, "wall_seconds", &col->wall_seconds) ||
 	    get_int(c, o, "app_status", 0, INT_MIN, &col->app_status) ||
 	    get_int(c, o, "app_signal", 0, 0, &col->app_signal) ||
 	    get_long(c, o, "app_peak_rss_kb", 0, &col->app_peak_rss_kb) ||
-	    get_string(c, o, "note", 0, &col->note))
+	    get_string(c, o, "note", 0, &col->note) ||
+	    get_bool(c, o, "incomplete", &col->incomplete))
 		return -1;
-	inc = member(o, "incomplete");
-	if (inc && !json_is_boolean(inc))
-		return field_fail(c, "incomplete", "expected true or false");
-	col->incomplete = inc ? json_is_true(inc) : 0;
+	if (!(col->min_share_pct >= 0 && col->min_share_pct <= 100))
+		return field_fail(c, "min_share_pct", "expected a percentage from 0 to 100");
 	return 0;
 }
 
@@ -975,7 +988,8 @@ int ga_unprofiled_from_json(ga_profile *p, void *json, const char *where, ga_err
 	if (get_string(&c, o, "mangled", 1, &u.mangled) ||
 	    get_int(&c, o, "pid", 0, INT_MIN, &u.pid) ||
 	    get_dim3(&c, o, "grid", u.grid) || get_dim3(&c, o, "block", u.block) ||
-	    get_long(&c, o, "launches", 0, &u.launches)) {
+	    get_long(&c, o, "launches", 0, &u.launches) ||
+	    get_bool(&c, o, "below_min_share", &u.below_min_share)) {
 		free(u.mangled);
 		return -1;
 	}

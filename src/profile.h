@@ -44,6 +44,8 @@ typedef struct {
 	char *host;
 	int passes;              /* replay passes per profiled launch (the most of any set) */
 	int metric_sets;         /* metric sets taken in turn by repeats of a kernel; 0, 1: one */
+	double min_share_pct;    /* --min-share: the share of GPU time for more than one
+	                          * profiled launch of a kernel; 0: none or unknown */
 	double profiler_setup_seconds;   /* in the app: profiler and metric-set set-up, 0 unknown */
 	double profiler_measure_seconds; /* in the app: measuring launches (replays included) */
 	double wall_seconds;     /* whole run under profiling, 0 if unknown */
@@ -86,6 +88,10 @@ typedef struct {
 	int pid;
 	unsigned grid[3], block[3];
 	long launches;
+	/* Left unprofiled because the kernel took less than --min-share of the
+	 * GPU time: it has fewer metric sets (or repeats) than it was launched
+	 * for. */
+	int below_min_share;
 } ga_unprofiled;
 
 typedef struct {

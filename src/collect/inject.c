@@ -86,6 +86,9 @@ typedef struct {
 	long count;               /* launches seen after --launch-skip */
 	long profiled;            /* of those, measured by the range profiler */
 	long per_set[GA_MAX_SETS];/* profiled launches per metric set */
+	double dur_sum;           /* measured durations (ns), for its share of GPU time */
+	long n_dur;
+	int below_share;          /* its last launch went unprofiled under --min-share */
 } repeat_slot;
 
 static double now_seconds(void)
@@ -127,6 +130,8 @@ static struct {
 	int has_re;
 	char *exact;
 	long skip, count, max_per_kernel;
+	double min_share;         /* fraction of gpu_ns for more than one profiled launch */
+	double gpu_ns;            /* GPU time so far: launches x mean duration of their kernel */
 	long total_launches;      /* every launch seen, selected or not */
 	long matched;             /* launches passing the name filter */
 	long profiled;
@@ -142,6 +147,7 @@ static struct {
 	int pending;              /* 1: range profiler, 2: SASS metrics (sass.c) */
 	ctx_state *pending_ctx;
 	size_t pending_set;
+	size_t pending_slot;      /* repeat slot of the launch in flight */
 	double ph_t;              /* phase clock of the launch in flight */
 	/* Metric-set changes (switch_now). */
 	long last_slot;           /* repeat slot of the previous selected launch, -1 */
@@ -311,15 +317,46 @@ static repeat_slot *repeat_count(const char *mangled, const unsigned grid[3],
 	/* Every launch comes through here, profiled or not: a hash, not a scan
 	 * over every kernel seen so far. */
 	if (i >= 0) {
+		repeat_slot *r = &G.repeats[i];
 		free(key);
-		G.repeats[i].count++;
+		r->count++;
+		if (r->n_dur)
+			G.gpu_ns += r->dur_sum / (double)r->n_dur;
 	} else {
 		repeat_slot s = {key, ga_xstrdup(mangled), {grid[0], grid[1], grid[2]},
-		                 {block[0], block[1], block[2]}, 1, 0, {0}};
+		                 {block[0], block[1], block[2]}, 1, 0, {0}, 0, 0, 0};
 		GA_PUSH(G.repeats, G.n_repeats, G.cap_repeats, s);
 		i = (long)ga_strmap_put(&G.repeat_index, key, G.n_repeats - 1);
 	}
 	return &G.repeats[i];
+}
+
+/* A measured duration of the kernel: its mean changes, and with it the
+ * GPU time charged to all its launches so far. */
+static void note_duration(repeat_slot *r, double ns)
+{
+	double old;
+
+	if (!(ns > 0) || !isfinite(ns))
+		return;
+	old = r->n_dur ? r->dur_sum / (double)r->n_dur : 0;
+	r->dur_sum += ns;
+	r->n_dur++;
+	G.gpu_ns += (r->dur_sum / (double)r->n_dur - old) * (double)r->count;
+}
+
+/* Under --min-share: the kernel's launches so far take less than that share
+ * of the GPU time of every selected launch so far (each counted at its
+ * kernel's mean measured duration).  Its first profiled launch classified
+ * it; the other metric sets or repeats would cost a replay each for a
+ * kernel whose fixes can save the program little.  A kernel decided here
+ * may still grow past the share later (a loop's later phase) and get them
+ * then. */
+static int below_share(const repeat_slot *r)
+{
+	if (!(G.min_share > 0) || r->n_dur == 0 || !(G.gpu_ns > 0))
+		return 0;
+	return r->dur_sum / (double)r->n_dur * (double)r->count < G.min_share * G.gpu_ns;
 }
 
 /* Has the kernel had every metric set of its chip (always, with one)? */
@@ -1005,9 +1042,11 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	 * (sass.c, which counts the launch as unprofiled itself). */
 	if (ga_sass_wants(mangled, cb->contextUid)) {
 		cs = ctx_get(cb->context, cb->contextUid);
-		if (cs->ok && sets_done(rep, cs->cfg) &&
+		if (cs->ok && (sets_done(rep, cs->cfg) || (rep->profiled > 0 && below_share(rep))) &&
 		    ga_sass_begin(cs->ctx, cs->cudev, cs->uid, mangled, grid, block) == 0) {
 			rep->count--;
+			if (rep->n_dur)
+				G.gpu_ns -= rep->dur_sum / (double)rep->n_dur;
 			G.pending = 2;
 			G.pending_ctx = cs;
 			free(name);
@@ -1024,6 +1063,11 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	}
 	cs = ctx_get(cb->context, cb->contextUid);
 	if (!cs->ok || !profile_again(rep, cs->cfg)) {
+		free(name);
+		return;
+	}
+	if (rep->profiled > 0 && below_share(rep)) {
+		rep->below_share = 1;
 		free(name);
 		return;
 	}
@@ -1068,8 +1112,10 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return;
 	}
 	rep->profiled++;
+	rep->below_share = 0;   /* grew past the share after all */
 	G.pending = 1;
 	G.pending_ctx = cs;
+	G.pending_slot = (size_t)(rep - G.repeats);
 }
 
 static void keep_image(const uint8_t *data, size_t size)
@@ -1140,6 +1186,7 @@ static void on_exit_launch(void)
 		if (strcmp(c->names[i], "gpu__time_duration.sum") == 0)
 			l->duration_ns = vals[i];
 	}
+	note_duration(&G.repeats[G.pending_slot], l->duration_ns);
 	ga_sass_note(l->mangled, (uint32_t)l->context, G.prof.metrics, l->values, G.prof.n_metrics);
 	{
 		json_t *rec = (json_t *)ga_launch_to_json(&G.prof, l);
@@ -1252,7 +1299,7 @@ static void at_exit(void)
 			continue;
 		ga_unprofiled u = {r->mangled, (int)G.pid, {r->grid[0], r->grid[1], r->grid[2]},
 		                   {r->block[0], r->block[1], r->block[2]},
-		                   r->count - r->profiled};
+		                   r->count - r->profiled, r->below_share};
 		json_t *rec = (json_t *)ga_unprofiled_to_json(&u);
 		json_object_set_new(rec, "type", json_string("unprofiled"));
 		write_record(rec);
@@ -1304,6 +1351,12 @@ static void init_filters(void)
 	G.skip = env_long(GA_ENV_LAUNCH_SKIP, 0);
 	G.count = env_long(GA_ENV_LAUNCH_COUNT, -1);
 	G.max_per_kernel = env_long(GA_ENV_MAX_PER_KERNEL, 0);
+	{
+		const char *s = getenv(GA_ENV_MIN_SHARE);
+		char *end;
+		double v = s && *s ? strtod(s, &end) : 0;
+		G.min_share = s && *s && !*end && v > 0 && v <= 100 ? v / 100 : 0;
+	}
 
 	const char *keep = getenv(GA_ENV_KEEP_IMAGE);
 	G.keep_image = keep && *keep ? ga_xstrdup(keep) : NULL;

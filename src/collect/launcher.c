@@ -392,6 +392,8 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 		setenv(GA_ENV_LAUNCH_COUNT, buf, 1);
 		snprintf(buf, sizeof(buf), "%ld", o->max_per_kernel);
 		setenv(GA_ENV_MAX_PER_KERNEL, buf, 1);
+		snprintf(buf, sizeof(buf), "%g", o->min_share);
+		setenv(GA_ENV_MIN_SHARE, buf, 1);
 		if (o->keep_image && !stalls)
 			setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
 		if (o->source_mode)
@@ -603,6 +605,7 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		p->collection.host = ga_xstrdup(host);
 	}
 	p->collection.wall_seconds = res->wall_seconds;
+	p->collection.min_share_pct = o->min_share;
 	p->collection.app_status = res->exited ? res->exit_status : -1;
 	p->collection.app_signal = res->signal;
 	p->collection.app_peak_rss_kb = res->peak_rss_kb;

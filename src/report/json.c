@@ -203,6 +203,7 @@ static json_t *kernel_json(const ga_analysis *a, const ga_group *g, const ga_roo
 		json_array_append_new(li, json_integer((json_int_t)g->launches[i]));
 	json_object_set_new(k, "launch_indices", li);
 	json_object_set_new(k, "unprofiled_launches", json_integer((json_int_t)g->unprofiled));
+	json_object_set_new(k, "below_min_share", json_boolean(g->below_min_share));
 	json_object_set_new(k, "total_ns", num(g->total_ns));
 	json_object_set_new(k, "mean_ns", num(g->mean_ns));
 	json_object_set_new(k, "share", num(g->share));

@@ -658,7 +658,8 @@ static void kernels(tctx *t, const ga_analysis *a)
 		}
 		if (g->n_unchecked) {
 			spaces(&t->b, 2);
-			ga_buf_puts(&s, "not checked, metrics not measured:");
+			ga_buf_puts(&s, g->below_min_share ? "not checked, under --min-share:" :
+			            "not checked, metrics not measured:");
 			for (size_t i = 0; i < g->n_unchecked; i++)
 				ga_buf_printf(&s, "%s %s", i ? "," : "", g->unchecked[i]->id);
 			wrap_buf(t, &s, 2, 4);
@@ -995,14 +996,32 @@ static void baseline(tctx *t, const ga_comparison *c)
 static void unchecked_hint(tctx *t, const ga_analysis *a)
 {
 	const ga_profile *p = a->profile;
-	size_t n = 0;
+	size_t n = 0, small = 0;
 	ga_buf s = { 0 };
 
-	for (size_t gi = 0; gi < a->n_groups; gi++)
-		n += a->groups[gi].n_unchecked > 0;
-	if (!n)
+	for (size_t gi = 0; gi < a->n_groups; gi++) {
+		const ga_group *g = &a->groups[gi];
+		if (g->n_unchecked > 0 && g->below_min_share)
+			small++;
+		else if (g->n_unchecked > 0)
+			n++;
+	}
+	if (!n && !small)
 		return;
 	ga_buf_putc(&t->b, '\n');
+	if (small) {
+		char pct[32] = "a small share";
+		if (p && p->collection.min_share_pct > 0)
+			snprintf(pct, sizeof(pct), "%g %%", p->collection.min_share_pct);
+		ga_buf_printf(&s, "%zu %s had rules not checked: %s less than %s of the GPU time "
+		              "while running, so %s later launches were not measured (--min-share). "
+		              "Profile with --min-share 0 to measure every kernel in full.", small,
+		              plural(small, "kernel", "kernels"), small == 1 ? "it took" : "they took",
+		              pct, small == 1 ? "its" : "their");
+		wrap_buf(t, &s, 0, 0);
+	}
+	if (!n)
+		return;
 	if (p && p->collection.metric_sets > 1)
 		ga_buf_printf(&s, "%zu %s had rules not checked: the metrics were measured in %d "
 		              "sets, one per launch in turn, and %s launched too few times to take "

@@ -69,8 +69,10 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 		const ga_unprofiled *u = &p->unprofiled[i];
 		char *key = kernel_key(u->pid, u->mangled, u->grid, u->block);
 		long gi = ga_strmap_get(&table, key);
-		if (gi >= 0)
+		if (gi >= 0) {
 			a->groups[gi].unprofiled += u->launches;
+			a->groups[gi].below_min_share |= u->below_min_share;
+		}
 		free(key);
 	}
 	for (size_t gi = 0; gi < a->n_groups; gi++)

@@ -66,6 +66,7 @@ struct ga_group {
 	size_t n_findings;
 	int same_launch;          /* kernels of this process with this grid and block */
 	long unprofiled;          /* further launches not profiled (--max-per-kernel) */
+	int below_min_share;      /* some of them for its small share of GPU time (--min-share) */
 	const ga_rule **unchecked;/* rules whose metrics were not measured for it */
 	size_t n_unchecked, cap_unchecked;
 };

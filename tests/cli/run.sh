@@ -104,6 +104,9 @@ cases() {
 2 err '--stalls runs the program again: give PROGRAM'     --stalls --demo matmul
 2 err 'drop --no-source'                                  --stalls --no-source /bin/true
 0 out '^ +--stalls +Also give the dominant'           --help
+0 out '^ +--min-share=PCT +Profile a kernel more than'  --help
+2 err "--min-share expects a percentage such as 10 or 2\.5, not '101'" --min-share 101 ./app
+2 err "--min-share expects a percentage .*not 'x'"     --min-share x ./app
 2 err 'tests/fixtures/cli/no-such-file\.json'             --import $CLI/no-such-file.json
 2 err '^gpuadvise: tests/fixtures/cli/broken\.json:4:53: invalid JSON' --import $CLI/broken.json
 2 err "not-a-profile\.json: not a gpuadvise profile"     --import $CLI/not-a-profile.json
@@ -1101,6 +1104,61 @@ else
 	sed 's/^/#   /' "$T/diff"
 fi
 done
+# --min-share: kernels left with fewer metric sets because of their small
+# share of GPU time are told apart from those launched too few times.  The
+# recorded PyTorch profile has both kinds of unchecked kernel once one of its
+# unprofiled entries is marked.
+python3 - "$SRCDIR/$REC/pytorch.json" "$T/share.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["collection"]["min_share_pct"] = 2.5
+# The kernel with grid 12: launched twice, so it lacks a metric set.
+l = [l for l in p["launches"] if l["grid"] == [12, 1, 1]][0]
+p["unprofiled"].append({"mangled": l["mangled"], "pid": l["pid"], "grid": l["grid"],
+                        "block": l["block"], "launches": 1, "below_min_share": True})
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$GPUADVISE" --import "$T/share.json" >"$T/share.out" 2>&1
+"$GPUADVISE" --import "$T/share.json" -f json >"$T/share.rep.json" 2>/dev/null
+"$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" -f json >"$T/noshare.rep.json" 2>/dev/null
+if python3 - "$T/share.out" "$T/share.rep.json" "$T/noshare.rep.json" <<'PY'
+import json, re, sys
+text = " ".join(open(sys.argv[1]).read().split())
+rep, before = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
+small = [k for k in rep["kernels"] if k["below_min_share"]]
+few = [k for k in before["kernels"] if k["unchecked_rules"]]
+ok = (len(small) == 1 and small[0]["grid"] == [12, 1, 1] and small[0]["unchecked_rules"]
+      and small[0]["unprofiled_launches"] == 1
+      and text.count("not checked, under --min-share:") == 1
+      and "1 kernel had rules not checked: it took less than 2.5 % of the GPU time" in text
+      and "%d kernels had rules not checked: the metrics were measured in 3 sets" % (len(few) - 1) in text
+      and not any(k["below_min_share"] for k in before["kernels"]))
+sys.exit(0 if ok else 1)
+PY
+then
+	ok "--min-share: a kernel below the share is reported apart, with the share and how to measure it"
+else
+	not_ok "--min-share: below-share kernel in the report"
+	grep -A3 'not checked' "$T/share.out" | tail -8
+fi
+sed 's/"min_share_pct": 2.5/"min_share_pct": 250/' "$T/share.json" >"$T/badshare.json"
+"$GPUADVISE" --import "$T/badshare.json" >/dev/null 2>"$T/badshare.err"
+rc=$?
+if [ $rc = 2 ] && grep -q 'min_share_pct: expected a percentage from 0 to 100' "$T/badshare.err"; then
+	ok "--min-share: a profile's out-of-range min_share_pct is refused with the field named"
+else
+	not_ok "--min-share: bad min_share_pct (status $rc)"
+	cat "$T/badshare.err"
+fi
+sed 's/"below_min_share": true/"below_min_share": "yes"/' "$T/share.json" >"$T/badshare.json"
+"$GPUADVISE" --import "$T/badshare.json" >/dev/null 2>"$T/badshare.err"
+rc=$?
+if [ $rc = 2 ] && grep -q 'unprofiled\[6\]: below_min_share: expected true or false' "$T/badshare.err"; then
+	ok "--min-share: a non-boolean below_min_share is refused with the entry named"
+else
+	not_ok "--min-share: bad below_min_share (status $rc)"
+	cat "$T/badshare.err"
+fi
 # Bad stalls in a profile: a clear error naming the field.
 sed 's/"long_scoreboard": 70,/"long_scoreboard": "70",/' "$SRCDIR/$STALLS" >"$T/badstall.json"
 "$GPUADVISE" --import "$T/badstall.json" >/dev/null 2>"$T/badstall.err"

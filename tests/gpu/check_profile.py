@@ -10,6 +10,10 @@
     check_profile.py classes_only REPORT    classes of the known kernels (no findings)
     check_profile.py passes PROFILE N       collected in N replay passes
     check_profile.py pids PROFILE N         launches from N distinct processes
+    check_profile.py min_share REPORT PCT SETS
+                                            --min-share PCT: kernels marked below it end
+                                            under it, at least one is, and kernels of
+                                            twice that share got all SETS metric sets
     check_profile.py source_line REPORT KERNEL SRC MARKER
                                             KERNEL's top source line is the line of SRC
                                             marked "// gpuadvise-expect: MARKER"
@@ -190,6 +194,29 @@ MEMORY_STALLS = {"long_scoreboard", "lg_throttle", "drain", "mio_throttle", "tex
                  "membar"}
 
 
+def min_share(path, pct, nsets):
+    """A kernel left short of metric sets by --min-share PCT took less than
+    PCT % of the GPU time when it was last launched, so it ends under it too;
+    one with twice that share at the end was measured in full."""
+    rep = load(path)
+    frac, nsets = float(pct) / 100, int(nsets)
+    below = [k for k in rep["kernels"] if k["below_min_share"]]
+    expect(below, "no kernel below --min-share (expected at least tiny_add)")
+    for k in below:
+        expect(k["share"] < frac, f"{base(k['name'])}: below --min-share {pct} % but ends "
+               f"with {100 * k['share']:.2f} % of the GPU time")
+        expect(k["unprofiled_launches"] > 0, f"{base(k['name'])}: below --min-share, none unprofiled")
+    sets_of = {}
+    for l in rep["profile"]["launches"]:
+        sets_of.setdefault((l["name"], tuple(l["grid"])), set()).add(l["metric_set"])
+    for k in rep["kernels"]:
+        if k["share"] >= 2 * frac and k["launches"] + k["unprofiled_launches"] >= nsets:
+            got = sets_of.get((k["name"], tuple(k["grid"])), set())
+            expect(len(got) == nsets and not k["below_min_share"],
+                   f"{base(k['name'])}: {100 * k['share']:.1f} % of the GPU time, sets {sorted(got)}")
+    print("below --min-share:", ", ".join(f"{base(k['name'])} {100 * k['share']:.3f} %" for k in below))
+
+
 def stall_reason(path, kernel, allowed=None):
     """The kernel's top source line carries PC samples and its dominant
     stall reason is one of `allowed` (comma-separated; default: the memory
@@ -220,7 +247,8 @@ def main():
     {"testapp": testapp, "classes": classes, "names": names, "launches": launches,
      "crashed": crashed, "pids": pids, "unprofiled": unprofiled,
      "classes_only": classes_only, "passes": passes, "sets": sets,
-     "source_line": source_line, "stall_reason": stall_reason}[cmd](*args)
+     "source_line": source_line, "stall_reason": stall_reason,
+     "min_share": min_share}[cmd](*args)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

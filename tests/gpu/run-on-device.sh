@@ -3,7 +3,7 @@
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
-#   steps: suite record demos demorun torch ncu bench phases
+#   steps: suite record demos demorun torch train ncu bench phases
 #   (default: all but demorun and phases)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
@@ -70,7 +70,7 @@ if has record; then
 	ls -la "$R/recorded/counter-image.bin" && xz -9 -f "$R/recorded/counter-image.bin"
 	step default metric set: passes and a full test-app report
 	"$GA" --list-metrics --chip GH100 | tail -1
-	timeout 120 "$GA" -f json -o "$R/recorded/testapp-all.json" "$APP" --repeat 3 >"$R/testapp-all.report.json" 2>"$R/testapp-all.err"
+	timeout 120 "$GA" --min-share 0 -f json -o "$R/recorded/testapp-all.json" "$APP" --repeat 3 >"$R/testapp-all.report.json" 2>"$R/testapp-all.err"
 	cat "$R/testapp-all.err"
 	timeout 60 "$GA" --import "$R/recorded/testapp-all.json" | tee "$R/testapp-all.txt" | head -80
 	step stall reasons: the coalescing demo with --stalls
@@ -109,6 +109,25 @@ if has torch; then
 	grep -E 'ok|checksum' "$R/torch-prof.txt" | grep -v '^ ' >"$R/torch-prof.lines"
 	cmp "$R/torch-plain.lines" "$R/torch-prof.lines" && echo "pytorch output unchanged"
 	head -60 "$R/torch-prof.txt"
+fi
+
+if has train; then
+	step PyTorch training loop: which kernels --min-share leaves at one launch
+	for s in 0 1; do
+		timeout 200 "$GA" --min-share $s -f json --log-file "$R/train-share$s.report.json" \
+			-o "$R/train-share$s.json" python3 tests/gpu/pytorch_train.py 100 >/dev/null 2>&1
+		echo "--min-share $s: status $?"
+		python3 - "$R/train-share$s.report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["profile"]["collection"]
+print(f"  {len(r['kernels'])} kernels, {len(r['profile']['launches'])} launches profiled, "
+      f"measure {c.get('profiler_measure_seconds', 0):.2f} s, wall {c['wall_seconds']:.2f} s")
+for k in sorted(r["kernels"], key=lambda k: -k["share"]):
+    print(f"  {100 * k['share']:6.2f} %  {k['launches']:2} + {k['unprofiled_launches']:4}  "
+          f"{'below ' if k['below_min_share'] else '      '} {k['class']:10} {k['name'][:60]}")
+PY
+	done
 fi
 
 if has ncu; then

@@ -35,9 +35,10 @@ no_rundir() {
 }
 
 # 1. Every kernel three times (the default --max-passes 3 gives three metric sets on
-# GH100, one per launch in turn), report as JSON; the app's own output must
-# be unchanged.
-"$GA" -f json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" --repeat 3 >"$T/all.app.out" 2>"$T/all.err"
+# GH100, one per launch in turn; --min-share 0 so that the small kernels take
+# them too), report as JSON; the app's own output must be unchanged.
+"$GA" --min-share 0 -f json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" --repeat 3 \
+	>"$T/all.app.out" 2>"$T/all.err"
 st=$?
 [ $st -eq 0 ] && pass "full run exits 0" || { fail "full run exits 0 (got $st)"; cat "$T/all.err"; }
 "$APP" >"$T/plain.out" 2>&1
@@ -49,12 +50,19 @@ check "kernel names, launch configuration and metric sanity" $CHECK testapp "$T/
 check "classes of the known kernels" $CHECK classes "$T/all.report.json"
 check "no run directory left behind" no_rundir
 
-# 1a. --max-passes 0: every metric on the one launch of each kernel.
+# 1a. The default --min-share 1: kernels under 1 % of the GPU time so far
+# stop after their first launch (tiny_add at least); the large ones still
+# get all three sets.
+"$GA" -f json --log-file "$T/share.report.json" "$APP" --repeat 3 >/dev/null 2>&1
+check "--min-share: small kernels measured once, large ones in full" \
+	$CHECK min_share "$T/share.report.json" 1 3
+
+# 1b. --max-passes 0: every metric on the one launch of each kernel.
 "$GA" --max-passes 0 -f json --log-file "$T/one.report.json" -o "$T/one.json" "$APP" >/dev/null 2>&1
 check "--max-passes 0: everything from one launch" $CHECK testapp "$T/one.json"
 check "--max-passes 0: classes of the known kernels" $CHECK classes "$T/one.report.json"
 
-# 1b. --quick: one replay pass, the same classes for the known kernels.
+# 1c. --quick: one replay pass, the same classes for the known kernels.
 "$GA" --quick -f json --log-file "$T/quick.report.json" -o "$T/quick.json" "$APP" >/dev/null 2>&1
 check "--quick collects in one pass" $CHECK passes "$T/quick.json" 1
 check "--quick: classes of the known kernels" $CHECK classes_only "$T/quick.report.json"

@@ -115,6 +115,16 @@ static void build_sample(ga_profile *p)
 	p->collection.app_signal = 9;
 	p->collection.incomplete = 1;
 	p->collection.note = ga_xstrdup("stopped early (synthetic)");
+	p->collection.min_share_pct = 2.5;
+	{
+		/* One kernel left short of metric sets by --min-share, one not. */
+		ga_unprofiled u[2] = {
+			{ga_xstrdup("reduce"), 7, {1, 1, 1}, {1024, 1, 1}, 99, 1},
+			{ga_xstrdup("_Z5saxpyIfEviT_PKS0_PS0_"), 4242, {4096, 2, 1}, {256, 1, 4}, 3, 0},
+		};
+		for (size_t i = 0; i < 2; i++)
+			GA_PUSH(p->unprofiled, p->n_unprofiled, p->cap_unprofiled, u[i]);
+	}
 
 	ga_profile_add_metric(p, "sm__throughput.avg.pct_of_peak_sustained_elapsed");
 	ga_profile_add_metric(p, "dram__bytes.sum");
@@ -191,6 +201,20 @@ static void compare_profiles(const ga_profile *a, const ga_profile *b)
 	assert_int_equal(a->collection.app_signal, b->collection.app_signal);
 	assert_int_equal(a->collection.incomplete, b->collection.incomplete);
 	assert_same_str(a->collection.note, b->collection.note);
+	assert_same_double(a->collection.min_share_pct, b->collection.min_share_pct);
+
+	assert_int_equal(a->n_unprofiled, b->n_unprofiled);
+	for (i = 0; i < a->n_unprofiled; i++) {
+		const ga_unprofiled *x = &a->unprofiled[i], *y = &b->unprofiled[i];
+		assert_same_str(x->mangled, y->mangled);
+		assert_int_equal(x->pid, y->pid);
+		for (j = 0; j < 3; j++) {
+			assert_int_equal(x->grid[j], y->grid[j]);
+			assert_int_equal(x->block[j], y->block[j]);
+		}
+		assert_int_equal(x->launches, y->launches);
+		assert_int_equal(x->below_min_share, y->below_min_share);
+	}
 
 	assert_int_equal(a->n_metrics, b->n_metrics);
 	for (i = 0; i < a->n_metrics; i++)
@@ -360,10 +384,17 @@ static void test_output_layout(void **state)
 		"\"collection\":{\"tool_version\":\"0.1.0\",\"date\":\"2025-01-02T03:04:05Z\","
 		"\"mode\":\"synthetic\","
 		"\"command\":\"./app --size 1024 \\\"quoted\\\" \\\\ back\\tslash\","
-		"\"passes\":7,\"wall_seconds\":12.25,\"app_status\":3,\"app_signal\":9,\"app_peak_rss_kb\":0,"
+		"\"passes\":7,\"min_share_pct\":2.5,\"wall_seconds\":12.25,\"app_status\":3,"
+		"\"app_signal\":9,\"app_peak_rss_kb\":0,"
 		"\"incomplete\":true,\"note\":\"stopped early (synthetic)\"},"
 		"\"metrics\":[\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","
 		"\"dram__bytes.sum\",\"a_metric_after_b\"],\"launches\":[{\"name\":"));
+	/* below_min_share only where true. */
+	assert_non_null(strstr(s,
+		"\"unprofiled\":[{\"mangled\":\"reduce\",\"pid\":7,\"grid\":[1,1,1],"
+		"\"block\":[1024,1,1],\"launches\":99,\"below_min_share\":true},"
+		"{\"mangled\":\"_Z5saxpyIfEviT_PKS0_PS0_\",\"pid\":4242,\"grid\":[4096,2,1],"
+		"\"block\":[256,1,4],\"launches\":3}]"));
 	assert_non_null(strstr(s, "\"a_metric_after_b\":null}"));
 	assert_non_null(strstr(s, "\"limiter\":\"shared_memory\"}"));
 	assert_null(strstr(s, "\"host\""));
