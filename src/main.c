@@ -909,7 +909,9 @@ static int run_live(const ga_config *cfg, const ga_ruleset *rs, const ga_profile
 	};
 	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);
-		app_rc = app_failure_status(&res);
+		/* Without a GPU the program's own failure is a consequence:
+		 * the status says why (4). */
+		app_rc = err.code == GA_ERR_NO_GPU ? 0 : app_failure_status(&res);
 		rc = app_rc ? app_rc : exit_for_error(&err);
 		goto out;
 	}

@@ -60,8 +60,10 @@ typedef struct {
  * on a profiling error, *res describes the application's run if it ran. */
 int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga_error *err);
 
-/* Quick check for a usable CUDA driver and device, without creating a
- * context.  Returns 0 when present, -1 with err (GA_ERR_NO_GPU) otherwise. */
+/* Check for a usable CUDA driver and device (cuInit, no context: about
+ * 0.1 s).  Returns 0 when present, -1 with err (GA_ERR_NO_GPU) otherwise.
+ * ga_collect_live only checks that the driver library loads before it runs
+ * the program, and calls this when no launch was profiled. */
 int ga_probe_gpu(ga_error *err);
 
 /* Find PROGRAM like execvp would.  Returns a malloc'd path or NULL with err

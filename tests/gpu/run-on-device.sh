@@ -52,6 +52,10 @@ if ! grep -q 'copy_strided' "$R/smoke.txt"; then
 		"$APP" --only tiny_add 2>&1 | grep -iE 'inject|jansson|cupti|error' | head -20
 fi
 
+step no usable GPU: the driver loads but sees no device
+CUDA_VISIBLE_DEVICES= timeout 60 "$GA" "$APP" --only tiny_add >"$R/nogpu.out" 2>&1
+echo "status $? (expected 4)"; tail -4 "$R/nogpu.out"
+
 if has suite; then
 	step GPU suite
 	GPUADVISE=$GA BUILDDIR=$B timeout 400 tests/gpu/run.sh 2>&1 | tee "$R/gpu-suite.log"
