@@ -16,7 +16,9 @@
 # and the gpuadvise run's wall time split at the injection library's
 # InitializeInjection and exit handler: before (gpuadvise start-up, program
 # start, cuInit up to the injection), inside, after (CUPTI and driver
-# teardown, gathering records, the report).
+# teardown, gathering records, the report), each split further at the marks
+# gpuadvise and the injection library leave in the log (fork, context
+# creation, first launch, process end, report written).
 set -u
 B=${1:?build dir}
 GA=$B/gpuadvise
@@ -35,8 +37,23 @@ one() { # name, gpuadvise options, command...
 	ga=$(awk "BEGIN { printf \"%.2f\", $e0 - $s0 }")
 	echo "== $name: plain $plain s, gpuadvise $ga s"
 	sed 's/^/   /' "$T/log"
-	awk -v s="$s0" -v e="$e0" '{ for (i = 1; i < NF; i++) { if ($i == "init_at") a = $(i + 1); if ($i == "exit_at") b = $(i + 1) } }
-		END { if (a) printf "   split: before init %.2f s, inside %.2f s, after exit handler %.2f s\n", a - s, b - a, e - b }' "$T/log"
+	# The first process's marks (a program that forks has more).
+	awk -v s="$s0" -v e="$e0" '
+		$1 == "mark" && !($2 in m) { m[$2] = $3 }
+		$1 == "pid" && !a { for (i = 1; i < NF; i++) v[$i] = $(i + 1); a = 1 }
+		END {
+			if (!a) exit
+			printf "   split: before init %.2f s, inside %.2f s, after exit handler %.2f s\n",
+				v["init_at"] - s, v["exit_at"] - v["init_at"], e - v["exit_at"]
+			printf "   before: gpuadvise start to fork %.3f, fork to injection %.3f\n",
+				m["fork"] - s, v["init_at"] - m["fork"]
+			if (v["ctx_created_at"] > 0 && v["first_launch_at"] > 0)
+				printf "   inside: injection to context %.3f, context to first launch %.3f\n",
+					v["ctx_created_at"] - v["init_at"], v["first_launch_at"] - v["ctx_created_at"]
+			printf "   after: exit handler to process end %.3f, records and report %.3f, " \
+				"to gpuadvise end %.3f\n", m["child_exit"] - v["exit_at"],
+				m["report_done"] - m["child_exit"], e - m["report_done"]
+		}' "$T/log"
 }
 export GPUADVISE_CACHE_DIR=$T/cache
 one "testapp (metric-set cache cold)" "" "$K/gpuadvise-testapp"

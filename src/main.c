@@ -1013,6 +1013,7 @@ int main(int argc, char **argv)
 			rc = run_import(&cfg, &rs, cfg.baseline ? &base : NULL);
 		} else {
 			rc = run_live(&cfg, &rs, cfg.baseline ? &base : NULL);
+			ga_timing_mark("report_done");
 		}
 		ga_profile_free(&base);
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *errcode_names[GA_ERR__COUNT] = {
@@ -439,4 +440,17 @@ long ga_strmap_get(const ga_map *m, const char *key)
 size_t ga_strmap_put(ga_map *m, const char *key, size_t val)
 {
 	return ga_map_put(m, ga_hash_str(key), key, val, str_eq);
+}
+
+void ga_timing_mark(const char *what)
+{
+	const char *path = getenv("GPUADVISE_TIMING_LOG");
+	struct timespec ts;
+	FILE *f;
+
+	if (!path || !*path || !(f = fopen(path, "a")))
+		return;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(f, "mark %s %.3f\n", what, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
+	fclose(f);
 }

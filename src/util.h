@@ -103,4 +103,8 @@ size_t ga_strmap_put(ga_map *m, const char *key, size_t val);
 int ga_str_has_prefix(const char *s, const char *prefix);
 int ga_str_has_suffix(const char *s, const char *suffix);
 
+/* For bench/phases.sh: append "mark WHAT SECONDS" (CLOCK_REALTIME) to the
+ * file named by GPUADVISE_TIMING_LOG, if set. */
+void ga_timing_mark(const char *what);
+
 #endif

@@ -98,6 +98,13 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double real_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 /* Where the injection library's own time goes, for bench/phases.sh:
  * GPUADVISE_TIMING_LOG=FILE appends one line per process at exit.  Order
  * matters: the end record sums INIT..PACK and ENABLE..RECORD. */
@@ -156,6 +163,10 @@ static struct {
 	long set_changes;
 	double init_at;           /* CLOCK_REALTIME at InitializeInjection */
 	double init_profiler_s;   /* of PH_INIT: cuptiProfilerInitialize */
+	double init_supported_s;  /* of PH_INIT: cuptiProfilerDeviceSupported */
+	double init_avail_s;      /* of PH_INIT: the counter availability image */
+	double ctx_created_at;    /* CLOCK_REALTIME of the first context creation */
+	double first_launch_at;   /* ... of the first launch seen */
 	ga_launch pending_launch;
 } G = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .lock_fd = -1, .last_slot = -1};
 
@@ -768,6 +779,7 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		write_error("cupti", "cannot find the device of context %u", uid);
 		goto out;
 	}
+	G.init_supported_s -= now_seconds();
 	{
 		CUpti_Profiler_DeviceSupported_Params p = {CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
 		p.cuDevice = cs->cudev;
@@ -778,12 +790,14 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 			goto out;
 		}
 	}
+	G.init_supported_s += now_seconds();
 	{
 		CUpti_Device_GetChipName_Params p = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
 		p.deviceIndex = (size_t)cs->cudev;
 		CUPTI_TRY(cuptiDeviceGetChipName(&p), "cuptiDeviceGetChipName");
 		chip = p.pChipName;
 	}
+	G.init_avail_s -= now_seconds();
 	{
 		CUpti_Profiler_GetCounterAvailability_Params p =
 			{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
@@ -794,6 +808,7 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		p.pCounterAvailabilityImage = avail;
 		CUPTI_TRY(cuptiProfilerGetCounterAvailability(&p), "reading counter availability");
 	}
+	G.init_avail_s += now_seconds();
 	phase(PH_INIT, &t);
 	cs->cfg = chip_config(chip, avail, avail_size);
 	phase(PH_PACK, &t);
@@ -1000,7 +1015,8 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	int in_a_row;
 	size_t want;
 
-	G.total_launches++;
+	if (G.total_launches++ == 0)
+		G.first_launch_at = real_seconds();
 	if ((!G.enabled && !ga_sass_outstanding()) ||
 	    launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream))
 		return;
@@ -1219,6 +1235,8 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 		}
 		if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
 			pthread_mutex_lock(&G.lock);
+			if (G.ctx_created_at == 0)
+				G.ctx_created_at = real_seconds();
 			ga_sass_context_created(rd->context);
 			pthread_mutex_unlock(&G.lock);
 			return;
@@ -1261,13 +1279,6 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	}
 }
 
-static double real_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Also the wall-clock times of InitializeInjection and of the exit
  * handler, so that bench/phases.sh can split the process's time into
  * before, inside and after the injection library's life. */
@@ -1278,9 +1289,11 @@ static void timing_log(void)
 
 	if (!path || !*path || !(f = fopen(path, "a")))
 		return;
-	fprintf(f, "pid %ld init_at %.3f exit_at %.3f profiled %ld set_changes %ld "
-	        "profiler_init %.4f", (long)G.pid, G.init_at, real_seconds(), G.profiled,
-	        G.set_changes, G.init_profiler_s);
+	fprintf(f, "pid %ld init_at %.3f ctx_created_at %.3f first_launch_at %.3f exit_at %.3f "
+	        "profiled %ld set_changes %ld profiler_init %.4f device_supported %.4f "
+	        "availability %.4f", (long)G.pid, G.init_at, G.ctx_created_at, G.first_launch_at,
+	        real_seconds(), G.profiled, G.set_changes, G.init_profiler_s, G.init_supported_s,
+	        G.init_avail_s);
 	for (int i = 0; i < PH_N; i++)
 		if (G.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], G.phase_s[i], G.phase_n[i]);
@@ -1456,8 +1469,9 @@ GA_EXPORT int InitializeInjection(void)
 	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
 	if (ga_sass_enabled())
 		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
-	if (ga_sass_stall_run())
-		cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+	/* The stall run enables PC sampling there; the others only note the
+	 * time (bench/phases.sh). */
+	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
 	if (G.count == 0)
 		stop_profiling_everywhere();
 out:

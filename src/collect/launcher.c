@@ -380,6 +380,7 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	t0 = now_seconds();
+	ga_timing_mark("fork");
 	fflush(NULL);
 	child = fork();
 	if (child < 0) {
@@ -433,6 +434,7 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 			break;
 		}
 	}
+	ga_timing_mark("child_exit");
 	res->peak_rss_kb = ru.ru_maxrss;
 	res->wall_seconds = now_seconds() - t0;
 	sigaction(SIGINT, &old_int, NULL);
