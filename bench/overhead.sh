@@ -51,6 +51,8 @@ if [ -n "${BENCH_QUICK:-}" ]; then
 	# A short check between full runs: no demos, and ncu --set full only on
 	# the test app with BENCH_NCU_FULL=1.
 	[ "${BENCH_SOURCE:-}" = only ] || run_case testapp "${BENCH_NCU_FULL:+both}" "" "$K/gpuadvise-testapp"
+	# BENCH_TESTAPP_ONLY=1: that row alone, for more repetitions.
+	[ -n "${BENCH_TESTAPP_ONLY:-}" ] && { rm -rf "$T"; exit 0; }
 	if [ "${BENCH_SOURCE:-}" != only ]; then
 		run_case "testapp --max-passes 0" none "--max-passes 0" "$K/gpuadvise-testapp"
 		run_case "testapp --quick" none "--quick" "$K/gpuadvise-testapp"
