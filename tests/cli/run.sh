@@ -1141,33 +1141,28 @@ else
 	not_ok "--min-share: below-share kernel in the report"
 	grep -A3 'not checked' "$T/share.out" | tail -8
 fi
-sed 's/"min_share_pct": 2.5/"min_share_pct": 250/' "$T/share.json" >"$T/badshare.json"
-"$GPUADVISE" --import "$T/badshare.json" >/dev/null 2>"$T/badshare.err"
-rc=$?
-if [ $rc = 2 ] && grep -q 'min_share_pct: expected a percentage from 0 to 100' "$T/badshare.err"; then
-	ok "--min-share: a profile's out-of-range min_share_pct is refused with the field named"
-else
-	not_ok "--min-share: bad min_share_pct (status $rc)"
-	cat "$T/badshare.err"
-fi
-sed 's/"below_min_share": true/"below_min_share": "yes"/' "$T/share.json" >"$T/badshare.json"
-"$GPUADVISE" --import "$T/badshare.json" >/dev/null 2>"$T/badshare.err"
-rc=$?
-if [ $rc = 2 ] && grep -q 'unprofiled\[6\]: below_min_share: expected true or false' "$T/badshare.err"; then
-	ok "--min-share: a non-boolean below_min_share is refused with the entry named"
-else
-	not_ok "--min-share: bad below_min_share (status $rc)"
-	cat "$T/badshare.err"
-fi
+# refused FILE SED PATTERN WHAT: FILE edited by the sed script SED is
+# refused by --import with status 2 and an error matching PATTERN.
+refused() {
+	sed "$2" "$1" >"$T/bad.json"
+	"$GPUADVISE" --import "$T/bad.json" >/dev/null 2>"$T/bad.err"
+	rc=$?
+	if [ $rc = 2 ] && grep -q "$3" "$T/bad.err"; then
+		ok "$4"
+	else
+		not_ok "$4 (status $rc)"
+		cat "$T/bad.err"
+	fi
+}
+refused "$T/share.json" 's/"min_share_pct": 2.5/"min_share_pct": 250/' \
+	'min_share_pct: expected a percentage from 0 to 100' \
+	"--min-share: a profile's out-of-range min_share_pct is refused with the field named"
+refused "$T/share.json" 's/"below_min_share": true/"below_min_share": "yes"/' \
+	'unprofiled\[6\]: below_min_share: expected true or false' \
+	"--min-share: a non-boolean below_min_share is refused with the entry named"
 # Bad stalls in a profile: a clear error naming the field.
-sed 's/"long_scoreboard": 70,/"long_scoreboard": "70",/' "$SRCDIR/$STALLS" >"$T/badstall.json"
-"$GPUADVISE" --import "$T/badstall.json" >/dev/null 2>"$T/badstall.err"
-rc=$?
-if [ $rc = 2 ] && grep -q 'stalls.long_scoreboard: expected a number of samples' "$T/badstall.err"; then
-	ok "stall reasons: a non-number is refused with the field named"
-else
-	not_ok "stall reasons: bad stalls (status $rc)"
-	cat "$T/badstall.err"
-fi
+refused "$SRCDIR/$STALLS" 's/"long_scoreboard": 70,/"long_scoreboard": "70",/' \
+	'stalls.long_scoreboard: expected a number of samples' \
+	"stall reasons: a non-number is refused with the field named"
 
 tap_end

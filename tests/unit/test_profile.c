@@ -166,6 +166,19 @@ static void build_sample(ga_profile *p)
 	l->values[2] = 3;
 }
 
+/* The kernel a launch or an unprofiled entry belongs to. */
+static void compare_kernel(const char *mangled_a, int pid_a, const unsigned grid_a[3],
+                           const unsigned block_a[3], const char *mangled_b, int pid_b,
+                           const unsigned grid_b[3], const unsigned block_b[3])
+{
+	assert_same_str(mangled_a, mangled_b);
+	assert_int_equal(pid_a, pid_b);
+	for (int j = 0; j < 3; j++) {
+		assert_int_equal(grid_a[j], grid_b[j]);
+		assert_int_equal(block_a[j], block_b[j]);
+	}
+}
+
 static void compare_profiles(const ga_profile *a, const ga_profile *b)
 {
 	size_t i, j;
@@ -206,12 +219,8 @@ static void compare_profiles(const ga_profile *a, const ga_profile *b)
 	assert_int_equal(a->n_unprofiled, b->n_unprofiled);
 	for (i = 0; i < a->n_unprofiled; i++) {
 		const ga_unprofiled *x = &a->unprofiled[i], *y = &b->unprofiled[i];
-		assert_same_str(x->mangled, y->mangled);
-		assert_int_equal(x->pid, y->pid);
-		for (j = 0; j < 3; j++) {
-			assert_int_equal(x->grid[j], y->grid[j]);
-			assert_int_equal(x->block[j], y->block[j]);
-		}
+		compare_kernel(x->mangled, x->pid, x->grid, x->block, y->mangled, y->pid, y->grid,
+		               y->block);
 		assert_int_equal(x->launches, y->launches);
 		assert_int_equal(x->below_min_share, y->below_min_share);
 	}
@@ -224,13 +233,9 @@ static void compare_profiles(const ga_profile *a, const ga_profile *b)
 	for (i = 0; i < a->n_launches; i++) {
 		const ga_launch *x = &a->launches[i], *y = &b->launches[i];
 		assert_same_str(x->name, y->name);
-		assert_same_str(x->mangled, y->mangled);
-		assert_int_equal(x->pid, y->pid);
+		compare_kernel(x->mangled, x->pid, x->grid, x->block, y->mangled, y->pid, y->grid,
+		               y->block);
 		assert_int_equal(x->index, y->index);
-		for (j = 0; j < 3; j++) {
-			assert_int_equal(x->grid[j], y->grid[j]);
-			assert_int_equal(x->block[j], y->block[j]);
-		}
 		assert_int_equal(x->registers, y->registers);
 		assert_int_equal(x->smem_static, y->smem_static);
 		assert_int_equal(x->smem_dynamic, y->smem_dynamic);
