@@ -96,10 +96,10 @@ static void *open_driver(ga_error *err)
 
 	if (!h)
 		ga_fail(err, GA_ERR_NO_GPU,
-		               "no NVIDIA GPU driver found (libcuda.so.1 cannot be loaded), so kernels "
-		               "cannot be profiled on this machine.\n"
-		               "  To analyse a profile recorded elsewhere: gpuadvise --import FILE.json\n"
-		               "  To see what gpuadvise reports: gpuadvise --demo matmul (shows a recorded profile)");
+		        "no NVIDIA GPU driver found (libcuda.so.1 cannot be loaded), so kernels "
+		        "cannot be profiled on this machine.\n"
+		        "  To analyse a profile recorded elsewhere: gpuadvise --import FILE.json\n"
+		        "  To see what gpuadvise reports: gpuadvise --demo matmul (shows a recorded profile)");
 	return h;
 }
 
