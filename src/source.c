@@ -76,7 +76,8 @@ static void add1(double *to, double v)
 		*to = isfinite(*to) ? *to + v : v;
 }
 
-void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from)
+/* The per-instruction counts of from, added into to. */
+static void add_counts(ga_source_pc *to, const ga_source_pc *from)
 {
 	add1(&to->inst, from->inst);
 	add1(&to->threads, from->threads);
@@ -84,6 +85,11 @@ void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from)
 	add1(&to->sectors_ideal, from->sectors_ideal);
 	add1(&to->wavefronts, from->wavefronts);
 	add1(&to->wavefronts_ideal, from->wavefronts_ideal);
+}
+
+void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from)
+{
+	add_counts(to, from);
 	if (!to->file && from->file) {
 		to->file = from->file;
 		to->line = from->line;
@@ -130,12 +136,7 @@ void ga_source_merge(ga_source *to, const ga_source *from)
 			t = ga_source_add_pc(to);
 			t->pc = f->pc;
 		}
-		add1(&t->inst, f->inst);
-		add1(&t->threads, f->threads);
-		add1(&t->sectors, f->sectors);
-		add1(&t->sectors_ideal, f->sectors_ideal);
-		add1(&t->wavefronts, f->wavefronts);
-		add1(&t->wavefronts_ideal, f->wavefronts_ideal);
+		add_counts(t, f);
 		if ((!t->file || t->line <= 0) && f->file && f->line > 0) {
 			free(t->file);
 			t->file = ga_xstrdup(f->file);
