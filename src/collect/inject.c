@@ -756,7 +756,7 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	uint8_t *avail = NULL;
 	size_t avail_size = 0;
 	const char *chip;
-	double t = now_seconds();
+	double t = now_seconds(), t1;
 
 	for (cs = G.ctxs; cs; cs = cs->next)
 		if (cs->ctx == ctx && cs->uid == uid)
@@ -779,7 +779,7 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		write_error("cupti", "cannot find the device of context %u", uid);
 		goto out;
 	}
-	G.init_supported_s -= now_seconds();
+	t1 = now_seconds();
 	{
 		CUpti_Profiler_DeviceSupported_Params p = {CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
 		p.cuDevice = cs->cudev;
@@ -790,14 +790,14 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 			goto out;
 		}
 	}
-	G.init_supported_s += now_seconds();
+	G.init_supported_s += now_seconds() - t1;
 	{
 		CUpti_Device_GetChipName_Params p = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
 		p.deviceIndex = (size_t)cs->cudev;
 		CUPTI_TRY(cuptiDeviceGetChipName(&p), "cuptiDeviceGetChipName");
 		chip = p.pChipName;
 	}
-	G.init_avail_s -= now_seconds();
+	t1 = now_seconds();
 	{
 		CUpti_Profiler_GetCounterAvailability_Params p =
 			{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
@@ -808,7 +808,7 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		p.pCounterAvailabilityImage = avail;
 		CUPTI_TRY(cuptiProfilerGetCounterAvailability(&p), "reading counter availability");
 	}
-	G.init_avail_s += now_seconds();
+	G.init_avail_s += now_seconds() - t1;
 	phase(PH_INIT, &t);
 	cs->cfg = chip_config(chip, avail, avail_size);
 	phase(PH_PACK, &t);
