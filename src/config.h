@@ -27,6 +27,7 @@ typedef struct {
 	long max_per_kernel;        /* 0: unlimited */
 	long max_passes;            /* replay passes per launch; 0: unlimited */
 	double min_share;           /* percent of GPU time for more than one profiled launch */
+	int no_loop_replay;         /* --no-loop-replay */
 	char **extra_metrics;
 	size_t n_extra_metrics;
 	const char *save_counter_data;

@@ -241,6 +241,9 @@ static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *pro
 			.max_passes = c->cfg->max_passes,
 			.launch_count = -1,
 			.quiet_stdout = 1,
+			/* Four repetitions are too few for loop replay (two to
+			 * see the loop, then three per metric set): replay. */
+			.no_loop_replay = 1,
 		};
 		fprintf(stderr, "gpuadvise: demo %s: profiling variant %s\n", name, v->name);
 		ga_profile_init(&v->prof);

@@ -46,6 +46,7 @@ enum {
 	OPT_CHIP,
 	OPT_MAX_PER_KERNEL,
 	OPT_MIN_SHARE,
+	OPT_NO_LOOP_REPLAY,
 	OPT_METRICS,
 	OPT_SAVE_COUNTER_DATA,
 	OPT_LOG_FILE,
@@ -111,6 +112,9 @@ static struct argp_option options[] = {
 	 "metric sets, more repeats) only while it takes at least PCT % of the GPU time measured "
 	 "so far; the rest are classified from one launch (default 1; 0: every kernel in full)",
 	 1},
+	{"no-loop-replay", OPT_NO_LOOP_REPLAY, 0, 0, "Measure every launch by replaying it, "
+	 "even in a loop (by default, once the same launches repeat, a kernel's metric sets "
+	 "are measured across the loop's next iterations, with no replay)", 1},
 	{"quick", OPT_QUICK, 0, 0, "Classify in one replay pass: collect only what the "
 	 "classifier needs (most rules then cannot fire)", 1},
 	{"max-passes", OPT_MAX_PASSES, "N", 0, "Replay each profiled launch at most N times "
@@ -219,6 +223,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MIN_SHARE:
 		c->min_share = parse_pct(state, "--min-share", arg, 100);
+		break;
+	case OPT_NO_LOOP_REPLAY:
+		c->no_loop_replay = 1;
 		break;
 	case OPT_MAX_PASSES:
 		c->max_passes = parse_count(state, "--max-passes", arg);
@@ -903,6 +910,7 @@ static int run_live(const ga_config *cfg, const ga_ruleset *rs, const ga_profile
 		.launch_count = cfg->launch_count,
 		.max_per_kernel = cfg->max_per_kernel,
 		.min_share = cfg->min_share,
+		.no_loop_replay = cfg->no_loop_replay,
 		.keep_image = cfg->save_counter_data,
 		.source_mode = cfg->source > 0 ? "force" : cfg->source < 0 ? "off" : "auto",
 		.stalls = cfg->stalls,

@@ -24,6 +24,7 @@
 #define GA_ENV_STALLS        "GPUADVISE_STALLS"        /* stall run: file of kernels to PC-sample */
 #define GA_ENV_MIN_SHARE     "GPUADVISE_MIN_SHARE"     /* percent of GPU time for more profiled launches */
 #define GA_ENV_CACHE_DIR     "GPUADVISE_CACHE_DIR"     /* metric-set cache; "" or off: none */
+#define GA_ENV_LOOP_REPLAY   "GPUADVISE_LOOP_REPLAY"   /* 0: measure no loop across its iterations */
 
 typedef struct {
 	char *const *argv;          /* PROGRAM ARGS..., NULL-terminated */
@@ -37,6 +38,7 @@ typedef struct {
 	long launch_count;          /* <0: no limit */
 	long max_per_kernel;        /* <=0: no limit */
 	double min_share;           /* percent; a kernel below it gets one profiled launch; 0: off */
+	int no_loop_replay;         /* measure no loop across its iterations */
 	const char *keep_image;     /* NULL: none */
 	int quiet_stdout;           /* send the application's stdout to /dev/null */
 	const char *source_mode;    /* GA_ENV_SOURCE value; NULL: auto */

@@ -34,6 +34,7 @@
 #include <jansson.h>
 
 #include "collect.h"
+#include "../loop.h"
 #include "sass.h"
 
 #define GA_EXPORT __attribute__((visibility("default")))
@@ -89,6 +90,7 @@ typedef struct {
 	double dur_sum;           /* measured durations (ns), for its share of GPU time */
 	long n_dur;
 	int below_share;          /* its last launch went unprofiled under --min-share */
+	long loop_mark;           /* counted for loop replay (loop_best_set) */
 } repeat_slot;
 
 static double now_seconds(void)
@@ -827,8 +829,11 @@ out:
 	return cs;
 }
 
+static void loop_context_gone(const ctx_state *cs);
+
 static void ctx_release(ctx_state *cs)
 {
+	loop_context_gone(cs);
 	measure_drop(cs);
 	cs->ok = 0;
 	free(cs->cdata);
@@ -947,6 +952,39 @@ static void launch_free(ga_launch *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/* What a launch's callback tells of it. */
+typedef struct {
+	CUfunction f;
+	const unsigned *grid, *block;
+	unsigned smem;
+	CUstream stream;
+	const char *mangled;
+} launch_args;
+
+/* Fill *l with the launch's metadata (name is taken, NULL: demangle). */
+static void launch_meta(ga_launch *l, ctx_state *cs, const launch_args *a, uint32_t ctx_uid,
+                        char *name)
+{
+	memset(l, 0, sizeof(*l));
+	l->mangled = ga_xstrdup(a->mangled);
+	l->name = name ? name : demangle(a->mangled);
+	l->pid = (int)G.pid;
+	l->index = G.total_launches - 1;
+	memcpy(l->grid, a->grid, sizeof(l->grid));
+	memcpy(l->block, a->block, sizeof(l->block));
+	l->registers = func_attr(a->f, cs->cudev, CU_FUNC_ATTRIBUTE_NUM_REGS);
+	l->smem_static = func_attr(a->f, cs->cudev, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+	l->smem_dynamic = a->smem;
+	{
+		unsigned long long sid = 0;
+		if (cuStreamGetId(a->stream, &sid) == CUDA_SUCCESS)
+			l->stream = sid;
+	}
+	l->context = (int)ctx_uid;
+	l->duration_ns = NAN;
+	occupancy(cs, a->f, l);
+}
+
 /* ---- the launch callbacks ------------------------------------------------ */
 
 /* GPU counters are a device-wide resource: while one process has the range
@@ -1003,6 +1041,342 @@ static void stop_profiling_everywhere(void)
 		cuptiEnableDomain(0, G.sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
+/* ---- loop replay ---------------------------------------------------------
+ *
+ * A program that runs the same launches over and over (a training loop's
+ * steps, a benchmark's repetitions) can have its kernels measured without
+ * replaying any launch.  Once the last 2p launches are two copies of the
+ * same p (loop.c), the range profiler is set up for user replay with a range
+ * per launch (auto range), and each following iteration of the program is
+ * one pass over all p launches.  A 3-pass metric set then costs three
+ * iterations of the program's own work and one object's first start (about
+ * 135 ms) instead of a save, restore and three replays of every launch (50
+ * to 80 ms each in PyTorch, bench/phases.sh).  The values of a launch come
+ * from the same position in consecutive iterations, as with ncu's
+ * application replay, so a kernel whose work changes between iterations is
+ * measured over several (--no-loop-replay measures each launch on its own).
+ * A launch out of the pattern (another kernel, another context) or a range
+ * count that does not match ends it, with that set's values dropped, and the
+ * launches go on as before.
+ *
+ * While a loop may still show (LOOP_MIN_KERNELS kernels seen), a kernel's
+ * other metric sets wait for its LOOP_DEFER-th launch rather than take a
+ * replay each, unless it runs in a row: a loop of one kernel is cheaper
+ * replayed. */
+#define LOOP_MAX_PERIOD 128       /* launches per iteration */
+#define LOOP_RING (2 * LOOP_MAX_PERIOD)
+#define LOOP_MIN_KERNELS 3        /* kernels wanting a set, to start one */
+#define LOOP_DEFER 4
+#define LOOP_MAX_FAILS 2
+
+static struct {
+	long ring[LOOP_RING];     /* repeat slots of the last selected launches */
+	size_t n;
+	int off;                  /* no loop replay in this process */
+	int fails;
+	int active;               /* measuring iterations */
+	size_t period;
+	long keys[LOOP_MAX_PERIOD];   /* repeat slot at each position */
+	size_t pos;               /* position of the next launch */
+	size_t set;               /* metric set being measured */
+	int configured;           /* the range profiler holds it */
+	int in_pass;
+	long pass;
+	ctx_state *cs;
+	uint8_t *cdata;
+	size_t cdata_size;
+	ga_launch meta[LOOP_MAX_PERIOD];  /* the launches of the set's first pass */
+	long mark;
+	long launches;            /* launch records from loop replay */
+	long passes;              /* iterations measured */
+	long aborted;
+} L;
+
+/* Does the kernel still want set s (from a loop, where it costs nothing
+ * extra)?  With one set: repeats up to --max-per-kernel. */
+static int loop_wants(const repeat_slot *r, const chip_cfg *c, size_t s)
+{
+	if (G.max_per_kernel > 0 && r->profiled >= G.max_per_kernel)
+		return 0;
+	if (c->n_sets > 1)
+		return s < GA_MAX_SETS && r->per_set[s] == 0;
+	return G.max_per_kernel > 0;
+}
+
+/* The set that the most distinct kernels of the iteration want. */
+static size_t loop_best_set(const chip_cfg *c, size_t *count)
+{
+	size_t best = 0, best_n = 0;
+
+	for (size_t s = 0; s < c->n_sets && s < GA_MAX_SETS; s++) {
+		size_t n = 0;
+		L.mark++;
+		for (size_t i = 0; i < L.period; i++) {
+			repeat_slot *r = &G.repeats[L.keys[i]];
+			if (r->loop_mark != L.mark && loop_wants(r, c, s)) {
+				r->loop_mark = L.mark;
+				n++;
+			}
+		}
+		if (n > best_n) {
+			best = s;
+			best_n = n;
+		}
+	}
+	*count = best_n;
+	return best;
+}
+
+/* After a launch: is the run repeating, with kernels that want a set?
+ * Only the smallest period is tried: a larger one is nearly always a
+ * multiple, with the same kernels. */
+static void loop_detect(const CUpti_CallbackData *cb)
+{
+	ctx_state *cs;
+	size_t p, n, set;
+
+	for (cs = G.ctxs; cs; cs = cs->next)
+		if (cs->ctx == cb->context && cs->uid == cb->contextUid)
+			break;
+	if (!cs || !cs->ok)
+		return;
+	p = ga_loop_period(L.ring, LOOP_RING, L.n, 2, LOOP_MAX_PERIOD);
+	if (!p)
+		return;
+	/* The next iteration starts with the launch p - 1 back. */
+	for (size_t i = 0; i < p; i++)
+		L.keys[i] = ga_loop_back(L.ring, LOOP_RING, L.n, p - 1 - i);
+	L.period = p;
+	set = loop_best_set(cs->cfg, &n);
+	if (n < LOOP_MIN_KERNELS)
+		return;
+	L.active = 1;
+	L.cs = cs;
+	L.set = set;
+	L.pos = 0;
+	L.pass = 0;
+	L.configured = 0;
+	L.in_pass = 0;
+}
+
+static void loop_clear(void)
+{
+	for (size_t i = 0; i < LOOP_MAX_PERIOD; i++)
+		launch_free(&L.meta[i]);
+	L.active = 0;
+	L.in_pass = 0;
+	L.configured = 0;
+}
+
+/* The loop broke (or its context went): drop the set's passes so far. */
+static void loop_abort(int cupti_ok)
+{
+	if (cupti_ok && L.in_pass && L.cs->rp) {
+		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = L.cs->rp;
+		cuptiRangeProfilerStop(&p);
+	}
+	if (cupti_ok && L.configured)
+		measure_drop(L.cs);
+	loop_clear();
+	L.aborted++;
+	if (++L.fails >= LOOP_MAX_FAILS)
+		L.off = 1;
+}
+
+static void loop_context_gone(const ctx_state *cs)
+{
+	if (L.active && L.cs == cs)
+		loop_abort(0);
+}
+
+/* A fresh range-profiler object for L.set, user replay, a range per
+ * launch of the iteration. */
+static int loop_configure(void)
+{
+	ctx_state *cs = L.cs;
+	const metric_set *ms = &cs->cfg->sets[L.set];
+	double t = now_seconds();
+
+	if (!hold_counters())
+		return -1;
+	measure_drop(cs);         /* an object keeps its first configuration */
+	if (measure_enable(cs) != 0)
+		return -1;
+	phase(PH_ENABLE, &t);
+	{
+		CUpti_RangeProfiler_GetCounterDataSize_Params p =
+			{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.pMetricNames = ms->names;
+		p.numMetrics = ms->n_names;
+		p.maxNumOfRanges = L.period;
+		p.maxNumRangeTreeNodes = L.period;
+		CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&p), "sizing the counter data");
+		if (p.counterDataSize != L.cdata_size) {
+			free(L.cdata);
+			L.cdata = ga_xcalloc(1, p.counterDataSize);
+			L.cdata_size = p.counterDataSize;
+		}
+	}
+	{
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
+			{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.counterDataSize = L.cdata_size;
+		p.pCounterData = L.cdata;
+		CUPTI_TRY(cuptiRangeProfilerCounterDataImageInitialize(&p),
+		          "initialising the counter data");
+	}
+	phase(PH_CDATA, &t);
+	{
+		CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		p.configSize = ms->config_size;
+		p.pConfig = ms->config;
+		p.counterDataImageSize = L.cdata_size;
+		p.pCounterDataImage = L.cdata;
+		p.range = CUPTI_AutoRange;
+		p.replayMode = CUPTI_UserReplay;
+		p.maxRangesPerPass = L.period;
+		p.numNestingLevels = 1;
+		p.minNestingLevel = 1;
+		p.passIndex = 0;
+		p.targetNestingLevel = 1;
+		CUPTI_TRY(cuptiRangeProfilerSetConfig(&p), "configuring the range profiler");
+	}
+	phase(PH_CONFIG, &t);
+	cs->cur_set = -1;         /* not a configuration measure_begin can use */
+	L.configured = 1;
+	return 0;
+out:
+	return -1;
+}
+
+/* A launch while iterations are measured: 1 when it is part of the loop
+ * (its EXIT ends the pass when G.pending is 3). */
+static int loop_take(const repeat_slot *rep, const CUpti_CallbackData *cb, const launch_args *a)
+{
+	ctx_state *cs = L.cs;
+
+	if (cb->context != cs->ctx || cb->contextUid != cs->uid ||
+	    rep - G.repeats != L.keys[L.pos]) {
+		loop_abort(1);
+		return 0;
+	}
+	if (L.pos == 0) {
+		double t;
+		if (!L.configured && loop_configure() != 0) {
+			loop_abort(1);
+			L.off = 1;
+			return 0;
+		}
+		t = now_seconds();
+		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		if (cuptiRangeProfilerStart(&p) != CUPTI_SUCCESS) {
+			write_error("cupti", "starting the range profiler for a loop iteration failed");
+			loop_abort(1);
+			L.off = 1;
+			return 0;
+		}
+		phase(PH_START, &t);
+		L.in_pass = 1;
+	}
+	if (L.pass == 0) {
+		double t = now_seconds();
+		launch_meta(&L.meta[L.pos], cs, a, cb->contextUid, NULL);
+		L.meta[L.pos].metric_set = (int)L.set;
+		phase(PH_META, &t);
+	}
+	if (++L.pos == L.period)
+		G.pending = 3;
+	return 1;
+}
+
+/* EXIT of an iteration's last launch: the pass ends; after the set's last,
+ * every launch of the first pass gets its values. */
+static void loop_exit_launch(void)
+{
+	ctx_state *cs = L.cs;
+	const chip_cfg *c = cs->cfg;
+	const metric_set *ms = &c->sets[L.set];
+	double t = now_seconds(), *vals = NULL;
+	size_t nranges = 0, n;
+	ga_error err = {0};
+
+	G.pending = 0;
+	{
+		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		if (cuptiRangeProfilerStop(&p) != CUPTI_SUCCESS) {
+			write_error("cupti", "stopping the range profiler after a loop iteration failed");
+			loop_abort(1);
+			L.off = 1;
+			return;
+		}
+		L.in_pass = 0;
+		L.pos = 0;
+		L.pass++;
+		L.passes++;
+		phase(PH_STOP, &t);
+		if (!p.isAllPassSubmitted)
+			return;
+	}
+	{
+		CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+		p.pRangeProfilerObject = cs->rp;
+		if (cuptiRangeProfilerDecodeData(&p) != CUPTI_SUCCESS || p.numOfRangeDropped ||
+		    ga_host_num_ranges(L.cdata, L.cdata_size, &nranges, &err) != 0 ||
+		    nranges != L.period) {
+			/* Kernels launched outside the callbacks (a CUDA graph's)
+			 * would be ranges too. */
+			loop_abort(1);
+			return;
+		}
+		phase(PH_DECODE, &t);
+	}
+	vals = ga_xcalloc(ms->n_names, sizeof(*vals));
+	for (size_t r = 0; r < L.period; r++) {
+		ga_launch *l = &L.meta[r];
+		repeat_slot *rep = &G.repeats[L.keys[r]];
+		if (G.max_per_kernel > 0 && rep->profiled >= G.max_per_kernel)
+			continue;
+		ga_host_evaluate(ms->host, L.cdata, L.cdata_size, r, ms->names, ms->n_names, vals, &err);
+		l->values = ga_xmalloc(G.prof.n_metrics * sizeof(double));
+		for (size_t i = 0; i < G.prof.n_metrics; i++)
+			l->values[i] = NAN;
+		for (size_t i = 0; i < ms->n_names; i++) {
+			l->values[ms->slot[i]] = vals[i];
+			if (strcmp(ms->names[i], "gpu__time_duration.sum") == 0)
+				l->duration_ns = vals[i];
+		}
+		note_duration(rep, l->duration_ns);
+		ga_sass_note(l->mangled, (uint32_t)l->context, G.prof.metrics, l->values,
+		             G.prof.n_metrics);
+		{
+			json_t *rec = (json_t *)ga_launch_to_json(&G.prof, l);
+			json_object_set_new(rec, "type", json_string("launch"));
+			write_record(rec);
+		}
+		if (L.set < GA_MAX_SETS)
+			rep->per_set[L.set]++;
+		rep->profiled++;
+		rep->below_share = 0;
+		G.profiled++;
+		L.launches++;
+	}
+	free(vals);
+	phase(PH_RECORD, &t);
+	loop_clear();
+	measure_drop(cs);
+	L.set = loop_best_set(c, &n);
+	if (n > 0) {              /* the next set, from the next iteration */
+		L.active = 1;
+		L.pass = 0;
+	}
+}
+
 static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
 	CUfunction f = NULL;
@@ -1040,6 +1414,18 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		G.last_slot = slot;
 		if (rep->count == 1)
 			G.last_new_kernel = G.matched;
+	}
+	if (!L.off && G.enabled) {
+		launch_args a = {f, grid, block, smem, stream, mangled};
+		L.ring[L.n++ % LOOP_RING] = (long)(rep - G.repeats);
+		if (L.active && loop_take(rep, cb, &a)) {
+			free(name);
+			return;
+		}
+		/* A kernel run in a row is no loop worth measuring this way; a
+		 * loop with such a pair in it is seen at its next launch. */
+		if (!L.active && !L.off && !in_a_row)
+			loop_detect(cb);
 	}
 	/* The stall run (--stalls): PC sampling of the listed kernels' first
 	 * launch, nothing else (sass.c). */
@@ -1087,6 +1473,12 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		free(name);
 		return;
 	}
+	/* Its other sets may come from a loop's iterations at no replay. */
+	if (rep->profiled > 0 && !in_a_row && !L.off && rep->count < LOOP_DEFER &&
+	    G.n_repeats >= LOOP_MIN_KERNELS) {
+		free(name);
+		return;
+	}
 	want = choose_set(rep, cs->cfg->n_sets, cs->rp ? cs->cur_set : -1);
 	if (!switch_now(rep, want, cs->rp ? cs->cur_set : -1, in_a_row)) {
 		free(name);
@@ -1094,24 +1486,8 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	}
 
 	G.ph_t = now_seconds();
-	memset(l, 0, sizeof(*l));
-	l->mangled = ga_xstrdup(mangled);
-	l->name = name ? name : demangle(mangled);
-	l->pid = (int)G.pid;
-	l->index = G.total_launches - 1;
-	memcpy(l->grid, grid, sizeof(grid));
-	memcpy(l->block, block, sizeof(block));
-	l->registers = func_attr(f, cs->cudev, CU_FUNC_ATTRIBUTE_NUM_REGS);
-	l->smem_static = func_attr(f, cs->cudev, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
-	l->smem_dynamic = smem;
-	{
-		unsigned long long sid = 0;
-		if (cuStreamGetId(stream, &sid) == CUDA_SUCCESS)
-			l->stream = sid;
-	}
-	l->context = (int)cb->contextUid;
-	l->duration_ns = NAN;
-	occupancy(cs, f, l);
+	launch_meta(l, cs, &(launch_args){f, grid, block, smem, stream, mangled}, cb->contextUid,
+	            name);
 
 	if (cs->rp && cs->cur_set >= 0 && (size_t)cs->cur_set != want) {
 		G.set_changes++;
@@ -1272,6 +1648,8 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 			ga_sass_end();
 			if (!G.enabled && !ga_sass_outstanding())
 				stop_profiling_everywhere();
+		} else if (G.pending == 3) {
+			loop_exit_launch();
 		} else {
 			on_exit_launch();
 		}
@@ -1291,9 +1669,10 @@ static void timing_log(void)
 		return;
 	fprintf(f, "pid %ld init_at %.3f ctx_created_at %.3f first_launch_at %.3f exit_at %.3f "
 	        "profiled %ld set_changes %ld profiler_init %.4f device_supported %.4f "
-	        "availability %.4f", (long)G.pid, G.init_at, G.ctx_created_at, G.first_launch_at,
-	        real_seconds(), G.profiled, G.set_changes, G.init_profiler_s, G.init_supported_s,
-	        G.init_avail_s);
+	        "availability %.4f loop_launches %ld loop_passes %ld loop_aborted %ld",
+	        (long)G.pid, G.init_at, G.ctx_created_at, G.first_launch_at, real_seconds(),
+	        G.profiled, G.set_changes, G.init_profiler_s, G.init_supported_s, G.init_avail_s,
+	        L.launches, L.passes, L.aborted);
 	for (int i = 0; i < PH_N; i++)
 		if (G.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], G.phase_s[i], G.phase_n[i]);
@@ -1320,11 +1699,12 @@ static void at_exit(void)
 	double setup_s = G.phase_s[PH_INIT] + G.phase_s[PH_PACK], measure_s = 0;
 	for (int i = PH_ENABLE; i <= PH_RECORD; i++)
 		measure_s += G.phase_s[i];
-	write_record(json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:f}", "type", "end",
+	write_record(json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:I}", "type", "end",
 	                       "pid", (int)G.pid, "launches", (json_int_t)G.total_launches,
 	                       "matched", (json_int_t)G.matched,
 	                       "profiled", (json_int_t)G.profiled, "setup_seconds", setup_s,
-	                       "measure_seconds", measure_s));
+	                       "measure_seconds", measure_s,
+	                       "loop_launches", (json_int_t)L.launches));
 	if (G.fd >= 0)
 		close(G.fd);
 	G.fd = -1;
@@ -1364,6 +1744,9 @@ static void init_filters(void)
 	G.skip = env_long(GA_ENV_LAUNCH_SKIP, 0);
 	G.count = env_long(GA_ENV_LAUNCH_COUNT, -1);
 	G.max_per_kernel = env_long(GA_ENV_MAX_PER_KERNEL, 0);
+	/* Loop replay needs every launch between two of an iteration's to be one
+	 * of its ranges: no name filter, no launch count. */
+	L.off = G.has_re || G.exact || G.count >= 0 || env_long(GA_ENV_LOOP_REPLAY, 1) == 0;
 	{
 		const char *s = getenv(GA_ENV_MIN_SHARE);
 		char *end;

@@ -10,7 +10,8 @@
  *   error  {pid, code, message[, metric]}   (code "source": a note on source-level data)
  *   source {an entry of the profile's "sources" array}
  *   unprofiled {an entry of the profile's "unprofiled" array}
- *   end    {pid, launches, matched, profiled, setup_seconds, measure_seconds}
+ *   end    {pid, launches, matched, profiled, setup_seconds, measure_seconds,
+ *           loop_launches}
  *                                                 (missing if the process died)
  * A last line without its newline was cut short by a kill and is skipped. */
 #include "collect.h"
@@ -223,6 +224,8 @@ static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_erro
 				json_number_value(json_object_get(rec, "setup_seconds"));
 			p->collection.profiler_measure_seconds +=
 				json_number_value(json_object_get(rec, "measure_seconds"));
+			p->collection.loop_replay_launches +=
+				(long)json_integer_value(json_object_get(rec, "loop_launches"));
 		} else if (strcmp(type, "device") == 0) {
 			if (!g->have_device) {
 				char *where = ga_xasprintf("%s:%ld", path, lineno);
@@ -408,6 +411,7 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 		setenv(GA_ENV_MAX_PER_KERNEL, buf, 1);
 		snprintf(buf, sizeof(buf), "%g", o->min_share);
 		setenv(GA_ENV_MIN_SHARE, buf, 1);
+		setenv(GA_ENV_LOOP_REPLAY, o->no_loop_replay ? "0" : "1", 1);
 		if (o->keep_image && !stalls)
 			setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
 		if (o->source_mode)

@@ -297,6 +297,11 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 		else if (p->collection.passes > 0)
 			ga_buf_printf(&s, " in %d %s", p->collection.passes,
 			              plural((size_t)p->collection.passes, "pass", "passes"));
+		if (p->collection.loop_replay_launches > 0)
+			ga_buf_printf(&s, "; %ld %s measured across a loop's iterations, with no replay",
+			              p->collection.loop_replay_launches,
+			              plural((size_t)p->collection.loop_replay_launches, "launch",
+			                     "launches"));
 	}
 	wrap_buf(t, &s, 0, 2);
 
@@ -1025,8 +1030,9 @@ static void unchecked_hint(tctx *t, const ga_analysis *a)
 	if (p && p->collection.metric_sets > 1)
 		ga_buf_printf(&s, "%zu %s had rules not checked: the metrics were measured in %d "
 		              "sets, one per launch in turn, and %s launched too few times to take "
-		              "them all. Launch %s more often (a second iteration is enough), or "
-		              "profile with --max-passes 0 to measure every metric on every launch.",
+		              "them all. Launch %s more often, or profile with --max-passes 0 to "
+		              "measure every metric on every launch (in a loop of a few iterations, "
+		              "--no-loop-replay takes the other sets from the second).",
 		              n, plural(n, "kernel", "kernels"), p->collection.metric_sets,
 		              n == 1 ? "it was" : "they were", n == 1 ? "it" : "them");
 	else

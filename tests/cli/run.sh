@@ -105,6 +105,7 @@ cases() {
 2 err 'drop --no-source'                                  --stalls --no-source /bin/true
 0 out '^ +--stalls +Also give the dominant'           --help
 0 out '^ +--min-share=PCT +Profile a kernel more than'  --help
+0 out '^ +--no-loop-replay +Measure every launch by'    --help
 2 err "--min-share expects a percentage such as 10 or 2\.5, not '101'" --min-share 101 ./app
 2 err "--min-share expects a percentage .*not 'x'"     --min-share x ./app
 2 err 'tests/fixtures/cli/no-such-file\.json'             --import $CLI/no-such-file.json
@@ -1112,6 +1113,7 @@ python3 - "$SRCDIR/$REC/pytorch.json" "$T/share.json" <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
 p["collection"]["min_share_pct"] = 2.5
+p["collection"]["loop_replay_launches"] = 12
 # The kernel with grid 12: launched twice, so it lacks a metric set.
 l = [l for l in p["launches"] if l["grid"] == [12, 1, 1]][0]
 p["unprofiled"].append({"mangled": l["mangled"], "pid": l["pid"], "grid": l["grid"],
@@ -1121,6 +1123,7 @@ PY
 "$GPUADVISE" --import "$T/share.json" >"$T/share.out" 2>&1
 "$GPUADVISE" --import "$T/share.json" -f json >"$T/share.rep.json" 2>/dev/null
 "$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" -f json >"$T/noshare.rep.json" 2>/dev/null
+"$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" >"$T/noshare.out" 2>&1
 if python3 - "$T/share.out" "$T/share.rep.json" "$T/noshare.rep.json" <<'PY'
 import json, re, sys
 text = " ".join(open(sys.argv[1]).read().split())
@@ -1132,11 +1135,13 @@ ok = (len(small) == 1 and small[0]["grid"] == [12, 1, 1] and small[0]["unchecked
       and text.count("not checked, under --min-share:") == 1
       and "1 kernel had rules not checked: it took less than 2.5 % of the GPU time" in text
       and "%d kernels had rules not checked: the metrics were measured in 3 sets" % (len(few) - 1) in text
-      and not any(k["below_min_share"] for k in before["kernels"]))
+      and not any(k["below_min_share"] for k in before["kernels"])
+      and "12 launches measured across a loop's iterations, with no replay" in text
+      and "across a loop" not in " ".join(open(sys.argv[1].replace("share.out", "noshare.out")).read().split()))
 sys.exit(0 if ok else 1)
 PY
 then
-	ok "--min-share: a kernel below the share is reported apart, with the share and how to measure it"
+	ok "--min-share: a kernel below the share is reported apart, with the share and how to measure it; loop-replayed launches counted in the header"
 else
 	not_ok "--min-share: below-share kernel in the report"
 	grep -A3 'not checked' "$T/share.out" | tail -8
@@ -1157,6 +1162,9 @@ refused() {
 refused "$T/share.json" 's/"min_share_pct": 2.5/"min_share_pct": 250/' \
 	'min_share_pct: expected a percentage from 0 to 100' \
 	"--min-share: a profile's out-of-range min_share_pct is refused with the field named"
+refused "$T/share.json" 's/"loop_replay_launches": 12/"loop_replay_launches": -12/' \
+	'loop_replay_launches' \
+	"loop replay: a negative loop_replay_launches is refused with the field named"
 refused "$T/share.json" 's/"below_min_share": true/"below_min_share": "yes"/' \
 	'unprofiled\[6\]: below_min_share: expected true or false' \
 	"--min-share: a non-boolean below_min_share is refused with the entry named"
