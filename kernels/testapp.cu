@@ -3,7 +3,7 @@
 // kernels), so a profile of this program holds exactly the kernels named
 // here. Every result is checked on the host.
 //
-//   gpuadvise-testapp [--list] [--only a,b] [--repeat N] [--crash-after K]
+//   gpuadvise-testapp [--list] [--only a,b] [--repeat N] [--rounds N] [--crash-after K]
 //                     [--fork N] [--no-kernels] [--exit-code X] [--underscore-exit]
 //   --underscore-exit ends with _exit(), skipping atexit handlers (and so the
 //   profiler's own end-of-process record).
@@ -437,7 +437,8 @@ static const int kNumKernels = (int)(sizeof kKernels / sizeof kKernels[0]);
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: gpuadvise-testapp [--list] [--only a,b] [--repeat N] [--crash-after K]\n"
+    fprintf(f, "usage: gpuadvise-testapp [--list] [--only a,b] [--repeat N] [--rounds N]\n"
+               "                         [--crash-after K]\n"
                "                         [--fork N] [--no-kernels] [--exit-code X]\n"
                "                         [--underscore-exit]\n");
 }
@@ -467,7 +468,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, nullptr, _IOLBF, 0);
     std::vector<int> sel;
     bool list = false, no_kernels = false, have_only = false, underscore_exit = false;
-    long forks = 0, exit_code = 0;
+    long forks = 0, exit_code = 0, rounds = 1;
 
     for (int i = 1; i < argc; i++) {
         const char *val = nullptr;
@@ -507,6 +508,13 @@ int main(int argc, char **argv)
         } else if ((m = ga_flag_value(argc, argv, &i, "--repeat", &val)) != 0) {
             if (m < 0 || !ga_parse_long(val, 1, 1000000, &g_repeat)) {
                 fprintf(stderr, "gpuadvise-testapp: --repeat needs a positive integer\n");
+                return 2;
+            }
+        } else if ((m = ga_flag_value(argc, argv, &i, "--rounds", &val)) != 0) {
+            // The selected kernels, in order, N times: a loop whose
+            // iteration is several kernels (loop replay).
+            if (m < 0 || !ga_parse_long(val, 1, 100000, &rounds)) {
+                fprintf(stderr, "gpuadvise-testapp: --rounds needs a positive integer\n");
                 return 2;
             }
         } else if ((m = ga_flag_value(argc, argv, &i, "--crash-after", &val)) != 0) {
@@ -580,7 +588,9 @@ int main(int argc, char **argv)
         return (int)exit_code;
     }
 
-    int rc = run_selected(sel, no_kernels);
+    int rc = 0;
+    for (long r = 0; r < rounds && rc == 0; r++)
+        rc = run_selected(sel, no_kernels);
     if (rc != 0) return rc;
     if (underscore_exit) {
         fflush(stdout);

@@ -14,6 +14,10 @@
                                             --min-share PCT: kernels marked below it end
                                             under it, at least one is, and kernels of
                                             twice that share got all SETS metric sets
+    check_profile.py loop LOOP_REPORT REPLAY_REPORT MIN
+                                            loop replay measured at least MIN launches,
+                                            every kernel got every metric set, with the
+                                            classes and instruction counts of replaying
     check_profile.py source_line REPORT KERNEL SRC MARKER
                                             KERNEL's top source line is the line of SRC
                                             marked "// gpuadvise-expect: MARKER"
@@ -217,6 +221,58 @@ def min_share(path, pct, nsets):
     print("below --min-share:", ", ".join(f"{base(k['name'])} {100 * k['share']:.3f} %" for k in below))
 
 
+# Counts that do not depend on timing or on what the caches hold: the same
+# whether a launch is replayed or measured across a loop's iterations.
+EXACT_COUNTS = ("smsp__inst_executed.sum", "smsp__thread_inst_executed.sum",
+                "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+                "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")
+
+
+def loop(loop_path, replay_path, least):
+    """Loop replay (default) against replaying every launch
+    (--no-loop-replay) on the same program: the loop report measured at
+    least `least` launches across iterations, every kernel took every metric
+    set, and each kernel has the class and the instruction and request
+    counts it has when replayed (within 1 %)."""
+    lrep, rrep = load(loop_path), load(replay_path)
+    lp = lrep["profile"]
+    n = lp["collection"].get("loop_replay_launches", 0)
+    expect(n >= int(least), f"{n} launches measured across loop iterations (expected >= {least})")
+    expect(rrep["profile"]["collection"].get("loop_replay_launches", 0) == 0,
+           "--no-loop-replay still measured launches across iterations")
+    nsets = lp["collection"].get("metric_sets", 1)
+
+    def per_kernel(prof):
+        out = {}
+        for l in prof["launches"]:
+            k = out.setdefault((base(l["name"]), tuple(l["grid"]), tuple(l["block"])), {})
+            for m, v in l["values"].items():
+                if v is not None:
+                    k.setdefault(m, v)
+            k.setdefault("__sets", set()).add(l["metric_set"])
+        return out
+    lk, rk = per_kernel(lp), per_kernel(rrep["profile"])
+    lcls = {(base(k["name"]), tuple(k["grid"])): k["class"] for k in lrep["kernels"]}
+    rcls = {(base(k["name"]), tuple(k["grid"])): k["class"] for k in rrep["kernels"]}
+    compared = 0
+    for key, vals in sorted(lk.items()):
+        name = f"{key[0]} {list(key[1])}"
+        expect(len(vals["__sets"]) == nsets, f"{name}: sets {sorted(vals['__sets'])} of {nsets}")
+        expect(lcls.get(key[:2]) == rcls.get(key[:2]),
+               f"{name}: class {lcls.get(key[:2])} with loop replay, {rcls.get(key[:2])} replayed")
+        other = rk.get(key, {})
+        for m in EXACT_COUNTS:
+            a, b = vals.get(m), other.get(m)
+            if a is None or b is None:
+                continue
+            compared += 1
+            expect(abs(a - b) <= 0.01 * max(abs(b), 1),
+                   f"{name}: {m} {a:.6g} with loop replay, {b:.6g} replayed")
+    expect(compared > 0, "no instruction count to compare")
+    print(f"{len(lk)} kernels, {n} launches by loop replay, {compared} counts compared")
+
+
 def stall_reason(path, kernel, allowed=None):
     """The kernel's top source line carries PC samples and its dominant
     stall reason is one of `allowed` (comma-separated; default: the memory
@@ -248,7 +304,7 @@ def main():
      "crashed": crashed, "pids": pids, "unprofiled": unprofiled,
      "classes_only": classes_only, "passes": passes, "sets": sets,
      "source_line": source_line, "stall_reason": stall_reason,
-     "min_share": min_share}[cmd](*args)
+     "min_share": min_share, "loop": loop}[cmd](*args)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

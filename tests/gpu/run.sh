@@ -67,6 +67,41 @@ check "--max-passes 0: classes of the known kernels" $CHECK classes "$T/one.repo
 check "--quick collects in one pass" $CHECK passes "$T/quick.json" 1
 check "--quick: classes of the known kernels" $CHECK classes_only "$T/quick.report.json"
 
+# 1d. Loop replay: five kernels in turn, twelve rounds.  From the third
+# round on, each round is one pass of a metric set for all five (no replay);
+# against replaying every launch (--no-loop-replay): every set, the same
+# classes and instruction counts, and the program's results unchanged.
+LOOPK=branch_evenodd,chain_one_warp,fma_loop,smem_conflict,tiny_add
+"$GA" -f json --log-file "$T/loop.report.json" "$APP" --only $LOOPK --rounds 12 \
+	>"$T/loop.app.out" 2>"$T/loop.err"
+st=$?
+"$GA" --no-loop-replay -f json --log-file "$T/replay.report.json" "$APP" --only $LOOPK \
+	--rounds 12 >/dev/null 2>&1
+check "loop replay: every set, classes and counts as replayed" \
+	$CHECK loop "$T/loop.report.json" "$T/replay.report.json" 10
+if [ $st -eq 0 ] && [ "$(grep -c ' ok$' "$T/loop.app.out")" -eq 60 ]; then
+	pass "loop replay: the program's 60 results correct"
+else
+	fail "loop replay: status $st, $(grep -c ' ok$' "$T/loop.app.out") of 60 results ok"
+	tail -5 "$T/loop.err"
+fi
+# A loop that ends, normally or by a crash in the middle of an iteration,
+# before a set's passes are done: that set is dropped, the values of the
+# first round stay (round 2 waits for the loop, rounds 3 and 4 are passes).
+"$GA" -o "$T/short.json" "$APP" --only $LOOPK --rounds 4 >"$T/short.out" 2>&1
+st=$?
+if [ $st -eq 0 ] && [ "$(grep -c ' ok$' "$T/short.out")" -eq 20 ]; then
+	pass "loop cut short: status 0, the program's 20 results correct"
+else
+	fail "loop cut short: status $st"; tail -5 "$T/short.out"
+fi
+check "loop cut short: the first round's 5 launches reported" $CHECK launches "$T/short.json" 5 0
+"$GA" -o "$T/lcrash.json" "$APP" --only $LOOPK --rounds 4 --crash-after 17 >/dev/null 2>&1
+st=$?
+[ $st -eq 134 ] && pass "loop cut by a crash mid-iteration: status 134" ||
+	fail "loop cut by a crash mid-iteration: status $st"
+check "loop cut by a crash mid-iteration: the first round reported" $CHECK crashed "$T/lcrash.json" 5
+
 # 2. Filters.
 "$GA" -k copy_strided -o "$T/k.json" "$APP" >/dev/null 2>&1
 check "-k NAME selects one kernel" $CHECK names "$T/k.json" copy_strided
