@@ -22,7 +22,7 @@ measure() { # reps, command...
 	for _ in $(seq "$n"); do wall "$@"; done | median
 }
 
-printf '%-28s %8s %8s %9s %8s %9s %9s %9s %6s %4s %8s %7s %7s\n' program launches plain gpuadvise ncu_sol ncu_full 'ga/sol' 'ga/full' passes sets rss_MiB setup_s meas_s
+printf '%-28s %8s %8s %9s %8s %9s %9s %9s %6s %4s %8s %7s %7s %5s\n' program launches plain gpuadvise ncu_sol ncu_full 'ga/sol' 'ga/full' passes sets rss_MiB setup_s meas_s loop
 run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command...
 	local name=$1 ncu=$2 opts=$3; shift 3
 	local plain ga sol=nan full=nan
@@ -31,29 +31,33 @@ run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command.
 	[ -z "$ncu" ] && ncu=sol
 	[ "$ncu" != none ] && sol=$(measure "$REPS" ncu --section SpeedOfLight "$@")
 	[ "$ncu" = both ] && full=$(measure 1 ncu --set full "$@")
-	read -r launches passes sets rss setup meas < <(python3 -c "
+	read -r launches passes sets rss setup meas loop < <(python3 -c "
 import json; c=json.load(open('$T/p.json'))['collection']; p=json.load(open('$T/p.json'))
 print(len(p['launches']), c['passes'], c.get('metric_sets', 1), c.get('app_peak_rss_kb', 0) // 1024,
-      round(c.get('profiler_setup_seconds', 0), 2), round(c.get('profiler_measure_seconds', 0), 2))")
-	python3 - "$name" "$launches" "$plain" "$ga" "$sol" "$full" "$passes" "$sets" "$rss" "$setup" "$meas" <<'PY'
+      round(c.get('profiler_setup_seconds', 0), 2), round(c.get('profiler_measure_seconds', 0), 2),
+      c.get('loop_replay_launches', 0))")
+	python3 - "$name" "$launches" "$plain" "$ga" "$sol" "$full" "$passes" "$sets" "$rss" "$setup" "$meas" "$loop" <<'PY'
 import sys
-n, l, plain, ga, sol, full, passes, sets, rss, setup, meas = sys.argv[1:]
+n, l, plain, ga, sol, full, passes, sets, rss, setup, meas, loop = sys.argv[1:]
 plain, ga, sol, full = map(float, (plain, ga, sol, full))
 add = lambda t: max(t - plain, 1e-9)
 r = lambda t: add(ga) / add(t) if t == t else float("nan")
 print(f"{n:28} {l:>8} {plain:8.2f} {ga:9.2f} {sol:8.2f} {full:9.2f} "
-      f"{r(sol):9.3f} {r(full):9.3f} {passes:>6} {sets:>4} {rss:>8} {setup:>7} {meas:>7}"
+      f"{r(sol):9.3f} {r(full):9.3f} {passes:>6} {sets:>4} {rss:>8} {setup:>7} {meas:>7} {loop:>5}"
       f"  (x{ga/plain:.2f} of plain)")
 PY
 }
 
 if [ -n "${BENCH_QUICK:-}" ]; then
 	# A short check between full runs: no demos, and ncu --set full only on
-	# the test app with BENCH_NCU_FULL=1.
-	[ "${BENCH_SOURCE:-}" = only ] || run_case testapp "${BENCH_NCU_FULL:+both}" "" "$K/gpuadvise-testapp"
+	# the test app with BENCH_NCU_FULL=1.  BENCH_PYTORCH_ONLY=1: the PyTorch
+	# rows alone.
+	T_ROWS=${BENCH_PYTORCH_ONLY:+no}
+	[ "${BENCH_SOURCE:-}" = only ] || [ -n "$T_ROWS" ] ||
+		run_case testapp "${BENCH_NCU_FULL:+both}" "" "$K/gpuadvise-testapp"
 	# BENCH_TESTAPP_ONLY=1: that row alone, for more repetitions.
 	[ -n "${BENCH_TESTAPP_ONLY:-}" ] && { rm -rf "$T"; exit 0; }
-	if [ "${BENCH_SOURCE:-}" != only ]; then
+	if [ "${BENCH_SOURCE:-}" != only ] && [ -z "$T_ROWS" ]; then
 		run_case "testapp --max-passes 0" none "--max-passes 0" "$K/gpuadvise-testapp"
 		run_case "testapp --quick" none "--quick" "$K/gpuadvise-testapp"
 	fi
@@ -68,12 +72,17 @@ if [ -n "${BENCH_QUICK:-}" ]; then
 		run_case "testapp x5 --source --stalls" none "--source --stalls" "$K/gpuadvise-testapp" --repeat 5
 		[ "$BENCH_SOURCE" = only ] && { rm -rf "$T"; exit 0; }
 	fi
-	run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py
+	# BENCH_TRAIN_ONLY=1: the training loop's rows alone.
+	if [ -z "${BENCH_TRAIN_ONLY:-}" ]; then
+		run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py
+		# Loop replay (the default) against replaying every launch.
+		run_case "pytorch workload, no loop" none "--no-loop-replay" python3 tests/gpu/pytorch_workload.py
+	fi
 	run_case "pytorch train 100 steps" none "" python3 tests/gpu/pytorch_train.py 100
-	# What --min-share (default 1 %) saves: every kernel measured in full;
-	# and what a deeper cut or classes alone cost.
-	run_case "pytorch train, --min-share 0" none "--min-share 0" python3 tests/gpu/pytorch_train.py 100
-	run_case "pytorch train, --min-share 5" none "--min-share 5" python3 tests/gpu/pytorch_train.py 100
+	run_case "pytorch train, no loop" none "--no-loop-replay" python3 tests/gpu/pytorch_train.py 100
+	# Every kernel measured in full (--min-share 0), and classes alone.
+	[ -n "${BENCH_TRAIN_ONLY:-}" ] ||
+		run_case "pytorch train, --min-share 0" none "--min-share 0" python3 tests/gpu/pytorch_train.py 100
 	run_case "pytorch train, --quick" none "--quick" python3 tests/gpu/pytorch_train.py 100
 	rm -rf "$T"
 	exit 0
@@ -93,5 +102,6 @@ done
 # ncu --set full on every PyTorch launch takes minutes: Speed-of-Light only.
 run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py
 run_case "pytorch train 100 steps" none "" python3 tests/gpu/pytorch_train.py 100
+run_case "pytorch train, no loop" none "--no-loop-replay" python3 tests/gpu/pytorch_train.py 100
 run_case "pytorch train, --min-share 0" none "--min-share 0" python3 tests/gpu/pytorch_train.py 100
 rm -rf "$T"

@@ -17,7 +17,14 @@
  * first configuration's counters with its pass count (B after A: 1 of 6,
  * in A's 4 passes; A after Q1: 4 of 11 in 1 pass), with kernel and user
  * replay alike; so changing sets needs a new object.  User replay: about
- * 3 ms a pass after the first start, a pass per launch. */
+ * 3 ms a pass after the first start, a pass per launch.
+ * T9 (PROBE_LOOP=1 runs T9 and T10 alone; fifth session): user replay with
+ * auto range and three launches between Start and Stop, as loop replay
+ * does: three ranges with every value finite, each launch's own (DRAM
+ * bytes 2.05e8, 5.05e7, 5.07e7 for n = N, N/4, N/2), the 4 passes' Stop
+ * 1 to 7 ms.  T10: a pass with one launch fewer is not refused; the image
+ * decodes to three ranges, one with a metric missing, so the caller must
+ * check that every pass ran the same launches. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,16 +90,22 @@ static void disable(void)
 
 typedef struct { uint8_t *d; size_t size; int fresh; } cdata;
 
+static cdata cd_new_ranges(mset *m, size_t ranges);
 static cdata cd_new(mset *m)
+{
+	return cd_new_ranges(m, 1);
+}
+
+static cdata cd_new_ranges(mset *m, size_t ranges)
 {
 	cdata c = {0};
 	CUpti_RangeProfiler_GetCounterDataSize_Params p = {CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
 	p.pRangeProfilerObject = rp;
 	p.pMetricNames = m->names;
 	p.numMetrics = m->n;
-	p.maxNumOfRanges = 1;
-	p.maxNumRangeTreeNodes = 1;
-	printf("  sizing %s: %zu metrics\n", m->label, m->n);
+	p.maxNumOfRanges = ranges;
+	p.maxNumRangeTreeNodes = ranges;
+	printf("  sizing %s: %zu metrics, %zu ranges\n", m->label, m->n, ranges);
 	cp(cuptiRangeProfilerGetCounterDataSize(&p), "size");
 	c.size = p.counterDataSize;
 	printf("  sized %zu\n", c.size);
@@ -111,6 +124,7 @@ static void cd_init(cdata *c)
 }
 
 static void cd_init(cdata *c);
+static size_t ranges_per_pass = 1;
 static void setconfig(mset *m, cdata *c, CUpti_ProfilerReplayMode mode, size_t pass)
 {
 	CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
@@ -138,7 +152,7 @@ static void setconfig(mset *m, cdata *c, CUpti_ProfilerReplayMode mode, size_t p
 	p.pCounterDataImage = c->d;
 	p.range = CUPTI_AutoRange;
 	p.replayMode = mode;
-	p.maxRangesPerPass = 1;
+	p.maxRangesPerPass = ranges_per_pass;
 	p.numNestingLevels = 1;
 	p.minNestingLevel = 1;
 	p.passIndex = pass;
@@ -323,6 +337,8 @@ int main(int argc, char **argv)
 		printf("plain launch + sync %.2f ms\n", now_ms() - t);
 	}
 
+	if (getenv("PROBE_LOOP"))
+		goto loop;   /* T9 and T10 only */
 	printf("T1 kernel replay, set A, 4 launches\n");
 	enable();
 	cdata ca = cd_new(&A), cb = cd_new(&B), cq1 = cd_new(&Q1), cq2 = cd_new(&Q2);
@@ -418,6 +434,92 @@ int main(int argc, char **argv)
 	cd_init(&ca);
 	setconfig(&A, &ca, CUPTI_KernelReplay, 0);
 	kr(&A, &ca, "A kernel");
+	disable();
+
+loop:
+	printf("T9 user replay, auto range, a 'loop step' of 3 launches per pass (sizes N, N/4, N/2)\n");
+	ranges_per_pass = 3;
+	enable();
+	{
+		cdata c = cd_new_ranges(&A, 3);
+		int sizes[3] = {N, N / 4, N / 2}, all = 0;
+		cd_init(&c);
+		setconfig(&A, &c, CUPTI_UserReplay, 0);
+		for (int pass = 0; pass < 8 && !all; pass++) {
+			CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+			CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+			double t0 = now_ms(), t1, t2;
+			st.pRangeProfilerObject = rp;
+			cp(cuptiRangeProfilerStart(&st), "start");
+			t1 = now_ms();
+			for (int k = 0; k < 3; k++) {
+				float a = 1.0001f;
+				int n = sizes[k];
+				void *args[] = {&dy, &dx, &a, &n};
+				CK(cuLaunchKernel(fn, n / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+			}
+			t2 = now_ms();
+			sp.pRangeProfilerObject = rp;
+			cp(cuptiRangeProfilerStop(&sp), "stop");
+			all = sp.isAllPassSubmitted;
+			printf("    step pass %d: start %.1f launches %.1f stop %.1f ms, passIndex %zu all %d\n",
+			       pass, t1 - t0, t2 - t1, now_ms() - t2, sp.passIndex, all);
+		}
+		{
+			CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+			ga_error err = {0};
+			size_t nr = 0;
+			double vals[64];
+			p.pRangeProfilerObject = rp;
+			cp(cuptiRangeProfilerDecodeData(&p), "decode");
+			ga_host_num_ranges(c.d, c.size, &nr, &err);
+			printf("    decoded: %zu ranges, %zu dropped, image %zu bytes\n", nr, p.numOfRangeDropped, c.size);
+			for (size_t r = 0; r < nr; r++) {
+				ga_host_evaluate(A.h, c.d, c.size, r, A.names, A.n, vals, &err);
+				printf("    range %zu:", r);
+				for (size_t i = 0; i < A.n; i++)
+					printf(" %.4g", vals[i]);
+				printf("\n");
+			}
+		}
+		printf("T10 same object, a pass with 2 launches instead of 3 (a broken loop)\n");
+		cd_init(&c);
+		setconfig(&A, &c, CUPTI_UserReplay, 0);
+		all = 0;
+		for (int pass = 0; pass < 8 && !all; pass++) {
+			CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+			CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+			st.pRangeProfilerObject = rp;
+			cp(cuptiRangeProfilerStart(&st), "start");
+			for (int k = 0; k < (pass == 1 ? 2 : 3); k++) {
+				float a = 1.0001f;
+				int n = sizes[k];
+				void *args[] = {&dy, &dx, &a, &n};
+				CK(cuLaunchKernel(fn, n / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+			}
+			sp.pRangeProfilerObject = rp;
+			cp(cuptiRangeProfilerStop(&sp), "stop");
+			all = sp.isAllPassSubmitted;
+			printf("    pass %d: passIndex %zu all %d\n", pass, sp.passIndex, all);
+		}
+		{
+			CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+			ga_error err = {0};
+			size_t nr = 0;
+			double vals[64];
+			p.pRangeProfilerObject = rp;
+			cp(cuptiRangeProfilerDecodeData(&p), "decode");
+			ga_host_num_ranges(c.d, c.size, &nr, &err);
+			printf("    decoded: %zu ranges, %zu dropped\n", nr, p.numOfRangeDropped);
+			for (size_t r = 0; r < nr; r++) {
+				ga_host_evaluate(A.h, c.d, c.size, r, A.names, A.n, vals, &err);
+				size_t fin = 0;
+				for (size_t i = 0; i < A.n; i++)
+					fin += isfinite(vals[i]) != 0;
+				printf("    range %zu: %zu of %zu finite, dram bytes %.4g\n", r, fin, A.n, vals[9]);
+			}
+		}
+	}
 	disable();
 	printf("done\n");
 	return 0;
