@@ -1124,7 +1124,7 @@ PY
 "$GPUADVISE" --import "$T/share.json" -f json >"$T/share.rep.json" 2>/dev/null
 "$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" -f json >"$T/noshare.rep.json" 2>/dev/null
 "$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" >"$T/noshare.out" 2>&1
-if python3 - "$T/share.out" "$T/share.rep.json" "$T/noshare.rep.json" <<'PY'
+if python3 - "$T/share.out" "$T/share.rep.json" "$T/noshare.rep.json" "$T/noshare.out" <<'PY'
 import json, re, sys
 text = " ".join(open(sys.argv[1]).read().split())
 rep, before = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
@@ -1137,7 +1137,7 @@ ok = (len(small) == 1 and small[0]["grid"] == [12, 1, 1] and small[0]["unchecked
       and "%d kernels had rules not checked: the metrics were measured in 3 sets" % (len(few) - 1) in text
       and not any(k["below_min_share"] for k in before["kernels"])
       and "12 launches measured across a loop's iterations, with no replay" in text
-      and "across a loop" not in " ".join(open(sys.argv[1].replace("share.out", "noshare.out")).read().split()))
+      and "across a loop" not in " ".join(open(sys.argv[4]).read().split()))
 sys.exit(0 if ok else 1)
 PY
 then
