@@ -645,21 +645,62 @@ out:
 	return -1;
 }
 
-/* Start measuring the next launch with metric set `set`.  The range
- * profiler is configured again only when the set changes. */
-static int counter_data_init(ctx_state *cs, size_t set)
+/* The size of a counter-data image for `ranges` ranges of set ms, on the
+ * context's object; 0 on failure. */
+static size_t counter_data_size(ctx_state *cs, const metric_set *ms, size_t ranges)
+{
+	CUpti_RangeProfiler_GetCounterDataSize_Params p =
+		{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+	p.pRangeProfilerObject = cs->rp;
+	p.pMetricNames = ms->names;
+	p.numMetrics = ms->n_names;
+	p.maxNumOfRanges = ranges;
+	p.maxNumRangeTreeNodes = ranges;
+	CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&p), "sizing the counter data");
+	return p.counterDataSize;
+out:
+	return 0;
+}
+
+static int counter_data_init(ctx_state *cs, uint8_t *data, size_t size)
 {
 	CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
 		{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
 	p.pRangeProfilerObject = cs->rp;
-	p.counterDataSize = cs->cdata_size[set];
-	p.pCounterData = cs->cdata[set];
+	p.counterDataSize = size;
+	p.pCounterData = data;
 	CUPTI_TRY(cuptiRangeProfilerCounterDataImageInitialize(&p), "initialising the counter data");
 	return 0;
 out:
 	return -1;
 }
 
+/* Configure the context's object for set ms: auto range, `ranges` ranges
+ * a pass, into the image data. */
+static int set_config(ctx_state *cs, const metric_set *ms, uint8_t *data, size_t size,
+                      CUpti_ProfilerReplayMode mode, size_t ranges)
+{
+	CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+	p.pRangeProfilerObject = cs->rp;
+	p.configSize = ms->config_size;
+	p.pConfig = ms->config;
+	p.counterDataImageSize = size;
+	p.pCounterDataImage = data;
+	p.range = CUPTI_AutoRange;
+	p.replayMode = mode;
+	p.maxRangesPerPass = ranges;
+	p.numNestingLevels = 1;
+	p.minNestingLevel = 1;
+	p.passIndex = 0;
+	p.targetNestingLevel = 1;
+	CUPTI_TRY(cuptiRangeProfilerSetConfig(&p), "configuring the range profiler");
+	return 0;
+out:
+	return -1;
+}
+
+/* Start measuring the next launch with metric set `set`.  The range
+ * profiler is configured again only when the set changes. */
 static int measure_begin(ctx_state *cs, size_t set)
 {
 	const metric_set *ms = &cs->cfg->sets[set];
@@ -678,35 +719,18 @@ static int measure_begin(ctx_state *cs, size_t set)
 		goto out;
 	phase(PH_ENABLE, t);
 	if (!cs->cdata[set]) {
-		CUpti_RangeProfiler_GetCounterDataSize_Params p =
-			{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.pMetricNames = ms->names;
-		p.numMetrics = ms->n_names;
-		p.maxNumOfRanges = 1;
-		p.maxNumRangeTreeNodes = 1;
-		CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&p), "sizing the counter data");
-		cs->cdata_size[set] = p.counterDataSize;
-		cs->cdata[set] = ga_xcalloc(1, p.counterDataSize);
+		size_t size = counter_data_size(cs, ms, 1);
+		if (!size)
+			goto out;
+		cs->cdata_size[set] = size;
+		cs->cdata[set] = ga_xcalloc(1, size);
 	}
-	if (counter_data_init(cs, set) != 0)
+	if (counter_data_init(cs, cs->cdata[set], cs->cdata_size[set]) != 0)
 		goto out;
 	phase(PH_CDATA, t);
 	if (cs->cur_set != (long)set) {
-		CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.configSize = ms->config_size;
-		p.pConfig = ms->config;
-		p.counterDataImageSize = cs->cdata_size[set];
-		p.pCounterDataImage = cs->cdata[set];
-		p.range = CUPTI_AutoRange;
-		p.replayMode = CUPTI_KernelReplay;
-		p.maxRangesPerPass = 1;
-		p.numNestingLevels = 1;
-		p.minNestingLevel = 1;
-		p.passIndex = 0;
-		p.targetNestingLevel = 1;
-		CUPTI_TRY(cuptiRangeProfilerSetConfig(&p), "configuring the range profiler");
+		if (set_config(cs, ms, cs->cdata[set], cs->cdata_size[set], CUPTI_KernelReplay, 1) != 0)
+			goto out;
 		cs->cur_set = (long)set;
 		phase(PH_CONFIG, t);
 	}
@@ -1041,6 +1065,25 @@ static void stop_profiling_everywhere(void)
 		cuptiEnableDomain(0, G.sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
+/* A measured launch: its metric set's values vals[] into the profile's
+ * metric order, its duration into the kernel's mean, its record out. */
+static void launch_done(ga_launch *l, const metric_set *ms, const double *vals, repeat_slot *rep)
+{
+	l->values = ga_xmalloc(G.prof.n_metrics * sizeof(double));
+	for (size_t i = 0; i < G.prof.n_metrics; i++)
+		l->values[i] = NAN;
+	for (size_t i = 0; i < ms->n_names; i++) {
+		l->values[ms->slot[i]] = vals[i];
+		if (strcmp(ms->names[i], "gpu__time_duration.sum") == 0)
+			l->duration_ns = vals[i];
+	}
+	note_duration(rep, l->duration_ns);
+	ga_sass_note(l->mangled, (uint32_t)l->context, G.prof.metrics, l->values, G.prof.n_metrics);
+	json_t *rec = (json_t *)ga_launch_to_json(&G.prof, l);
+	json_object_set_new(rec, "type", json_string("launch"));
+	write_record(rec);
+}
+
 /* ---- loop replay ---------------------------------------------------------
  *
  * A program that runs the same launches over and over (a training loop's
@@ -1073,14 +1116,12 @@ static struct {
 	long ring[LOOP_RING];     /* repeat slots of the last selected launches */
 	size_t n;
 	int off;                  /* no loop replay in this process */
-	int fails;
 	int active;               /* measuring iterations */
 	size_t period;
 	long keys[LOOP_MAX_PERIOD];   /* repeat slot at each position */
 	size_t pos;               /* position of the next launch */
 	size_t set;               /* metric set being measured */
 	int configured;           /* the range profiler holds it */
-	int in_pass;
 	long pass;
 	ctx_state *cs;
 	uint8_t *cdata;
@@ -1089,7 +1130,7 @@ static struct {
 	long mark;
 	long launches;            /* launch records from loop replay */
 	long passes;              /* iterations measured */
-	long aborted;
+	long aborted;             /* sets dropped: LOOP_MAX_FAILS end it */
 } L;
 
 /* Does the kernel still want set s (from a loop, where it costs nothing
@@ -1156,7 +1197,6 @@ static void loop_detect(const CUpti_CallbackData *cb)
 	L.pos = 0;
 	L.pass = 0;
 	L.configured = 0;
-	L.in_pass = 0;
 }
 
 static void loop_clear(void)
@@ -1164,14 +1204,14 @@ static void loop_clear(void)
 	for (size_t i = 0; i < LOOP_MAX_PERIOD; i++)
 		launch_free(&L.meta[i]);
 	L.active = 0;
-	L.in_pass = 0;
+	L.pos = 0;
 	L.configured = 0;
 }
 
 /* The loop broke (or its context went): drop the set's passes so far. */
 static void loop_abort(int cupti_ok)
 {
-	if (cupti_ok && L.in_pass && L.cs->rp) {
+	if (cupti_ok && L.pos > 0 && L.cs->rp)  /* inside a pass */ {
 		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 		p.pRangeProfilerObject = L.cs->rp;
 		cuptiRangeProfilerStop(&p);
@@ -1179,8 +1219,7 @@ static void loop_abort(int cupti_ok)
 	if (cupti_ok && L.configured)
 		measure_drop(L.cs);
 	loop_clear();
-	L.aborted++;
-	if (++L.fails >= LOOP_MAX_FAILS)
+	if (++L.aborted >= LOOP_MAX_FAILS)
 		L.off = 1;
 }
 
@@ -1197,6 +1236,7 @@ static int loop_configure(void)
 	ctx_state *cs = L.cs;
 	const metric_set *ms = &cs->cfg->sets[L.set];
 	double t = now_seconds();
+	size_t size;
 
 	if (!hold_counters())
 		return -1;
@@ -1204,53 +1244,23 @@ static int loop_configure(void)
 	if (measure_enable(cs) != 0)
 		return -1;
 	phase(PH_ENABLE, &t);
-	{
-		CUpti_RangeProfiler_GetCounterDataSize_Params p =
-			{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.pMetricNames = ms->names;
-		p.numMetrics = ms->n_names;
-		p.maxNumOfRanges = L.period;
-		p.maxNumRangeTreeNodes = L.period;
-		CUPTI_TRY(cuptiRangeProfilerGetCounterDataSize(&p), "sizing the counter data");
-		if (p.counterDataSize != L.cdata_size) {
-			free(L.cdata);
-			L.cdata = ga_xcalloc(1, p.counterDataSize);
-			L.cdata_size = p.counterDataSize;
-		}
+	size = counter_data_size(cs, ms, L.period);
+	if (!size)
+		return -1;
+	if (size != L.cdata_size) {
+		free(L.cdata);
+		L.cdata = ga_xcalloc(1, size);
+		L.cdata_size = size;
 	}
-	{
-		CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
-			{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.counterDataSize = L.cdata_size;
-		p.pCounterData = L.cdata;
-		CUPTI_TRY(cuptiRangeProfilerCounterDataImageInitialize(&p),
-		          "initialising the counter data");
-	}
+	if (counter_data_init(cs, L.cdata, L.cdata_size) != 0)
+		return -1;
 	phase(PH_CDATA, &t);
-	{
-		CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		p.configSize = ms->config_size;
-		p.pConfig = ms->config;
-		p.counterDataImageSize = L.cdata_size;
-		p.pCounterDataImage = L.cdata;
-		p.range = CUPTI_AutoRange;
-		p.replayMode = CUPTI_UserReplay;
-		p.maxRangesPerPass = L.period;
-		p.numNestingLevels = 1;
-		p.minNestingLevel = 1;
-		p.passIndex = 0;
-		p.targetNestingLevel = 1;
-		CUPTI_TRY(cuptiRangeProfilerSetConfig(&p), "configuring the range profiler");
-	}
+	if (set_config(cs, ms, L.cdata, L.cdata_size, CUPTI_UserReplay, L.period) != 0)
+		return -1;
 	phase(PH_CONFIG, &t);
 	cs->cur_set = -1;         /* not a configuration measure_begin can use */
 	L.configured = 1;
 	return 0;
-out:
-	return -1;
 }
 
 /* A launch while iterations are measured: 1 when it is part of the loop
@@ -1281,7 +1291,6 @@ static int loop_take(const repeat_slot *rep, const CUpti_CallbackData *cb, const
 			return 0;
 		}
 		phase(PH_START, &t);
-		L.in_pass = 1;
 	}
 	if (L.pass == 0) {
 		double t = now_seconds();
@@ -1315,7 +1324,6 @@ static void loop_exit_launch(void)
 			L.off = 1;
 			return;
 		}
-		L.in_pass = 0;
 		L.pos = 0;
 		L.pass++;
 		L.passes++;
@@ -1343,22 +1351,7 @@ static void loop_exit_launch(void)
 		if (G.max_per_kernel > 0 && rep->profiled >= G.max_per_kernel)
 			continue;
 		ga_host_evaluate(ms->host, L.cdata, L.cdata_size, r, ms->names, ms->n_names, vals, &err);
-		l->values = ga_xmalloc(G.prof.n_metrics * sizeof(double));
-		for (size_t i = 0; i < G.prof.n_metrics; i++)
-			l->values[i] = NAN;
-		for (size_t i = 0; i < ms->n_names; i++) {
-			l->values[ms->slot[i]] = vals[i];
-			if (strcmp(ms->names[i], "gpu__time_duration.sum") == 0)
-				l->duration_ns = vals[i];
-		}
-		note_duration(rep, l->duration_ns);
-		ga_sass_note(l->mangled, (uint32_t)l->context, G.prof.metrics, l->values,
-		             G.prof.n_metrics);
-		{
-			json_t *rec = (json_t *)ga_launch_to_json(&G.prof, l);
-			json_object_set_new(rec, "type", json_string("launch"));
-			write_record(rec);
-		}
+		launch_done(l, ms, vals, rep);
 		if (L.set < GA_MAX_SETS)
 			rep->per_set[L.set]++;
 		rep->profiled++;
@@ -1570,21 +1563,7 @@ static void on_exit_launch(void)
 	vals = ga_xcalloc(c->n_names, sizeof(*vals));
 	ga_host_evaluate(c->host, cdata, cdata_size, nranges - 1, c->names, c->n_names, vals, &err);
 	phase(PH_EVAL, &G.ph_t);
-	l->values = ga_xmalloc(G.prof.n_metrics * sizeof(double));
-	for (size_t i = 0; i < G.prof.n_metrics; i++)
-		l->values[i] = NAN;
-	for (size_t i = 0; i < c->n_names; i++) {
-		l->values[c->slot[i]] = vals[i];
-		if (strcmp(c->names[i], "gpu__time_duration.sum") == 0)
-			l->duration_ns = vals[i];
-	}
-	note_duration(&G.repeats[G.pending_slot], l->duration_ns);
-	ga_sass_note(l->mangled, (uint32_t)l->context, G.prof.metrics, l->values, G.prof.n_metrics);
-	{
-		json_t *rec = (json_t *)ga_launch_to_json(&G.prof, l);
-		json_object_set_new(rec, "type", json_string("launch"));
-		write_record(rec);
-	}
+	launch_done(l, c, vals, &G.repeats[G.pending_slot]);
 	phase(PH_RECORD, &G.ph_t);
 	G.profiled++;
 	if (G.count >= 0 && G.profiled >= G.count)
