@@ -78,6 +78,9 @@ typedef struct ga_host ga_host;
 /* counter_availability may be NULL (offline). */
 ga_host *ga_host_new(const char *chip, const uint8_t *counter_availability, ga_error *err);
 void ga_host_free(ga_host *h);
+/* 1 if this CUPTI's host API lists the chip: it then needs no counter
+ * availability image (CUPTI requires one only for chips newer than itself). */
+int ga_host_chip_known(const char *chip);
 /* 1 if the chip knows this metric name. */
 int ga_host_metric_valid(ga_host *h, const char *name);
 /* Build a configuration image for the metrics; *passes gets the replay

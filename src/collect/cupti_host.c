@@ -50,6 +50,19 @@ ga_host *ga_host_new(const char *chip, const uint8_t *counter_availability, ga_e
 	return h;
 }
 
+int ga_host_chip_known(const char *chip)
+{
+	CUpti_Profiler_Host_GetSupportedChips_Params p =
+		{CUpti_Profiler_Host_GetSupportedChips_Params_STRUCT_SIZE};
+
+	if (cuptiProfilerHostGetSupportedChips(&p) != CUPTI_SUCCESS || !p.ppChipNames)
+		return 0;
+	for (size_t i = 0; i < p.numChips; i++)
+		if (p.ppChipNames[i] && strcmp(p.ppChipNames[i], chip) == 0)
+			return 1;
+	return 0;
+}
+
 void ga_host_free(ga_host *h)
 {
 	if (!h)

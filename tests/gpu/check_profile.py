@@ -137,6 +137,27 @@ def passes(path, n):
     expect(got == int(n), f"{got} passes (expected {n})")
 
 
+def same_sets(path_a, path_b):
+    """Two runs of one program measured the same metrics in each metric set,
+    with the same passes (what the counter availability image may change)."""
+    def per_set(prof):
+        out = {}
+        for l in prof["launches"]:
+            got = {m for m, v in l["values"].items() if v is not None}
+            out.setdefault(l.get("metric_set", 0), set()).update(got)
+        return out
+    a, b = load(path_a), load(path_b)
+    for key in ("passes", "metric_sets"):
+        expect(a["collection"].get(key) == b["collection"].get(key),
+               f"{key}: {a['collection'].get(key)} against {b['collection'].get(key)}")
+    sa, sb = per_set(a), per_set(b)
+    expect(len(sa) >= 1 and sorted(sa) == sorted(sb), f"sets {sorted(sa)} against {sorted(sb)}")
+    for s in sorted(set(sa) & set(sb)):
+        expect(len(sa[s]) > 1 and sa[s] == sb[s],
+               f"set {s}: {len(sa[s])} metrics against {len(sb[s])}, differing "
+               f"{sorted(sa[s] ^ sb[s])[:5]}")
+
+
 def names(path, want):
     got = sorted({base(l["name"]) for l in load(path)["launches"]})
     expect(got == sorted(want.split(",")), f"kernels {got} (expected {want})")
@@ -304,7 +325,8 @@ def main():
      "crashed": crashed, "pids": pids, "unprofiled": unprofiled,
      "classes_only": classes_only, "passes": passes, "sets": sets,
      "source_line": source_line, "stall_reason": stall_reason,
-     "min_share": min_share, "loop": loop}[cmd](*args)
+     "min_share": min_share, "loop": loop,
+     "same_sets": same_sets}[cmd](*args)
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

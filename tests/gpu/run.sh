@@ -67,6 +67,19 @@ check "--max-passes 0: classes of the known kernels" $CHECK classes "$T/one.repo
 check "--quick collects in one pass" $CHECK passes "$T/quick.json" 1
 check "--quick: classes of the known kernels" $CHECK classes_only "$T/quick.report.json"
 
+# 1c'. The counter availability image is not read for a chip this CUPTI
+# lists (GH100 here) and is read with GPUADVISE_COUNTER_AVAILABILITY=1; the
+# metric sets, their passes and the classes must not depend on it.
+GPUADVISE_TIMING_LOG=$T/avail0.log "$GA" -f json --log-file "$T/avail0.report.json" \
+	-o "$T/avail0.json" "$APP" >/dev/null 2>&1
+GPUADVISE_COUNTER_AVAILABILITY=1 GPUADVISE_TIMING_LOG=$T/avail1.log "$GA" -f json \
+	--log-file "$T/avail1.report.json" -o "$T/avail1.json" "$APP" >/dev/null 2>&1
+check "counter availability not read by default (GH100)" grep -q "availability_reads 0 " "$T/avail0.log"
+check "GPUADVISE_COUNTER_AVAILABILITY=1 reads it" grep -q "availability_reads 1 " "$T/avail1.log"
+check "the same metric sets with and without the availability image" \
+	$CHECK same_sets "$T/avail0.json" "$T/avail1.json"
+check "classes of the known kernels without the availability image" $CHECK classes "$T/avail0.report.json"
+
 # 1d. Loop replay: five kernels in turn, twelve rounds.  From the third
 # round on, each round is one pass of a metric set for all five (no replay);
 # against replaying every launch (--no-loop-replay): every set, the same

@@ -268,6 +268,18 @@ static void test_unknown_chip(void **state)
 	assert_non_null(strstr(err.msg, "NOSUCHCHIP"));
 }
 
+/* The chip of the recorded image (GH100) is one this CUPTI lists, so a live
+ * run on it skips the counter availability image; a made-up chip and a
+ * near miss of the name are not listed. */
+static void test_chip_known(void **state)
+{
+	(void)state;
+	assert_true(ga_host_chip_known("GH100"));
+	assert_false(ga_host_chip_known("NOSUCHCHIP"));
+	assert_false(ga_host_chip_known("GH10"));
+	assert_false(ga_host_chip_known(""));
+}
+
 /* A damaged image is not a valid counter-data image. */
 static void test_bad_image(void **state)
 {
@@ -292,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_evaluate_one_by_one),
 		cmocka_unit_test(test_comparison_detects_difference),
 		cmocka_unit_test(test_unknown_chip),
+		cmocka_unit_test(test_chip_known),
 		cmocka_unit_test(test_bad_image),
 	};
 	return cmocka_run_group_tests_name("cupti-eval", tests, setup, teardown);
