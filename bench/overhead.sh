@@ -26,16 +26,26 @@ printf '%-28s %8s %8s %9s %8s %9s %9s %9s %6s %4s %8s %7s %7s %5s\n' program lau
 run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command...
 	local name=$1 ncu=$2 opts=$3; shift 3
 	local plain ga sol=nan full=nan
-	plain=$(measure "$REPS" "$@")
-	ga=$(measure "$REPS" "$GA" $opts -o "$T/p.json" "$@")
 	[ -z "$ncu" ] && ncu=sol
-	[ "$ncu" != none ] && sol=$(measure "$REPS" ncu --section SpeedOfLight "$@")
+	# The tools take turns within each repetition, so that the machine's
+	# drift (the plain test app took 3.2 to 4.1 s within an hour) falls on
+	# all of them alike rather than on whichever ran last.
+	: >"$T/plain.t"; : >"$T/ga.t"; : >"$T/sol.t"
+	for _ in $(seq "$REPS"); do
+		wall "$@" >>"$T/plain.t"
+		wall "$GA" $opts -o "$T/p.json" "$@" >>"$T/ga.t"
+		[ "$ncu" != none ] && wall ncu --section SpeedOfLight "$@" >>"$T/sol.t"
+	done
+	plain=$(median <"$T/plain.t")
+	ga=$(median <"$T/ga.t")
+	[ "$ncu" != none ] && sol=$(median <"$T/sol.t")
 	[ "$ncu" = both ] && full=$(measure 1 ncu --set full "$@")
 	read -r launches passes sets rss setup meas loop < <(python3 -c "
 import json; c=json.load(open('$T/p.json'))['collection']; p=json.load(open('$T/p.json'))
 print(len(p['launches']), c['passes'], c.get('metric_sets', 1), c.get('app_peak_rss_kb', 0) // 1024,
       round(c.get('profiler_setup_seconds', 0), 2), round(c.get('profiler_measure_seconds', 0), 2),
       c.get('loop_replay_launches', 0))")
+	echo "$plain $ga $sol $full $name" >>"$T/rows"
 	python3 - "$name" "$launches" "$plain" "$ga" "$sol" "$full" "$passes" "$sets" "$rss" "$setup" "$meas" "$loop" <<'PY'
 import sys
 n, l, plain, ga, sol, full, passes, sets, rss, setup, meas, loop = sys.argv[1:]
@@ -56,7 +66,19 @@ if [ -n "${BENCH_QUICK:-}" ]; then
 	[ "${BENCH_SOURCE:-}" = only ] || [ -n "$T_ROWS" ] ||
 		run_case testapp "${BENCH_NCU_FULL:+both}" "" "$K/gpuadvise-testapp"
 	# BENCH_TESTAPP_ONLY=1: that row alone, for more repetitions.
-	[ -n "${BENCH_TESTAPP_ONLY:-}" ] && { rm -rf "$T"; exit 0; }
+	[ -n "${BENCH_TESTAPP_ONLY:-}" ] && [ -z "${BENCH_DEMOS:-}" ] && { rm -rf "$T"; exit 0; }
+	# BENCH_DEMOS=1: every demo program (all its variants, each launched
+	# once), both ncu runs, and the suite's added times summed.
+	if [ -n "${BENCH_DEMOS:-}" ]; then
+		: >"$T/rows"
+		for d in "$K"/gpuadvise-demo-*; do
+			run_case "demo ${d##*-demo-}" both "" "$d" --reps 1 --warmup 0
+		done
+		awk '{ p += $1; g += $2; s += $3; f += $4; n++ }
+			END { printf "demo suite, %d programs: plain %.2f gpuadvise %.2f ncu_sol %.2f ncu_full %.2f " \
+				"ga/sol %.3f ga/full %.3f\n", n, p, g, s, f, (g - p) / (s - p), (g - p) / (f - p) }' "$T/rows"
+		[ -n "${BENCH_TESTAPP_ONLY:-}" ] && { rm -rf "$T"; exit 0; }
+	fi
 	if [ "${BENCH_SOURCE:-}" != only ] && [ -z "$T_ROWS" ]; then
 		run_case "testapp --max-passes 0" none "--max-passes 0" "$K/gpuadvise-testapp"
 		run_case "testapp --quick" none "--quick" "$K/gpuadvise-testapp"

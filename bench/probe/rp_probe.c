@@ -24,7 +24,12 @@
  * bytes 2.05e8, 5.05e7, 5.07e7 for n = N, N/4, N/2), the 4 passes' Stop
  * 1 to 7 ms.  T10: a pass with one launch fewer is not refused; the image
  * decodes to three ranges, one with a metric missing, so the caller must
- * check that every pass ran the same launches. */
+ * check that every pass ran the same launches.
+ * T11 (PROBE_BATCH=1 runs it alone; sixth session): a launch under kernel
+ * replay cost the same with six launches in one Start/Stop (six ranges,
+ * all values finite) as with a Start/Stop each: 61 to 63 ms at 4 passes,
+ * 15 to 16 ms at 1 pass (a 60 us kernel, 128 MiB allocated); a one-pass
+ * set under user replay 16 ms a launch too (start 8, launch 1, stop 7). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +214,31 @@ static void decode(mset *m, cdata *c, const char *label)
 	       label, td, now_ms() - t, nr, ok, m->n, missing);
 }
 
+/* Decode and print every range: how many of the set's values are finite,
+ * and the values. */
+static void decode_ranges(mset *m, cdata *c)
+{
+	CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+	ga_error err = {0};
+	size_t nr = 0;
+	double vals[64];
+	p.pRangeProfilerObject = rp;
+	cp(cuptiRangeProfilerDecodeData(&p), "decode");
+	ga_host_num_ranges(c->d, c->size, &nr, &err);
+	printf("    decoded: %zu ranges, %zu dropped, image %zu bytes\n", nr, p.numOfRangeDropped,
+	       c->size);
+	for (size_t r = 0; r < nr; r++) {
+		size_t fin = 0;
+		ga_host_evaluate(m->h, c->d, c->size, r, m->names, m->n, vals, &err);
+		for (size_t i = 0; i < m->n; i++)
+			fin += isfinite(vals[i]) != 0;
+		printf("    range %zu, %zu of %zu finite:", r, fin, m->n);
+		for (size_t i = 0; i < m->n; i++)
+			printf(" %.4g", vals[i]);
+		printf("\n");
+	}
+}
+
 /* Kernel replay: init cdata (not again right after SetConfig, the order the
  * injection library uses), launch, decode. */
 static void kr(mset *m, cdata *c, const char *label)
@@ -339,6 +369,8 @@ int main(int argc, char **argv)
 
 	if (getenv("PROBE_LOOP"))
 		goto loop;   /* T9 and T10 only */
+	if (getenv("PROBE_BATCH"))
+		goto batch;  /* T11 only */
 	printf("T1 kernel replay, set A, 4 launches\n");
 	enable();
 	cdata ca = cd_new(&A), cb = cd_new(&B), cq1 = cd_new(&Q1), cq2 = cd_new(&Q2);
@@ -465,23 +497,7 @@ loop:
 			printf("    step pass %d: start %.1f launches %.1f stop %.1f ms, passIndex %zu all %d\n",
 			       pass, t1 - t0, t2 - t1, now_ms() - t2, sp.passIndex, all);
 		}
-		{
-			CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-			ga_error err = {0};
-			size_t nr = 0;
-			double vals[64];
-			p.pRangeProfilerObject = rp;
-			cp(cuptiRangeProfilerDecodeData(&p), "decode");
-			ga_host_num_ranges(c.d, c.size, &nr, &err);
-			printf("    decoded: %zu ranges, %zu dropped, image %zu bytes\n", nr, p.numOfRangeDropped, c.size);
-			for (size_t r = 0; r < nr; r++) {
-				ga_host_evaluate(A.h, c.d, c.size, r, A.names, A.n, vals, &err);
-				printf("    range %zu:", r);
-				for (size_t i = 0; i < A.n; i++)
-					printf(" %.4g", vals[i]);
-				printf("\n");
-			}
-		}
+		decode_ranges(&A, &c);
 		printf("T10 same object, a pass with 2 launches instead of 3 (a broken loop)\n");
 		cd_init(&c);
 		setconfig(&A, &c, CUPTI_UserReplay, 0);
@@ -502,25 +518,76 @@ loop:
 			all = sp.isAllPassSubmitted;
 			printf("    pass %d: passIndex %zu all %d\n", pass, sp.passIndex, all);
 		}
-		{
-			CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-			ga_error err = {0};
-			size_t nr = 0;
-			double vals[64];
-			p.pRangeProfilerObject = rp;
-			cp(cuptiRangeProfilerDecodeData(&p), "decode");
-			ga_host_num_ranges(c.d, c.size, &nr, &err);
-			printf("    decoded: %zu ranges, %zu dropped\n", nr, p.numOfRangeDropped);
-			for (size_t r = 0; r < nr; r++) {
-				ga_host_evaluate(A.h, c.d, c.size, r, A.names, A.n, vals, &err);
-				size_t fin = 0;
-				for (size_t i = 0; i < A.n; i++)
-					fin += isfinite(vals[i]) != 0;
-				printf("    range %zu: %zu of %zu finite, dram bytes %.4g\n", r, fin, A.n, vals[9]);
-			}
-		}
+		decode_ranges(&A, &c);
 	}
 	disable();
+	printf("done\n");
+	return 0;
+
+batch:
+	/* T11 (sixth session): does a launch under kernel replay cost less when
+	 * several launches share one Start/Stop (a range each), and what does a
+	 * one-pass set cost under user replay, where nothing is replayed? */
+	printf("T11 per-launch cost: one range per Start/Stop against six\n");
+	{
+		mset *sets[2] = {&A, &Q1};
+		for (int k = 0; k < 2; k++) {
+			mset *m = sets[k];
+			cdata c;
+			ranges_per_pass = 1;
+			enable();
+			c = cd_new(m);
+			setconfig(m, &c, CUPTI_KernelReplay, 0);
+			printf("  %s kernel replay, a Start/Stop per launch\n", m->label);
+			for (int i = 0; i < 6; i++)
+				kr(m, &c, "single");
+			disable();
+			ranges_per_pass = 6;
+			enable();
+			c = cd_new_ranges(m, 6);
+			setconfig(m, &c, CUPTI_KernelReplay, 0);
+			printf("  %s kernel replay, six launches in one Start/Stop\n", m->label);
+			for (int round = 0; round < 2; round++) {
+				CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+				CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+				float a = 1.0001f;
+				void *args[] = {&dy, &dx, &a, &N};
+				double t0 = now_ms(), t1, t2;
+				if (round > 0)
+					cd_init(&c);
+				st.pRangeProfilerObject = rp;
+				cp(cuptiRangeProfilerStart(&st), "start");
+				t1 = now_ms();
+				printf("    round %d start %.1f ms, launches:", round, t1 - t0);
+				for (int i = 0; i < 6; i++) {
+					t2 = now_ms();
+					CK(cuLaunchKernel(fn, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+					printf(" %.1f", now_ms() - t2);
+				}
+				t2 = now_ms();
+				sp.pRangeProfilerObject = rp;
+				cp(cuptiRangeProfilerStop(&sp), "stop");
+				printf("; stop %.1f ms, all %d\n", now_ms() - t2, sp.isAllPassSubmitted);
+				decode_ranges(m, &c);
+			}
+			disable();
+		}
+		/* A one-pass set needs no replay: user replay, a Start/Stop per
+		 * launch, the image decoded and initialised again each time. */
+		ranges_per_pass = 1;
+		enable();
+		cdata c = cd_new(&Q1);
+		cd_init(&c);
+		setconfig(&Q1, &c, CUPTI_UserReplay, 0);
+		printf("  Q1 user replay, a Start/Stop per launch\n");
+		for (int i = 0; i < 6; i++) {
+			if (i > 0)
+				cd_init(&c);
+			launch("user single");
+			decode(&Q1, &c, "user single");
+		}
+		disable();
+	}
 	printf("done\n");
 	return 0;
 }
