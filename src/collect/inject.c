@@ -230,6 +230,7 @@ static const char *cupti_code(CUptiResult r)
 	switch (r) {
 	case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES: return "permission";
 	case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: return "another_profiler";
+	case CUPTI_ERROR_HARDWARE_BUSY: return "counters_busy";
 	case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
 	case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
 	case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
@@ -239,12 +240,21 @@ static const char *cupti_code(CUptiResult r)
 	}
 }
 
+/* CUPTI_ERROR_HARDWARE_BUSY (seen at the first range start, H200): another
+ * profiler or monitor holds the device's counters (DCGM's profiling
+ * module, ncu, nsys, a separate gpuadvise run; the processes of one run
+ * take turns, hold_counters).  One record says so, and the process runs on
+ * unprofiled rather than trying again at every launch. */
+static void stop_profiling_everywhere(void);
+
 #define CUPTI_TRY(call, what)                                                        \
 	do {                                                                          \
 		CUptiResult r_ = (call);                                              \
 		if (r_ != CUPTI_SUCCESS) {                                            \
 			write_error(cupti_code(r_), "%s failed: %s", what,             \
 			            ga_cupti_result_string(r_));                       \
+			if (r_ == CUPTI_ERROR_HARDWARE_BUSY)                           \
+				stop_profiling_everywhere();                           \
 			goto out;                                                      \
 		}                                                                     \
 	} while (0)

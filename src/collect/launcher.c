@@ -35,9 +35,14 @@
 
 #include "ga_build.h"
 
+/* CUPTI_ERROR_HARDWARE_BUSY, said so that the user knows what to stop. */
+#define COUNTERS_BUSY                                                                  \
+	"the GPU's performance counters are in use by another profiler or monitor: "   \
+	"DCGM's profiling module or dcgm-exporter, ncu, nsys, or another gpuadvise run"
+
 typedef struct {
 	int n_processes, n_ended;
-	int permission, another_profiler, unsupported, cupti_errors, busy;
+	int permission, another_profiler, unsupported, cupti_errors, busy, counters_busy;
 	char *busy_msg;
 	char *first_error;          /* message of the first fatal-kind error */
 	char **bad_metrics;
@@ -167,6 +172,8 @@ static void note_error(gather_state *g, json_t *rec)
 		g->permission++;
 	else if (strcmp(code, "another_profiler") == 0)
 		g->another_profiler++;
+	else if (strcmp(code, "counters_busy") == 0)
+		g->counters_busy++;
 	else if (strcmp(code, "unsupported") == 0)
 		g->unsupported++;
 	else
@@ -610,7 +617,7 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		goto out;
 	qsort(p->launches, p->n_launches, sizeof(*p->launches), launch_cmp);
 	if (o->stalls && g.n_processes > 0 && !g.permission && !g.another_profiler &&
-	    !g.unsupported)
+	    !g.unsupported && !g.counters_busy)
 		stall_run(o, prog, metrics, p, &stall_note);
 	/* Source text of the lines worth showing, read now while the files are
 	 * at hand, so that --import shows it on any machine. */
@@ -654,6 +661,9 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 			              g.n_processes);
 		if (g.busy)
 			ga_buf_printf(&note, "%d process(es) ran unprofiled: %s. ", g.busy, g.busy_msg);
+		if (g.counters_busy)
+			ga_buf_printf(&note, "%d process(es) found the counters taken and ran on "
+			              "unprofiled: %s. ", g.counters_busy, COUNTERS_BUSY);
 		if (g.cupti_errors)
 			ga_buf_printf(&note, "%d CUPTI error(s) while profiling, the first: %s. ",
 			              g.cupti_errors, g.first_error ? g.first_error : "?");
@@ -696,6 +706,12 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		ga_fail(err, GA_ERR_PROFILING, "%s. Only one CUPTI-based tool can attach to a process: "
 		        "run the program without ncu, nsys, cuda-gdb or framework profilers, or unset "
 		        "CUDA_INJECTION64_PATH.", g.first_error);
+		goto out;
+	}
+	if (g.counters_busy && p->n_launches == 0) {
+		ga_fail(err, GA_ERR_PROFILING, "%s (%s).\n  Fix: stop the other tool, or pause "
+		        "DCGM's profiling with 'dcgmi profile --pause' (and '--resume' after), then "
+		        "run again.", COUNTERS_BUSY, g.first_error);
 		goto out;
 	}
 	if (g.unsupported) {

@@ -216,6 +216,25 @@ st=$?
 if [ $st -eq 4 ] && grep -q "did not initialise CUDA" "$T/true.err"; then pass "non-CUDA program: exit 4 with message"
 else fail "non-CUDA program (status $st)"; cat "$T/true.err"; fi
 
+# 6. Counters held by another tool: a second run while the first one
+# profiles (it keeps the range profiler enabled until it exits) gets
+# CUPTI_ERROR_HARDWARE_BUSY, and says what holds them and what to do; the
+# first run is not disturbed.
+"$GA" --no-loop-replay -o "$T/holder.json" "$APP" --repeat 40 >/dev/null 2>"$T/holder.err" &
+holder=$!
+sleep 3
+"$GA" "$APP" --only tiny_add >/dev/null 2>"$T/busy.err"
+st=$?
+wait $holder
+hst=$?
+if [ $st -eq 4 ] && grep -q "in use by another profiler or monitor" "$T/busy.err" &&
+	grep -q "dcgmi profile --pause" "$T/busy.err"; then
+	pass "counters held by another run: exit 4, the cause and the fix named"
+else fail "counters held by another run (status $st)"; cat "$T/busy.err"; fi
+if [ $hst -eq 0 ] && $CHECK sets "$T/holder.json" 3 >/dev/null 2>&1; then
+	pass "the run holding the counters is undisturbed"
+else fail "the run holding the counters (status $hst)"; cat "$T/holder.err"; fi
+
 echo "$fails failed"
 rm -rf "$T"
 [ $fails -eq 0 ]
