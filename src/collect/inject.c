@@ -851,7 +851,8 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	 * list, or with GPUADVISE_COUNTER_AVAILABILITY=1.  The device's own
 	 * limits are checked above (cuptiProfilerDeviceSupported: MIG, vGPU,
 	 * confidential computing), and counters in use by another profiler make
-	 * the first enable fail either way. */
+	 * the first range start fail with CUPTI_ERROR_HARDWARE_BUSY, which is
+	 * reported as such (CUPTI_TRY). */
 	if (!chip_configured(chip) &&
 	    (env_long("GPUADVISE_COUNTER_AVAILABILITY", 0) > 0 || !ga_host_chip_known(chip))) {
 		CUpti_Profiler_GetCounterAvailability_Params p =
