@@ -4,17 +4,24 @@
 # same session.  Usage: bench/overhead.sh BUILD_DIR [REPS]
 # Prints a table: program, launches, plain, gpuadvise, ncu SOL, ncu full (s,
 # medians of REPS runs; ncu --set full runs once), added-time ratios
-# gpuadvise/ncu, passes and peak RSS of the profiled process.
+# gpuadvise/ncu, passes, peak RSS of the profiled process, and the kernels
+# whose class agrees with ncu's Speed-of-Light composites in the same run
+# (with ncu's base-clock locking, and at the GPU's own clocks).
 set -u
 B=${1:?build dir}; REPS=${2:-3}
 GA=$B/gpuadvise
 K=$B/kernels
 T=$(mktemp -d)
+HERE=$(cd "$(dirname "$0")" && pwd)
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 wall() { # seconds for one run of "$@", output discarded
-	local s e
-	s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+	wall_to /dev/null "$@"
+}
+wall_to() { # file for the output, command...
+	local s e out=$1
+	shift
+	s=$(date +%s.%N); "$@" >"$out" 2>/dev/null; e=$(date +%s.%N)
 	awk "BEGIN { print $e - $s }"
 }
 measure() { # reps, command...
@@ -22,7 +29,7 @@ measure() { # reps, command...
 	for _ in $(seq "$n"); do wall "$@"; done | median
 }
 
-printf '%-28s %8s %8s %9s %8s %9s %9s %9s %6s %4s %8s %7s %7s %5s\n' program launches plain gpuadvise ncu_sol ncu_full 'ga/sol' 'ga/full' passes sets rss_MiB setup_s meas_s loop
+printf '%-28s %8s %8s %9s %8s %9s %9s %9s %6s %4s %8s %7s %7s %5s %7s %7s\n' program launches plain gpuadvise ncu_sol ncu_full 'ga/sol' 'ga/full' passes sets rss_MiB setup_s meas_s loop cls_base cls_own
 run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command...
 	local name=$1 ncu=$2 opts=$3; shift 3
 	local plain ga sol=nan full=nan
@@ -30,11 +37,13 @@ run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command.
 	# The tools take turns within each repetition, so that the machine's
 	# drift (the plain test app took 3.2 to 4.1 s within an hour) falls on
 	# all of them alike rather than on whichever ran last.
-	: >"$T/plain.t"; : >"$T/ga.t"; : >"$T/sol.t"
+	: >"$T/plain.t"; : >"$T/ga.t"; : >"$T/sol.t"; rm -f "$T/sol.csv"
 	for _ in $(seq "$REPS"); do
 		wall "$@" >>"$T/plain.t"
 		wall "$GA" $opts -o "$T/p.json" "$@" >>"$T/ga.t"
-		[ "$ncu" != none ] && wall ncu --section SpeedOfLight "$@" >>"$T/sol.t"
+		# CSV: the last run's Speed-of-Light values give the classes
+		# column (bench/sol_agree.py).
+		[ "$ncu" != none ] && wall_to "$T/sol.csv" ncu --section SpeedOfLight --csv "$@" >>"$T/sol.t"
 	done
 	plain=$(median <"$T/plain.t")
 	ga=$(median <"$T/ga.t")
@@ -45,15 +54,34 @@ import json; c=json.load(open('$T/p.json'))['collection']; p=json.load(open('$T/
 print(len(p['launches']), c['passes'], c.get('metric_sets', 1), c.get('app_peak_rss_kb', 0) // 1024,
       round(c.get('profiler_setup_seconds', 0), 2), round(c.get('profiler_measure_seconds', 0), 2),
       c.get('loop_replay_launches', 0))")
-	echo "$plain $ga $sol $full $name" >>"$T/rows"
-	python3 - "$name" "$launches" "$plain" "$ga" "$sol" "$full" "$passes" "$sets" "$rss" "$setup" "$meas" "$loop" <<'PY'
+	# Classes agreeing: this run's classes against ncu's Speed-of-Light
+	# composites (kernels agreeing / kernels in both; why not, on stderr),
+	# as ncu measures by default, with the SM clock locked to base
+	# (cls_base), and in one more, untimed run at the GPU's own clocks, as
+	# the program and gpuadvise run (cls_own): kernels near the balance of
+	# SM and memory throughput tip to compute under base clocks.
+	local agree=- agree_own=-
+	[ -s "$T/sol.csv" ] && agree=$(python3 "$HERE/sol_agree.py" "$GA" "$T/p.json" "$T/sol.csv")
+	if [ "$ncu" != none ]; then
+		wall_to "$T/sol_own.csv" ncu --section SpeedOfLight --csv --clock-control none "$@" >/dev/null
+		agree_own=$(python3 "$HERE/sol_agree.py" "$GA" "$T/p.json" "$T/sol_own.csv")
+	fi
+	# BENCH_KEEP=DIR: keep each row's profile and ncu output there.
+	if [ -n "${BENCH_KEEP:-}" ]; then
+		cp "$T/p.json" "$BENCH_KEEP/${name// /_}.json"
+		[ -s "$T/sol.csv" ] && cp "$T/sol.csv" "$BENCH_KEEP/${name// /_}.sol.csv"
+		[ -s "$T/sol_own.csv" ] && cp "$T/sol_own.csv" "$BENCH_KEEP/${name// /_}.sol_own.csv"
+	fi
+	echo "$plain $ga $sol $full $agree $agree_own $name" >>"$T/rows"
+	python3 - "$name" "$launches" "$plain" "$ga" "$sol" "$full" "$passes" "$sets" "$rss" "$setup" "$meas" "$loop" "$agree" "$agree_own" <<'PY'
 import sys
-n, l, plain, ga, sol, full, passes, sets, rss, setup, meas, loop = sys.argv[1:]
+n, l, plain, ga, sol, full, passes, sets, rss, setup, meas, loop, agree, own = sys.argv[1:]
 plain, ga, sol, full = map(float, (plain, ga, sol, full))
 add = lambda t: max(t - plain, 1e-9)
 r = lambda t: add(ga) / add(t) if t == t else float("nan")
 print(f"{n:28} {l:>8} {plain:8.2f} {ga:9.2f} {sol:8.2f} {full:9.2f} "
       f"{r(sol):9.3f} {r(full):9.3f} {passes:>6} {sets:>4} {rss:>8} {setup:>7} {meas:>7} {loop:>5}"
+      f" {agree:>7} {own:>7}"
       f"  (x{ga/plain:.2f} of plain)")
 PY
 }
@@ -74,9 +102,12 @@ if [ -n "${BENCH_QUICK:-}" ]; then
 		for d in "$K"/gpuadvise-demo-*; do
 			run_case "demo ${d##*-demo-}" both "" "$d" --reps 1 --warmup 0
 		done
-		awk '{ p += $1; g += $2; s += $3; f += $4; n++ }
+		awk '{ p += $1; g += $2; s += $3; f += $4; n++
+			if (split($5, a, "/") == 2) { ka += a[1]; kn += a[2] }
+			if (split($6, a, "/") == 2) { oa += a[1]; on += a[2] } }
 			END { printf "demo suite, %d programs: plain %.2f gpuadvise %.2f ncu_sol %.2f ncu_full %.2f " \
-				"ga/sol %.3f ga/full %.3f\n", n, p, g, s, f, (g - p) / (s - p), (g - p) / (f - p) }' "$T/rows"
+				"ga/sol %.3f ga/full %.3f, classes agreeing %d/%d (base clocks), %d/%d (own)\n",
+				n, p, g, s, f, (g - p) / (s - p), (g - p) / (f - p), ka, kn, oa, on }' "$T/rows"
 		[ -n "${BENCH_TESTAPP_ONLY:-}" ] && { rm -rf "$T"; exit 0; }
 	fi
 	if [ "${BENCH_SOURCE:-}" != only ] && [ -z "$T_ROWS" ]; then
