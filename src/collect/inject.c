@@ -1242,7 +1242,8 @@ static void loop_clear(void)
 /* The loop broke (or its context went): drop the set's passes so far. */
 static void loop_abort(int cupti_ok)
 {
-	if (cupti_ok && L.pos > 0 && L.cs->rp)  /* inside a pass */ {
+	/* Inside a pass (its first launch started the range profiler). */
+	if (cupti_ok && L.pos > 0 && L.cs->rp) {
 		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 		p.pRangeProfilerObject = L.cs->rp;
 		cuptiRangeProfilerStop(&p);
