@@ -330,6 +330,12 @@ static int name_selected(const char *mangled, const char *demangled)
 	return 1;
 }
 
+/* The kernel's mean measured duration (ns); 0 before any. */
+static double mean_ns(const repeat_slot *r)
+{
+	return r->n_dur ? r->dur_sum / (double)r->n_dur : 0;
+}
+
 /* Count one more launch of (name, grid, block). */
 static repeat_slot *repeat_count(const char *mangled, const unsigned grid[3],
                                  const unsigned block[3])
@@ -344,8 +350,7 @@ static repeat_slot *repeat_count(const char *mangled, const unsigned grid[3],
 		repeat_slot *r = &G.repeats[i];
 		free(key);
 		r->count++;
-		if (r->n_dur)
-			G.gpu_ns += r->dur_sum / (double)r->n_dur;
+		G.gpu_ns += mean_ns(r);
 	} else {
 		repeat_slot s = {key, ga_xstrdup(mangled), {grid[0], grid[1], grid[2]},
 		                 {block[0], block[1], block[2]}, 1, 0, {0}, 0, 0, 0};
@@ -363,10 +368,10 @@ static void note_duration(repeat_slot *r, double ns)
 
 	if (!(ns > 0) || !isfinite(ns))
 		return;
-	old = r->n_dur ? r->dur_sum / (double)r->n_dur : 0;
+	old = mean_ns(r);
 	r->dur_sum += ns;
 	r->n_dur++;
-	G.gpu_ns += (r->dur_sum / (double)r->n_dur - old) * (double)r->count;
+	G.gpu_ns += (mean_ns(r) - old) * (double)r->count;
 }
 
 /* Under --min-share: the kernel's launches so far take less than that share
@@ -380,7 +385,7 @@ static int below_share(const repeat_slot *r)
 {
 	if (!(G.min_share > 0) || r->n_dur == 0 || !(G.gpu_ns > 0))
 		return 0;
-	return r->dur_sum / (double)r->n_dur * (double)r->count < G.min_share * G.gpu_ns;
+	return mean_ns(r) * (double)r->count < G.min_share * G.gpu_ns;
 }
 
 /* Has the kernel had every metric set of its chip (always, with one)? */
@@ -490,6 +495,14 @@ static int set_build(const char *chip, const uint8_t *avail, metric_set *ms, con
 	return 0;
 }
 
+static chip_cfg *chip_find(const char *chip)
+{
+	chip_cfg *c = G.chips;
+	while (c && strcmp(c->chip, chip) != 0)
+		c = c->next;
+	return c;
+}
+
 /* The chip's metric sets: the valid metrics, packed bundle by bundle into
  * sets of at most G.max_passes replay passes (ga_host_pack). */
 static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avail_size)
@@ -501,9 +514,8 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avai
 	const char **names;
 	long duration = ga_profile_metric_index(&G.prof, "gpu__time_duration.sum");
 
-	for (c = G.chips; c; c = c->next)
-		if (strcmp(c->chip, chip) == 0)
-			return c;
+	if ((c = chip_find(chip)))
+		return c;
 	h = ga_host_new(chip, avail, &err);
 	if (!h) {
 		write_error("unsupported", "%s", err.msg);
@@ -787,12 +799,12 @@ static void write_device_record(const ctx_state *cs)
 	write_record(rec);
 }
 
-static int chip_configured(const char *chip)
+static ctx_state *ctx_find(CUcontext ctx, uint32_t uid)
 {
-	for (const chip_cfg *c = G.chips; c; c = c->next)
-		if (strcmp(c->chip, chip) == 0)
-			return 1;
-	return 0;
+	ctx_state *cs = G.ctxs;
+	while (cs && !(cs->ctx == ctx && cs->uid == uid))
+		cs = cs->next;
+	return cs;
 }
 
 static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
@@ -803,9 +815,8 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	const char *chip;
 	double t = now_seconds(), t1;
 
-	for (cs = G.ctxs; cs; cs = cs->next)
-		if (cs->ctx == ctx && cs->uid == uid)
-			return cs;
+	if ((cs = ctx_find(ctx, uid)))
+		return cs;
 	cs = ga_xcalloc(1, sizeof(*cs));
 	cs->ctx = ctx;
 	cs->uid = uid;
@@ -853,7 +864,7 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	 * confidential computing), and counters in use by another profiler make
 	 * the first range start fail with CUPTI_ERROR_HARDWARE_BUSY, which is
 	 * reported as such (CUPTI_TRY). */
-	if (!chip_configured(chip) &&
+	if (!chip_find(chip) &&
 	    (env_long("GPUADVISE_COUNTER_AVAILABILITY", 0) > 0 || !ga_host_chip_known(chip))) {
 		CUpti_Profiler_GetCounterAvailability_Params p =
 			{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
@@ -1204,12 +1215,9 @@ static size_t loop_best_set(const chip_cfg *c, size_t *count)
  * multiple, with the same kernels. */
 static void loop_detect(const CUpti_CallbackData *cb)
 {
-	ctx_state *cs;
+	ctx_state *cs = ctx_find(cb->context, cb->contextUid);
 	size_t p, n, set;
 
-	for (cs = G.ctxs; cs; cs = cs->next)
-		if (cs->ctx == cb->context && cs->uid == cb->contextUid)
-			break;
 	if (!cs || !cs->ok)
 		return;
 	p = ga_loop_period(L.ring, LOOP_RING, L.n, 2, LOOP_MAX_PERIOD);
@@ -1449,7 +1457,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		}
 		/* A kernel run in a row is no loop worth measuring this way; a
 		 * loop with such a pair in it is seen at its next launch. */
-		if (!L.active && !L.off && !in_a_row)
+		if (!L.active && !in_a_row)
 			loop_detect(cb);
 	}
 	/* The stall run (--stalls): PC sampling of the listed kernels' first
@@ -1472,8 +1480,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		if (cs->ok && (sets_done(rep, cs->cfg) || (rep->profiled > 0 && below_share(rep))) &&
 		    ga_sass_begin(cs->ctx, cs->cudev, cs->uid, mangled, grid, block) == 0) {
 			rep->count--;
-			if (rep->n_dur)
-				G.gpu_ns -= rep->dur_sum / (double)rep->n_dur;
+			G.gpu_ns -= mean_ns(rep);
 			G.pending = 2;
 			G.pending_ctx = cs;
 			free(name);
