@@ -240,21 +240,25 @@ static const char *cupti_code(CUptiResult r)
 	}
 }
 
-/* CUPTI_ERROR_HARDWARE_BUSY (seen at the first range start, H200): another
- * profiler or monitor holds the device's counters (DCGM's profiling
- * module, ncu, nsys, a separate gpuadvise run; the processes of one run
- * take turns, hold_counters).  One record says so, and the process runs on
- * unprofiled rather than trying again at every launch. */
 static void stop_profiling_everywhere(void);
+
+/* A failed CUPTI call's record.  CUPTI_ERROR_HARDWARE_BUSY (seen at the
+ * first range start, H200): another profiler or monitor holds the
+ * device's counters (DCGM's profiling module, ncu, nsys, a separate
+ * gpuadvise run; the processes of one run take turns, hold_counters), so
+ * the process runs on unprofiled rather than trying again at every launch. */
+static void cupti_failed(CUptiResult r, const char *what)
+{
+	write_error(cupti_code(r), "%s failed: %s", what, ga_cupti_result_string(r));
+	if (r == CUPTI_ERROR_HARDWARE_BUSY)
+		stop_profiling_everywhere();
+}
 
 #define CUPTI_TRY(call, what)                                                        \
 	do {                                                                          \
 		CUptiResult r_ = (call);                                              \
 		if (r_ != CUPTI_SUCCESS) {                                            \
-			write_error(cupti_code(r_), "%s failed: %s", what,             \
-			            ga_cupti_result_string(r_));                       \
-			if (r_ == CUPTI_ERROR_HARDWARE_BUSY)                           \
-				stop_profiling_everywhere();                           \
+			cupti_failed(r_, what);                                        \
 			goto out;                                                      \
 		}                                                                     \
 	} while (0)
@@ -1263,6 +1267,13 @@ static void loop_abort(int cupti_ok)
 		L.off = 1;
 }
 
+/* Loop replay cannot go on in this process (a CUPTI call failed). */
+static void loop_give_up(void)
+{
+	loop_abort(1);
+	L.off = 1;
+}
+
 static void loop_context_gone(const ctx_state *cs)
 {
 	if (L.active && L.cs == cs)
@@ -1315,19 +1326,18 @@ static int loop_take(const repeat_slot *rep, const CUpti_CallbackData *cb, const
 		return 0;
 	}
 	if (L.pos == 0) {
+		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+		CUptiResult r;
 		double t;
 		if (!L.configured && loop_configure() != 0) {
-			loop_abort(1);
-			L.off = 1;
+			loop_give_up();
 			return 0;
 		}
 		t = now_seconds();
-		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 		p.pRangeProfilerObject = cs->rp;
-		if (cuptiRangeProfilerStart(&p) != CUPTI_SUCCESS) {
-			write_error("cupti", "starting the range profiler for a loop iteration failed");
-			loop_abort(1);
-			L.off = 1;
+		if ((r = cuptiRangeProfilerStart(&p)) != CUPTI_SUCCESS) {
+			cupti_failed(r, "starting the range profiler for a loop iteration");
+			loop_give_up();
 			return 0;
 		}
 		phase(PH_START, &t);
@@ -1357,11 +1367,11 @@ static void loop_exit_launch(void)
 	G.pending = 0;
 	{
 		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+		CUptiResult r;
 		p.pRangeProfilerObject = cs->rp;
-		if (cuptiRangeProfilerStop(&p) != CUPTI_SUCCESS) {
-			write_error("cupti", "stopping the range profiler after a loop iteration failed");
-			loop_abort(1);
-			L.off = 1;
+		if ((r = cuptiRangeProfilerStop(&p)) != CUPTI_SUCCESS) {
+			cupti_failed(r, "stopping the range profiler after a loop iteration");
+			loop_give_up();
 			return;
 		}
 		L.pos = 0;
