@@ -1,7 +1,8 @@
 /* rp_probe.c: what the CUPTI range profiler's calls cost on this GPU, and
  * which ways of changing metric sets keep every pass's values.  A bench
  * probe, not part of gpuadvise: build with bench/probe/build.sh, run on the
- * GPU machine as  rp_probe CUBIN [MiB].  Prints one line per step: the
+ * GPU machine as  rp_probe CUBIN [MiB]  (the environment picks the tests:
+ * PROBE_LOOP, PROBE_BATCH, PROBE_FIRST, PROBE_OLD, PROBE_COST).  Prints one line per step: the
  * call's milliseconds and, after a decode, how many of the set's metrics came
  * back finite.
  *
@@ -29,7 +30,36 @@
  * replay cost the same with six launches in one Start/Stop (six ranges,
  * all values finite) as with a Start/Stop each: 61 to 63 ms at 4 passes,
  * 15 to 16 ms at 1 pass (a 60 us kernel, 128 MiB allocated); a one-pass
- * set under user replay 16 ms a launch too (start 8, launch 1, stop 7). */
+ * set under user replay 16 ms a launch too (start 8, launch 1, stop 7).
+ *
+ * Seventh session (H200, the same day; docs/PERFORMANCE.md):
+ * T12 (PROBE_FIRST=1, with T13): an object's first range start is host CPU
+ * work on the calling thread: 148 ms of wall time and 148 ms of that
+ * thread's CPU time, no GPU wait.  It is no shorter after 300 ms idle, nor
+ * with 200 launches queued (136 ms, and the sync after it 0 ms).  A Start
+ * and Stop with no launch between them takes it: the next launch's start
+ * is 0 ms.
+ * T13, T14 (PROBE_OLD=1; PROBE_ORDER, PROBE_END, PROBE_SHORT, PROBE_COPY,
+ * PROBE_USER_AFTER, PROBE_NO_RP vary it): the profiler API the range
+ * profiler replaces, deprecated in CUDA 13.0, with a counter-data image
+ * for the union of the sets (prefix from nvperf's counter-data builder):
+ * BeginSession 62 to 70 ms (CPU as well), UnsetConfig and SetConfig of
+ * another set 0.1 ms, every launch's values right (A, B, A, Q1, B, B, A:
+ * all finite, FFMA count exact), the one-range image initialised again
+ * before each launch in 0.03 ms.  But EndSession crashed (SIGSEGV in
+ * libcupti) after a third SetConfig in a session (orders 010, 012, 0101;
+ * 00, 01, 011 ended cleanly), and the range profiler crashed when used on
+ * the same context after a session; a user-replay session after a session
+ * worked (4 passes of a 2-launch "loop": 29, 5, 5, 24 ms).
+ * T15 (PROBE_COST=1; PROBE_COST=2 for T15b): what a launch costs under
+ * kernel replay depends on its counters, not on its pass count (2 MiB
+ * buffers): gpu__time_duration alone 0.2 ms; one SM counter (instructions,
+ * warps, a stall ratio, L1 sectors) 3 ms; sm__cycles_elapsed 9 ms; DRAM
+ * bytes 11 to 12 ms; L2 sectors 17 ms; both in one pass 22 ms; the four
+ * clock rates 18 ms; the default sets on GH100 about 47, 23 and 6 ms (56,
+ * 30 and 6 ms with 128 MiB).  Of default set 1, its DRAM, L2 and L1
+ * metrics cost 46 ms, its SM metrics 9 ms in the same three passes; without
+ * the clock rates and peaks it still costs 46 ms. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +71,10 @@
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
+#include <nvperf_cuda_host.h>
+#include <nvperf_host.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "collect.h"
 
@@ -291,10 +325,842 @@ static const char *Q2_names[] = {
 	"smsp__thread_inst_executed.sum",
 	"gpu__time_duration.sum",
 };
+static const char *S1_names[] = {
+	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+	"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
+	"l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",
+	"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+	"lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
+	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+	"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+	"smsp__inst_executed.sum",
+	"smsp__issue_active.avg.pct_of_peak_sustained_active",
+	"smsp__thread_inst_executed_pred_on.sum",
+	"sm__warps_active.avg.pct_of_peak_sustained_active",
+	"dram__bytes.sum",
+	"lts__t_bytes.sum",
+	"l1tex__t_bytes.sum",
+	"dram__bytes.sum.peak_sustained",
+	"dram__cycles_elapsed.avg.per_second",
+	"lts__t_bytes.sum.peak_sustained",
+	"lts__cycles_elapsed.avg.per_second",
+	"l1tex__t_bytes.sum.peak_sustained",
+	"l1tex__cycles_elapsed.avg.per_second",
+	"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained",
+	"sm__cycles_elapsed.avg.per_second",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+	"gpu__time_duration.sum",
+};
+static const char *S2_names[] = {
+	"sm__sass_thread_inst_executed_op_fadd_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_fmul_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_dadd_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_dmul_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_hadd_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_hmul_pred_on.sum",
+	"sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
+	"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+	"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+	"l1tex__t_sector_hit_rate.pct",
+	"smsp__thread_inst_executed.sum",
+	"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+	"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+	"smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio",
+	"lts__t_requests_op_red.sum",
+	"smsp__inst_executed_op_global_red.sum",
+	"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+	"smsp__warps_eligible.avg.per_cycle_active",
+	"gpu__time_duration.sum",
+};
+static const char *S3_names[] = {
+	"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio",
+	"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+	"smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio",
+	"gpu__time_duration.sum",
+};
+/* T15 (seventh session): what a launch costs under kernel replay, set by
+ * set: gpuadvise's three default sets on GH100 (`gpuadvise --list-metrics
+ * --chip GH100`, this session) and single counters of each unit. */
+static const char *one_names[][2] = {
+	{"dram__bytes.sum", "gpu__time_duration.sum"},
+	{"lts__t_sectors.sum", "gpu__time_duration.sum"},
+	{"l1tex__t_sectors.sum", "gpu__time_duration.sum"},
+	{"smsp__inst_executed.sum", "gpu__time_duration.sum"},
+	{"sm__warps_active.avg.pct_of_peak_sustained_active", "gpu__time_duration.sum"},
+	{"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio", "gpu__time_duration.sum"},
+	{"sm__cycles_elapsed.avg.per_second", "gpu__time_duration.sum"},
+	{"dram__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__time_duration.sum"},
+};
+
+static void launch_cost(const char *chip)
+{
+	mset sets[3 + 8 + 1] = {
+		{"default set 1", S1_names, sizeof S1_names / sizeof *S1_names},
+		{"default set 2", S2_names, sizeof S2_names / sizeof *S2_names},
+		{"default set 3", S3_names, sizeof S3_names / sizeof *S3_names},
+	};
+	size_t n = 3;
+	for (size_t i = 0; i < sizeof one_names / sizeof *one_names; i++, n++) {
+		sets[n].label = one_names[i][0];
+		sets[n].names = one_names[i];
+		sets[n].n = 2;
+	}
+	sets[n].label = "gpu__time_duration.sum alone";
+	sets[n].names = &one_names[0][1];
+	sets[n++].n = 1;
+	printf("T15 a launch's cost under kernel replay, set by set\n");
+	for (size_t k = 0; k < n; k++) {
+		mset *m = &sets[k];
+		cdata c;
+		mset_make(m, chip, NULL);
+		printf("  %s: %zu metrics, %zu passes\n", m->label, m->n, m->passes);
+		enable();
+		c = cd_new(m);
+		setconfig(m, &c, CUPTI_KernelReplay, 0);
+		for (int i = 0; i < 4; i++)
+			kr(m, &c, i ? "again" : "first");
+		disable();
+	}
+}
+
+static const char *X_no_rate[] = {
+	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+	"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
+	"l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",
+	"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+	"lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
+	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+	"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+	"smsp__inst_executed.sum",
+	"smsp__issue_active.avg.pct_of_peak_sustained_active",
+	"smsp__thread_inst_executed_pred_on.sum",
+	"sm__warps_active.avg.pct_of_peak_sustained_active",
+	"dram__bytes.sum",
+	"lts__t_bytes.sum",
+	"l1tex__t_bytes.sum",
+	"dram__bytes.sum.peak_sustained",
+	"lts__t_bytes.sum.peak_sustained",
+	"l1tex__t_bytes.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+	"gpu__time_duration.sum",
+};
+static const char *X_no_rate_peak[] = {
+	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+	"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
+	"l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",
+	"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+	"lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
+	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+	"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+	"smsp__inst_executed.sum",
+	"smsp__issue_active.avg.pct_of_peak_sustained_active",
+	"smsp__thread_inst_executed_pred_on.sum",
+	"sm__warps_active.avg.pct_of_peak_sustained_active",
+	"dram__bytes.sum",
+	"lts__t_bytes.sum",
+	"l1tex__t_bytes.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+	"gpu__time_duration.sum",
+};
+static const char *X_mem[] = {
+	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
+	"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
+	"l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",
+	"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+	"lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
+	"dram__bytes.sum",
+	"lts__t_bytes.sum",
+	"l1tex__t_bytes.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+	"gpu__time_duration.sum",
+};
+static const char *X_sm[] = {
+	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
+	"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+	"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+	"smsp__inst_executed.sum",
+	"smsp__issue_active.avg.pct_of_peak_sustained_active",
+	"smsp__thread_inst_executed_pred_on.sum",
+	"sm__warps_active.avg.pct_of_peak_sustained_active",
+	"gpu__time_duration.sum",
+};
+static const char *X_rates[] = {
+	"dram__cycles_elapsed.avg.per_second",
+	"lts__cycles_elapsed.avg.per_second",
+	"l1tex__cycles_elapsed.avg.per_second",
+	"sm__cycles_elapsed.avg.per_second",
+	"gpu__time_duration.sum",
+};
+static const char *X_dram_lts[] = {
+	"dram__bytes.sum",
+	"lts__t_sectors.sum",
+	"gpu__time_duration.sum",
+};
+static const char *X_cycles[] = {
+	"sm__cycles_elapsed.avg",
+	"gpu__time_duration.sum",
+};
+static const char *X_peaks[] = {
+	"dram__bytes.sum.peak_sustained",
+	"lts__t_bytes.sum.peak_sustained",
+	"l1tex__t_bytes.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
+	"sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained",
+	"gpu__time_duration.sum",
+};
+
+#define XS(label, a) {label, a, sizeof a / sizeof *a}
+static void launch_cost_split(const char *chip)
+{
+	mset sets[] = {
+		XS("set 1 without the 4 clock rates", X_no_rate),
+		XS("set 1 without clock rates and peaks", X_no_rate_peak),
+		XS("set 1's dram, lts, l1tex metrics", X_mem),
+		XS("set 1's sm, smsp metrics", X_sm),
+		XS("set 1's 4 clock rates", X_rates),
+		XS("set 1's peaks", X_peaks),
+		XS("dram__bytes + lts__t_sectors", X_dram_lts),
+		XS("sm__cycles_elapsed.avg", X_cycles),
+	};
+	printf("T15b parts of default set 1\n");
+	for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
+		mset *m = &sets[k];
+		cdata c;
+		mset_make(m, chip, NULL);
+		printf("  %s: %zu metrics, %zu passes\n", m->label, m->n, m->passes);
+		enable();
+		c = cd_new(m);
+		setconfig(m, &c, CUPTI_KernelReplay, 0);
+		for (int i = 0; i < 3; i++)
+			kr(m, &c, i ? "again" : "first");
+		disable();
+	}
+}
 
 static void nothing(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
 {
 	(void)u; (void)d; (void)id; (void)data;
+}
+
+static double cpu_ms(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void plain_launches(int n)
+{
+	float a = 1.0f;
+	void *args[] = {&dy, &dx, &a, &N};
+	for (int i = 0; i < n; i++)
+		CK(cuLaunchKernel(fn, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+}
+
+/* A range start timed by the wall clock, this thread's CPU time and the
+ * process's (CUPTI's own threads included). */
+static void timed_start(const char *label)
+{
+	CUpti_RangeProfiler_Start_Params s = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	double w = now_ms(), th = cpu_ms(CLOCK_THREAD_CPUTIME_ID), pr = cpu_ms(CLOCK_PROCESS_CPUTIME_ID);
+	s.pRangeProfilerObject = rp;
+	cp(cuptiRangeProfilerStart(&s), "start");
+	printf("    %-34s start: wall %6.1f, thread cpu %6.1f, process cpu %6.1f ms\n", label,
+	       now_ms() - w, cpu_ms(CLOCK_THREAD_CPUTIME_ID) - th,
+	       cpu_ms(CLOCK_PROCESS_CPUTIME_ID) - pr);
+}
+
+static void stop_only(void)
+{
+	CUpti_RangeProfiler_Stop_Params e = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	double t = now_ms();
+	e.pRangeProfilerObject = rp;
+	cp(cuptiRangeProfilerStop(&e), "stop");
+	printf("    stop with no launch %.1f ms\n", now_ms() - t);
+}
+
+/* T12 (seventh session): what the object's first start is made of: CPU or
+ * waiting; whether it shrinks when the object has waited idle before it;
+ * whether a start and stop with no launch in between takes it, leaving the
+ * next (measured) launch the later starts' price; whether it waits for the
+ * GPU's work queued before it. */
+static void first_start(mset *m)
+{
+	cdata c;
+	printf("T12 the first range start of an object\n");
+	enable();
+	c = cd_new(m);
+	setconfig(m, &c, CUPTI_KernelReplay, 0);
+	timed_start("fresh object");
+	stop_only();
+	kr(m, &c, "after an empty start/stop");
+	kr(m, &c, "again");
+	disable();
+
+	enable();
+	c = cd_new(m);
+	setconfig(m, &c, CUPTI_KernelReplay, 0);
+	usleep(300000);
+	timed_start("after 300 ms idle");
+	stop_only();
+	disable();
+
+	enable();
+	c = cd_new(m);
+	setconfig(m, &c, CUPTI_KernelReplay, 0);
+	{
+		double t = now_ms();
+		plain_launches(200);
+		printf("    200 plain launches queued in %.1f ms\n", now_ms() - t);
+		timed_start("with the GPU busy");
+		t = now_ms();
+		CK(cuCtxSynchronize());
+		printf("    then sync %.1f ms\n", now_ms() - t);
+	}
+	stop_only();
+	disable();
+}
+
+#define NV(x, what) do { NVPA_Status s_ = (x); if (s_) { printf("  %s: NVPA status %d\n", what, (int)s_); return; } } while (0)
+
+/* The counter-data prefix covering every raw counter of the given configs
+ * (nvperf host: raw counters of each pass of each config image, into a
+ * counter-data builder). */
+static uint8_t *union_prefix(mset **ms, int n, const char *chip, size_t *size)
+{
+	const char *names[1024];
+	size_t nn = 0;
+	*size = 0;
+	for (int k = 0; k < n; k++) {
+		for (size_t pass = 0; pass < ms[k]->passes; pass++) {
+			const char *got[512];
+			NVPW_Config_GetRawCounters_Params p = {NVPW_Config_GetRawCounters_Params_STRUCT_SIZE};
+			p.pConfig = ms[k]->cfg;
+			p.configSize = ms[k]->cfg_size;
+			p.passIndex = pass;
+			p.ppRawCounterNames = got;
+			p.numRawCounters = 512;
+			NVPA_Status st = NVPW_Config_GetRawCounters(&p);
+			if (st) {
+				printf("  raw counters of %s pass %zu: NVPA status %d\n", ms[k]->label, pass, (int)st);
+				return NULL;
+			}
+			for (size_t i = 0; i < p.numRawCounters && nn < 1024; i++) {
+				size_t j = 0;
+				while (j < nn && strcmp(names[j], got[i]) != 0)
+					j++;
+				if (j == nn)
+					names[nn++] = strdup(got[i]);
+			}
+		}
+	}
+	printf("  %zu raw counters in the union\n", nn);
+	NVPW_CUDA_CounterDataBuilder_Create_Params b = {NVPW_CUDA_CounterDataBuilder_Create_Params_STRUCT_SIZE};
+	b.pChipName = chip;
+	if (NVPW_CUDA_CounterDataBuilder_Create(&b)) {
+		printf("  counter data builder: failed\n");
+		return NULL;
+	}
+	NVPW_RawCounterRequest *req = calloc(nn, sizeof(*req));
+	for (size_t i = 0; i < nn; i++) {
+		req[i].pRawCounterName = names[i];
+		req[i].domain = NVPW_RAW_COUNTER_DOMAIN_INVALID;
+		req[i].keepInstances = 1;
+	}
+	NVPW_CounterDataBuilder_AddRawCounters_Params a = {NVPW_CounterDataBuilder_AddRawCounters_Params_STRUCT_SIZE};
+	a.pCounterDataBuilder = b.pCounterDataBuilder;
+	a.rawCounterRequestStructSize = NVPW_RAW_COUNTER_REQUEST_STRUCT_SIZE;
+	a.numRawCounterRequests = nn;
+	a.pRawCounterRequests = req;
+	if (NVPW_CounterDataBuilder_AddRawCounters(&a)) {
+		printf("  add raw counters: failed\n");
+		return NULL;
+	}
+	NVPW_CounterDataBuilder_GetCounterDataPrefix_Params g =
+		{NVPW_CounterDataBuilder_GetCounterDataPrefix_Params_STRUCT_SIZE};
+	g.pCounterDataBuilder = b.pCounterDataBuilder;
+	if (NVPW_CounterDataBuilder_GetCounterDataPrefix(&g)) {
+		printf("  prefix size: failed\n");
+		return NULL;
+	}
+	uint8_t *prefix = malloc(g.bytesCopied);
+	g.bytesAllocated = g.bytesCopied;
+	g.pBuffer = prefix;
+	if (NVPW_CounterDataBuilder_GetCounterDataPrefix(&g)) {
+		printf("  prefix: failed\n");
+		return NULL;
+	}
+	*size = g.bytesCopied;
+	free(req);
+	return prefix;
+}
+
+static double t_op;
+static const char *volatile in_call = "?";
+#define OLD(call, P, label) do { t_op = now_ms(); in_call = label; cp(call(&P), label); in_call = "?"; \
+	printf("    %-22s %6.1f ms\n", label, now_ms() - t_op); } while (0)
+
+static void old_launch(mset *m)
+{
+	CUpti_Profiler_EnableProfiling_Params en = {CUpti_Profiler_EnableProfiling_Params_STRUCT_SIZE};
+	CUpti_Profiler_DisableProfiling_Params di = {CUpti_Profiler_DisableProfiling_Params_STRUCT_SIZE};
+	float a = 1.0001f;
+	void *args[] = {&dy, &dx, &a, &N};
+	double t;
+	printf("   launch with %s\n", m->label);
+	OLD(cuptiProfilerEnableProfiling, en, "enable profiling");
+	t = now_ms();
+	CK(cuLaunchKernel(fn, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+	printf("    %-22s %6.1f ms\n", "launch", now_ms() - t);
+	OLD(cuptiProfilerDisableProfiling, di, "disable profiling");
+}
+
+static void old_config(mset *m)
+{
+	CUpti_Profiler_SetConfig_Params sc = {CUpti_Profiler_SetConfig_Params_STRUCT_SIZE};
+	sc.pConfig = m->cfg;
+	if (getenv("PROBE_COPY")) {   /* a fresh copy of the image each time (never freed) */
+		uint8_t *c = aligned_alloc(8, (m->cfg_size + 7) / 8 * 8);
+		memcpy(c, m->cfg, m->cfg_size);
+		sc.pConfig = c;
+	}
+	sc.configSize = m->cfg_size;
+	sc.minNestingLevel = 1;
+	sc.numNestingLevels = 1;
+	sc.passIndex = 0;
+	sc.targetNestingLevel = 1;
+	OLD(cuptiProfilerSetConfig, sc, "set config");
+}
+
+static void old_unset(void)
+{
+	CUpti_Profiler_UnsetConfig_Params u = {CUpti_Profiler_UnsetConfig_Params_STRUCT_SIZE};
+	OLD(cuptiProfilerUnsetConfig, u, "unset config");
+}
+
+static void old_eval(mset **order, int n, uint8_t *img, size_t size)
+{
+	ga_error err = {0};
+	size_t nr = 0;
+	double vals[64];
+	if (ga_host_num_ranges(img, size, &nr, &err) != 0)
+		printf("    ranges: %s\n", err.msg);
+	printf("    %zu ranges in the image\n", nr);
+	for (size_t r = 0; r < nr && (int)r < n; r++) {
+		mset *m = order[r];
+		size_t fin = 0;
+		ga_host_evaluate(m->h, img, size, r, m->names, m->n, vals, &err);
+		for (size_t i = 0; i < m->n; i++)
+			fin += isfinite(vals[i]) != 0;
+		printf("    range %zu (%s), %zu of %zu finite:", r, m->label, fin, m->n);
+		for (size_t i = 0; i < m->n; i++)
+			printf(" %.4g", vals[i]);
+		printf("\n");
+	}
+}
+
+/* T13 (seventh session): the profiler API that the range profiler replaces
+ * (deprecated in CUDA 13.0): one session, one counter-data image for the
+ * union of two configurations, and UnsetConfig/SetConfig between launches.
+ * What do the session's first pass and a configuration change cost, and do
+ * the values of each launch's configuration come back? */
+static void old_api(mset *A, mset *B, const char *chip)
+{
+	mset *both[2] = {A, B};
+	size_t psize, isize;
+	uint8_t *prefix, *img, *scratch;
+	printf("T13 the deprecated profiler API: one session, configurations switched\n");
+	{
+		NVPW_InitializeHost_Params p = {NVPW_InitializeHost_Params_STRUCT_SIZE};
+		NV(NVPW_InitializeHost(&p), "nvperf host init");
+	}
+	double t = now_ms();
+	prefix = union_prefix(both, 2, chip, &psize);
+	if (!prefix)
+		return;
+	CUpti_Profiler_CounterDataImageOptions o = {CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE};
+	o.pCounterDataPrefix = prefix;
+	o.counterDataPrefixSize = psize;
+	o.maxNumRanges = 8;
+	o.maxNumRangeTreeNodes = 8;
+	o.maxRangeNameLength = 64;
+	CUpti_Profiler_CounterDataImage_CalculateSize_Params cs =
+		{CUpti_Profiler_CounterDataImage_CalculateSize_Params_STRUCT_SIZE};
+	cs.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
+	cs.pOptions = &o;
+	if (cp(cuptiProfilerCounterDataImageCalculateSize(&cs), "image size"))
+		return;
+	isize = cs.counterDataImageSize;
+	img = calloc(1, isize);
+	CUpti_Profiler_CounterDataImage_Initialize_Params ci =
+		{CUpti_Profiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	ci.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
+	ci.pOptions = &o;
+	ci.counterDataImageSize = isize;
+	ci.pCounterDataImage = img;
+	if (cp(cuptiProfilerCounterDataImageInitialize(&ci), "image init"))
+		return;
+	CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params ss =
+		{CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params_STRUCT_SIZE};
+	ss.counterDataImageSize = isize;
+	ss.pCounterDataImage = img;
+	if (cp(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&ss), "scratch size"))
+		return;
+	scratch = calloc(1, ss.counterDataScratchBufferSize);
+	CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params si =
+		{CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params_STRUCT_SIZE};
+	si.counterDataImageSize = isize;
+	si.pCounterDataImage = img;
+	si.counterDataScratchBufferSize = ss.counterDataScratchBufferSize;
+	si.pCounterDataScratchBuffer = scratch;
+	if (cp(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "scratch init"))
+		return;
+	printf("  prefix %zu bytes, image %zu, scratch %zu: %.1f ms\n", psize, isize,
+	       ss.counterDataScratchBufferSize, now_ms() - t);
+
+	CUpti_Profiler_BeginSession_Params bs = {CUpti_Profiler_BeginSession_Params_STRUCT_SIZE};
+	bs.ctx = ctx;
+	bs.counterDataImageSize = isize;
+	bs.pCounterDataImage = img;
+	bs.counterDataScratchBufferSize = ss.counterDataScratchBufferSize;
+	bs.pCounterDataScratchBuffer = scratch;
+	bs.range = CUPTI_AutoRange;
+	bs.replayMode = CUPTI_KernelReplay;
+	bs.maxRangesPerPass = 8;
+	bs.maxLaunchesPerPass = 8;
+	OLD(cuptiProfilerBeginSession, bs, "begin session");
+	mset *order[5] = {A, A, B, A, B};
+	old_config(A);
+	old_launch(A);
+	old_launch(A);
+	old_unset();
+	old_config(B);
+	old_launch(B);
+	old_unset();
+	old_config(A);
+	old_launch(A);
+	old_unset();
+	old_config(B);
+	old_launch(B);
+	CUpti_Profiler_FlushCounterData_Params fl = {CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE};
+	OLD(cuptiProfilerFlushCounterData, fl, "flush");
+	printf("    dropped ranges %zu, trace bytes %zu\n", fl.numRangesDropped, fl.numTraceBytesDropped);
+	printf("  evaluated inside the session:\n");
+	old_eval(order, 5, img, isize);
+	old_unset();
+	CUpti_Profiler_EndSession_Params es = {CUpti_Profiler_EndSession_Params_STRUCT_SIZE};
+	OLD(cuptiProfilerEndSession, es, "end session");
+	printf("  evaluated after the session:\n");
+	old_eval(order, 5, img, isize);
+	/* A second session right after: is the first pass's price per session? */
+	if (cp(cuptiProfilerCounterDataImageInitialize(&ci), "image init") ||
+	    cp(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "scratch init"))
+		return;
+	printf("  a second session\n");
+	OLD(cuptiProfilerBeginSession, bs, "begin session");
+	old_config(B);
+	old_launch(B);
+	old_launch(B);
+	old_unset();
+	OLD(cuptiProfilerEndSession, es, "end session");
+}
+
+typedef struct {
+	CUpti_Profiler_CounterDataImageOptions o;
+	uint8_t *img, *scratch;
+	size_t isize, ssize;
+} old_image;
+
+static int old_image_init(old_image *im)
+{
+	CUpti_Profiler_CounterDataImage_Initialize_Params ci =
+		{CUpti_Profiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	ci.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
+	ci.pOptions = &im->o;
+	ci.counterDataImageSize = im->isize;
+	ci.pCounterDataImage = im->img;
+	if (cp(cuptiProfilerCounterDataImageInitialize(&ci), "image init"))
+		return -1;
+	CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params si =
+		{CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params_STRUCT_SIZE};
+	si.counterDataImageSize = im->isize;
+	si.pCounterDataImage = im->img;
+	si.counterDataScratchBufferSize = im->ssize;
+	si.pCounterDataScratchBuffer = im->scratch;
+	return cp(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "scratch init");
+}
+
+static int old_image_new(old_image *im, uint8_t *prefix, size_t psize, uint32_t ranges)
+{
+	memset(im, 0, sizeof(*im));
+	im->o.structSize = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
+	im->o.pCounterDataPrefix = prefix;
+	im->o.counterDataPrefixSize = psize;
+	im->o.maxNumRanges = ranges;
+	im->o.maxNumRangeTreeNodes = ranges;
+	im->o.maxRangeNameLength = 64;
+	CUpti_Profiler_CounterDataImage_CalculateSize_Params cs =
+		{CUpti_Profiler_CounterDataImage_CalculateSize_Params_STRUCT_SIZE};
+	cs.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
+	cs.pOptions = &im->o;
+	if (cp(cuptiProfilerCounterDataImageCalculateSize(&cs), "image size"))
+		return -1;
+	im->isize = cs.counterDataImageSize;
+	im->img = calloc(1, im->isize);
+	/* The image must be initialised before its scratch buffer is sized. */
+	CUpti_Profiler_CounterDataImage_Initialize_Params ci =
+		{CUpti_Profiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+	ci.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
+	ci.pOptions = &im->o;
+	ci.counterDataImageSize = im->isize;
+	ci.pCounterDataImage = im->img;
+	if (cp(cuptiProfilerCounterDataImageInitialize(&ci), "image init"))
+		return -1;
+	CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params ss =
+		{CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params_STRUCT_SIZE};
+	ss.counterDataImageSize = im->isize;
+	ss.pCounterDataImage = im->img;
+	if (cp(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&ss), "scratch size"))
+		return -1;
+	im->ssize = ss.counterDataScratchBufferSize;
+	im->scratch = calloc(1, im->ssize);
+	return old_image_init(im);
+}
+
+static void old_begin(old_image *im, const char *label)
+{
+	CUpti_Profiler_BeginSession_Params bs = {CUpti_Profiler_BeginSession_Params_STRUCT_SIZE};
+	bs.ctx = ctx;
+	bs.counterDataImageSize = im->isize;
+	bs.pCounterDataImage = im->img;
+	bs.counterDataScratchBufferSize = im->ssize;
+	bs.pCounterDataScratchBuffer = im->scratch;
+	bs.range = CUPTI_AutoRange;
+	bs.replayMode = CUPTI_KernelReplay;
+	bs.maxRangesPerPass = 1;
+	bs.maxLaunchesPerPass = 1;
+	double w = now_ms(), th = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
+	cp(cuptiProfilerBeginSession(&bs), "begin session");
+	printf("  %s: begin session wall %.1f ms, thread cpu %.1f ms\n", label, now_ms() - w,
+	       cpu_ms(CLOCK_THREAD_CPUTIME_ID) - th);
+}
+
+static void old_end(void)
+{
+	CUpti_Profiler_EndSession_Params es = {CUpti_Profiler_EndSession_Params_STRUCT_SIZE};
+	es.ctx = ctx;
+	OLD(cuptiProfilerEndSession, es, "end session");
+}
+
+/* T14 (seventh session): the deprecated API as the injection library would
+ * use it: a one-range image for the union of every set, initialised again
+ * before each launch inside one session, the configuration switched at
+ * will; each launch evaluated at once.  Then a second session. */
+static void old_api_one_range(mset **sets, const char *chip)
+{
+	old_image im;
+	size_t psize;
+	uint8_t *prefix;
+	printf("T14 the deprecated profiler API, a one-range image per launch\n");
+	{
+		NVPW_InitializeHost_Params p = {NVPW_InitializeHost_Params_STRUCT_SIZE};
+		double t = now_ms();
+		NV(NVPW_InitializeHost(&p), "nvperf host init");
+		printf("  nvperf host init %.1f ms\n", now_ms() - t);
+	}
+	double t = now_ms();
+	prefix = union_prefix(sets, 3, chip, &psize);
+	if (!prefix || old_image_new(&im, prefix, psize, 1) != 0)
+		return;
+	printf("  prefix %zu bytes, image %zu, scratch %zu: %.1f ms\n", psize, im.isize, im.ssize,
+	       now_ms() - t);
+	old_begin(&im, "first session");
+	int order[16] = {0, 1, 0, 2, 1, 1, 0};
+	const char *end = getenv("PROBE_END") ? getenv("PROBE_END") : "";
+	size_t n_launch = getenv("PROBE_SHORT") ? 1 : 7;
+	if (getenv("PROBE_ORDER")) {   /* e.g. "0,0,1": set indices, one per launch */
+		const char *o = getenv("PROBE_ORDER");
+		n_launch = 0;
+		for (; *o && n_launch < 16; o++)
+			if (*o >= '0' && *o <= '2')
+				order[n_launch++] = *o - '0';
+	}
+	long cur = -1;
+	printf("  end mode '%s', %zu launches\n", end, n_launch);
+	for (size_t k = 0; k < n_launch; k++) {
+		mset *m = sets[order[k]];
+		double vals[64];
+		ga_error err = {0};
+		size_t fin = 0, nr = 0;
+		if (cur != order[k]) {
+			if (cur >= 0)
+				old_unset();
+			old_config(m);
+			cur = order[k];
+		}
+		t = now_ms();
+		if (k > 0 && old_image_init(&im) != 0)
+			return;
+		printf("    image init %.2f ms\n", now_ms() - t);
+		old_launch(m);
+		t = now_ms();
+		ga_host_num_ranges(im.img, im.isize, &nr, &err);
+		ga_host_evaluate(m->h, im.img, im.isize, 0, m->names, m->n, vals, &err);
+		for (size_t i = 0; i < m->n; i++)
+			fin += isfinite(vals[i]) != 0;
+		printf("    %s: %zu ranges, %zu of %zu finite (eval %.1f ms):", m->label, nr, fin, m->n,
+		       now_ms() - t);
+		for (size_t i = 0; i < m->n; i++)
+			printf(" %.4g", vals[i]);
+		printf("\n");
+	}
+	if (strcmp(end, "none") == 0) {
+		old_unset();
+		printf("  no end session; leaving\n");
+		return;
+	}
+	if (strcmp(end, "flush") == 0) {
+		CUpti_Profiler_FlushCounterData_Params fl = {CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE};
+		OLD(cuptiProfilerFlushCounterData, fl, "flush");
+	}
+	if (strcmp(end, "nounset") != 0)
+		old_unset();
+	old_end();
+	printf("  ended\n");
+	if (getenv("PROBE_USER_AFTER")) {
+		/* a user-replay session for a "loop" of two launches, A's passes
+		 * one iteration each, as loop replay would need */
+		old_image u;
+		mset *m = sets[0];
+		if (old_image_new(&u, prefix, psize, 2) != 0)
+			return;
+		CUpti_Profiler_BeginSession_Params bs = {CUpti_Profiler_BeginSession_Params_STRUCT_SIZE};
+		bs.ctx = ctx;
+		bs.counterDataImageSize = u.isize;
+		bs.pCounterDataImage = u.img;
+		bs.counterDataScratchBufferSize = u.ssize;
+		bs.pCounterDataScratchBuffer = u.scratch;
+		bs.range = CUPTI_AutoRange;
+		bs.replayMode = CUPTI_UserReplay;
+		bs.maxRangesPerPass = 2;
+		bs.maxLaunchesPerPass = 2;
+		OLD(cuptiProfilerBeginSession, bs, "begin user session");
+		old_config(m);
+		for (int it = 0; it < 8; it++) {
+			CUpti_Profiler_BeginPass_Params bp = {CUpti_Profiler_BeginPass_Params_STRUCT_SIZE};
+			CUpti_Profiler_EndPass_Params ep = {CUpti_Profiler_EndPass_Params_STRUCT_SIZE};
+			CUpti_Profiler_EnableProfiling_Params en = {CUpti_Profiler_EnableProfiling_Params_STRUCT_SIZE};
+			CUpti_Profiler_DisableProfiling_Params di = {CUpti_Profiler_DisableProfiling_Params_STRUCT_SIZE};
+			float a = 1.0001f;
+			int n2 = N / 2;
+			void *args[] = {&dy, &dx, &a, &N};
+			void *args2[] = {&dy, &dx, &a, &n2};
+			double t0 = now_ms();
+			in_call = "begin pass";
+			cp(cuptiProfilerBeginPass(&bp), "begin pass");
+			in_call = "enable";
+			cp(cuptiProfilerEnableProfiling(&en), "enable profiling");
+			CK(cuLaunchKernel(fn, N / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+			CK(cuLaunchKernel(fn, n2 / 256, 1, 1, 256, 1, 1, 0, NULL, args2, NULL));
+			in_call = "disable";
+			cp(cuptiProfilerDisableProfiling(&di), "disable profiling");
+			in_call = "end pass";
+			cp(cuptiProfilerEndPass(&ep), "end pass");
+			in_call = "?";
+			printf("    iteration %d: %.1f ms, next pass %zu, all submitted %d\n", it,
+			       now_ms() - t0, ep.passIndex, ep.allPassesSubmitted);
+			if (ep.allPassesSubmitted)
+				break;
+		}
+		CUpti_Profiler_FlushCounterData_Params fl = {CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE};
+		OLD(cuptiProfilerFlushCounterData, fl, "flush");
+		{
+			double vals[64];
+			ga_error err = {0};
+			size_t nr = 0;
+			ga_host_num_ranges(u.img, u.isize, &nr, &err);
+			for (size_t r = 0; r < nr; r++) {
+				size_t fin = 0;
+				ga_host_evaluate(m->h, u.img, u.isize, r, m->names, m->n, vals, &err);
+				for (size_t i = 0; i < m->n; i++)
+					fin += isfinite(vals[i]) != 0;
+				printf("    user range %zu: %zu of %zu finite, dram bytes %.4g\n", r, fin, m->n,
+				       vals[9]);
+			}
+		}
+		old_unset();
+		old_end();
+		printf("  user session ended\n");
+	}
+	if (getenv("PROBE_NO_RP"))
+		return;
+	old_image_init(&im);
+	old_begin(&im, "second session");
+	old_config(sets[0]);
+	old_launch(sets[0]);
+	old_unset();
+	old_end();
+	/* The range profiler on the same context after the sessions (loop
+	 * replay would need it). */
+	{
+		cdata c;
+		enable();
+		c = cd_new(sets[2]);
+		setconfig(sets[2], &c, CUPTI_UserReplay, 0);
+		cd_init(&c);
+		launch("range profiler after");
+		decode(sets[2], &c, "range profiler after");
+		disable();
+	}
+	/* and a session after the range profiler */
+	old_image_init(&im);
+	old_begin(&im, "session after the range profiler");
+	old_config(sets[2]);
+	old_launch(sets[2]);
+	old_unset();
+	old_end();
+}
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	printf("SEGV in %s\n", in_call);
+	_exit(139);
 }
 
 int main(int argc, char **argv)
@@ -314,6 +1180,7 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		N = atoi(argv[2]) << 18;
 	setvbuf(stdout, NULL, _IONBF, 0);
+	signal(SIGSEGV, on_segv);
 	CK(cuInit(0));
 	if (getenv("PROBE_EARLY")) {
 		/* CUPTI attached before the context and its allocations exist, as
@@ -371,6 +1238,26 @@ int main(int argc, char **argv)
 		goto loop;   /* T9 and T10 only */
 	if (getenv("PROBE_BATCH"))
 		goto batch;  /* T11 only */
+	if (getenv("PROBE_COST")) {
+		if (getenv("PROBE_COST")[0] == '2')
+			launch_cost_split(chip);   /* T15b */
+		else
+			launch_cost(chip);   /* T15 */
+		printf("done\n");
+		return 0;
+	}
+	if (getenv("PROBE_OLD")) {
+		mset *sets[3] = {&A, &B, &Q1};
+		old_api_one_range(sets, chip);   /* T14 */
+		printf("done\n");
+		return 0;
+	}
+	if (getenv("PROBE_FIRST")) {
+		first_start(&A);   /* T12 */
+		old_api(&A, &B, chip);   /* T13 */
+		printf("done\n");
+		return 0;
+	}
 	printf("T1 kernel replay, set A, 4 launches\n");
 	enable();
 	cdata ca = cd_new(&A), cb = cd_new(&B), cq1 = cd_new(&Q1), cq2 = cd_new(&Q2);
