@@ -61,6 +61,10 @@ one "testapp" "" "$K/gpuadvise-testapp"
 # The availability image read, as every run did before it was skipped (CUPTI
 # needs it only for chips newer than itself).
 GPUADVISE_COUNTER_AVAILABILITY=1 one "testapp, availability read" "" "$K/gpuadvise-testapp"
+# CUPTI attached, no kernel selected: its load, subscription and teardown
+# alone (gpuadvise then also runs its no-kernels check, the "records and
+# report" mark, about 0.1 s, and exits with status 4).
+one "testapp, nothing selected" "-k no_such_kernel" "$K/gpuadvise-testapp"
 one "testapp --quick" "--quick" "$K/gpuadvise-testapp"
 one "testapp --max-passes 0" "--max-passes 0" "$K/gpuadvise-testapp"
 one "testapp --repeat 3" "" "$K/gpuadvise-testapp" --repeat 3
