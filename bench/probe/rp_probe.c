@@ -403,6 +403,24 @@ static const char *one_names[][2] = {
 	{"dram__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__time_duration.sum"},
 };
 
+/* Each set on a fresh object, kernel replay: the first start, then the
+ * launches' cost. */
+static void cost_rows(mset *sets, size_t n, const char *chip, int launches)
+{
+	for (size_t k = 0; k < n; k++) {
+		mset *m = &sets[k];
+		cdata c;
+		mset_make(m, chip, NULL);
+		printf("  %s: %zu metrics, %zu passes\n", m->label, m->n, m->passes);
+		enable();
+		c = cd_new(m);
+		setconfig(m, &c, CUPTI_KernelReplay, 0);
+		for (int i = 0; i < launches; i++)
+			kr(m, &c, i ? "again" : "first");
+		disable();
+	}
+}
+
 static void launch_cost(const char *chip)
 {
 	mset sets[3 + 8 + 1] = {
@@ -420,156 +438,68 @@ static void launch_cost(const char *chip)
 	sets[n].names = &one_names[0][1];
 	sets[n++].n = 1;
 	printf("T15 a launch's cost under kernel replay, set by set\n");
-	for (size_t k = 0; k < n; k++) {
-		mset *m = &sets[k];
-		cdata c;
-		mset_make(m, chip, NULL);
-		printf("  %s: %zu metrics, %zu passes\n", m->label, m->n, m->passes);
-		enable();
-		c = cd_new(m);
-		setconfig(m, &c, CUPTI_KernelReplay, 0);
-		for (int i = 0; i < 4; i++)
-			kr(m, &c, i ? "again" : "first");
-		disable();
+	cost_rows(sets, n, chip, 4);
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+	return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+static int unit_is(const char *name, const char *units)   /* units: "dram lts" */
+{
+	size_t n = strcspn(name, "_");
+	for (const char *u = units; *u; u += strcspn(u, " "), u += *u == ' ')
+		if (strcspn(u, " ") == n && strncmp(u, name, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Parts of default set 1, by what a metric is: a clock rate (per_second),
+ * a constant peak (peak_sustained), and its unit. */
+enum { NO_RATE, NO_RATE_PEAK, MEM, SM, RATES, PEAKS };
+
+static int part_has(int part, const char *m)
+{
+	int rate = ends_with(m, "per_second"), peak = ends_with(m, "peak_sustained");
+	int dur = strcmp(m, "gpu__time_duration.sum") == 0;
+	switch (part) {
+	case NO_RATE: return !rate;
+	case NO_RATE_PEAK: return !rate && !peak;
+	case MEM: return dur || (!rate && !peak && unit_is(m, "dram lts l1tex"));
+	case SM: return !rate && !peak && unit_is(m, "sm smsp gpu");
+	case RATES: return rate || dur;
+	default: return peak || dur;
 	}
 }
 
-static const char *X_no_rate[] = {
-	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
-	"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
-	"l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",
-	"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-	"lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
-	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
-	"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
-	"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
-	"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
-	"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
-	"smsp__inst_executed.sum",
-	"smsp__issue_active.avg.pct_of_peak_sustained_active",
-	"smsp__thread_inst_executed_pred_on.sum",
-	"sm__warps_active.avg.pct_of_peak_sustained_active",
-	"dram__bytes.sum",
-	"lts__t_bytes.sum",
-	"l1tex__t_bytes.sum",
-	"dram__bytes.sum.peak_sustained",
-	"lts__t_bytes.sum.peak_sustained",
-	"l1tex__t_bytes.sum.peak_sustained",
-	"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
-	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
-	"sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained",
-	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-	"gpu__time_duration.sum",
-};
-static const char *X_no_rate_peak[] = {
-	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
-	"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
-	"l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",
-	"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-	"lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
-	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
-	"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
-	"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
-	"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
-	"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
-	"smsp__inst_executed.sum",
-	"smsp__issue_active.avg.pct_of_peak_sustained_active",
-	"smsp__thread_inst_executed_pred_on.sum",
-	"sm__warps_active.avg.pct_of_peak_sustained_active",
-	"dram__bytes.sum",
-	"lts__t_bytes.sum",
-	"l1tex__t_bytes.sum",
-	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-	"gpu__time_duration.sum",
-};
-static const char *X_mem[] = {
-	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
-	"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
-	"l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",
-	"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
-	"lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
-	"dram__bytes.sum",
-	"lts__t_bytes.sum",
-	"l1tex__t_bytes.sum",
-	"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-	"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-	"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-	"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-	"gpu__time_duration.sum",
-};
-static const char *X_sm[] = {
-	"sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
-	"sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
-	"sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
-	"sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
-	"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-	"sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
-	"smsp__inst_executed.sum",
-	"smsp__issue_active.avg.pct_of_peak_sustained_active",
-	"smsp__thread_inst_executed_pred_on.sum",
-	"sm__warps_active.avg.pct_of_peak_sustained_active",
-	"gpu__time_duration.sum",
-};
-static const char *X_rates[] = {
-	"dram__cycles_elapsed.avg.per_second",
-	"lts__cycles_elapsed.avg.per_second",
-	"l1tex__cycles_elapsed.avg.per_second",
-	"sm__cycles_elapsed.avg.per_second",
-	"gpu__time_duration.sum",
-};
-static const char *X_dram_lts[] = {
-	"dram__bytes.sum",
-	"lts__t_sectors.sum",
-	"gpu__time_duration.sum",
-};
-static const char *X_cycles[] = {
-	"sm__cycles_elapsed.avg",
-	"gpu__time_duration.sum",
-};
-static const char *X_peaks[] = {
-	"dram__bytes.sum.peak_sustained",
-	"lts__t_bytes.sum.peak_sustained",
-	"l1tex__t_bytes.sum.peak_sustained",
-	"sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained",
-	"sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained",
-	"sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained",
-	"gpu__time_duration.sum",
-};
+static const char *dram_lts_names[] = {"dram__bytes.sum", "lts__t_sectors.sum",
+                                       "gpu__time_duration.sum"};
+static const char *cycles_names[] = {"sm__cycles_elapsed.avg", "gpu__time_duration.sum"};
 
-#define XS(label, a) {label, a, sizeof a / sizeof *a}
 static void launch_cost_split(const char *chip)
 {
-	mset sets[] = {
-		XS("set 1 without the 4 clock rates", X_no_rate),
-		XS("set 1 without clock rates and peaks", X_no_rate_peak),
-		XS("set 1's dram, lts, l1tex metrics", X_mem),
-		XS("set 1's sm, smsp metrics", X_sm),
-		XS("set 1's 4 clock rates", X_rates),
-		XS("set 1's peaks", X_peaks),
-		XS("dram__bytes + lts__t_sectors", X_dram_lts),
-		XS("sm__cycles_elapsed.avg", X_cycles),
+	static const char *part_names[PEAKS + 1][sizeof S1_names / sizeof *S1_names];
+	static const char *const labels[PEAKS + 1] = {
+		"set 1 without the 4 clock rates", "set 1 without clock rates and peaks",
+		"set 1's dram, lts, l1tex metrics", "set 1's sm, smsp metrics",
+		"set 1's 4 clock rates", "set 1's peaks",
 	};
-	printf("T15b parts of default set 1\n");
-	for (size_t k = 0; k < sizeof sets / sizeof *sets; k++) {
-		mset *m = &sets[k];
-		cdata c;
-		mset_make(m, chip, NULL);
-		printf("  %s: %zu metrics, %zu passes\n", m->label, m->n, m->passes);
-		enable();
-		c = cd_new(m);
-		setconfig(m, &c, CUPTI_KernelReplay, 0);
-		for (int i = 0; i < 3; i++)
-			kr(m, &c, i ? "again" : "first");
-		disable();
+	mset sets[PEAKS + 3] = {{0}};
+	size_t n = 0;
+
+	for (int part = 0; part <= PEAKS; part++, n++) {
+		sets[n].label = labels[part];
+		sets[n].names = part_names[part];
+		for (size_t i = 0; i < sizeof S1_names / sizeof *S1_names; i++)
+			if (part_has(part, S1_names[i]))
+				part_names[part][sets[n].n++] = S1_names[i];
 	}
+	sets[n++] = (mset){"dram__bytes + lts__t_sectors", dram_lts_names, 3};
+	sets[n++] = (mset){"sm__cycles_elapsed.avg", cycles_names, 2};
+	printf("T15b parts of default set 1\n");
+	cost_rows(sets, n, chip, 3);
 }
 
 static void nothing(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id, const void *data)
@@ -794,119 +724,15 @@ static void old_eval(mset **order, int n, uint8_t *img, size_t size)
 	}
 }
 
-/* T13 (seventh session): the profiler API that the range profiler replaces
- * (deprecated in CUDA 13.0): one session, one counter-data image for the
- * union of two configurations, and UnsetConfig/SetConfig between launches.
- * What do the session's first pass and a configuration change cost, and do
- * the values of each launch's configuration come back? */
-static void old_api(mset *A, mset *B, const char *chip)
-{
-	mset *both[2] = {A, B};
-	size_t psize, isize;
-	uint8_t *prefix, *img, *scratch;
-	printf("T13 the deprecated profiler API: one session, configurations switched\n");
-	{
-		NVPW_InitializeHost_Params p = {NVPW_InitializeHost_Params_STRUCT_SIZE};
-		NV(NVPW_InitializeHost(&p), "nvperf host init");
-	}
-	double t = now_ms();
-	prefix = union_prefix(both, 2, chip, &psize);
-	if (!prefix)
-		return;
-	CUpti_Profiler_CounterDataImageOptions o = {CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE};
-	o.pCounterDataPrefix = prefix;
-	o.counterDataPrefixSize = psize;
-	o.maxNumRanges = 8;
-	o.maxNumRangeTreeNodes = 8;
-	o.maxRangeNameLength = 64;
-	CUpti_Profiler_CounterDataImage_CalculateSize_Params cs =
-		{CUpti_Profiler_CounterDataImage_CalculateSize_Params_STRUCT_SIZE};
-	cs.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
-	cs.pOptions = &o;
-	if (cp(cuptiProfilerCounterDataImageCalculateSize(&cs), "image size"))
-		return;
-	isize = cs.counterDataImageSize;
-	img = calloc(1, isize);
-	CUpti_Profiler_CounterDataImage_Initialize_Params ci =
-		{CUpti_Profiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-	ci.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
-	ci.pOptions = &o;
-	ci.counterDataImageSize = isize;
-	ci.pCounterDataImage = img;
-	if (cp(cuptiProfilerCounterDataImageInitialize(&ci), "image init"))
-		return;
-	CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params ss =
-		{CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params_STRUCT_SIZE};
-	ss.counterDataImageSize = isize;
-	ss.pCounterDataImage = img;
-	if (cp(cuptiProfilerCounterDataImageCalculateScratchBufferSize(&ss), "scratch size"))
-		return;
-	scratch = calloc(1, ss.counterDataScratchBufferSize);
-	CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params si =
-		{CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params_STRUCT_SIZE};
-	si.counterDataImageSize = isize;
-	si.pCounterDataImage = img;
-	si.counterDataScratchBufferSize = ss.counterDataScratchBufferSize;
-	si.pCounterDataScratchBuffer = scratch;
-	if (cp(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "scratch init"))
-		return;
-	printf("  prefix %zu bytes, image %zu, scratch %zu: %.1f ms\n", psize, isize,
-	       ss.counterDataScratchBufferSize, now_ms() - t);
-
-	CUpti_Profiler_BeginSession_Params bs = {CUpti_Profiler_BeginSession_Params_STRUCT_SIZE};
-	bs.ctx = ctx;
-	bs.counterDataImageSize = isize;
-	bs.pCounterDataImage = img;
-	bs.counterDataScratchBufferSize = ss.counterDataScratchBufferSize;
-	bs.pCounterDataScratchBuffer = scratch;
-	bs.range = CUPTI_AutoRange;
-	bs.replayMode = CUPTI_KernelReplay;
-	bs.maxRangesPerPass = 8;
-	bs.maxLaunchesPerPass = 8;
-	OLD(cuptiProfilerBeginSession, bs, "begin session");
-	mset *order[5] = {A, A, B, A, B};
-	old_config(A);
-	old_launch(A);
-	old_launch(A);
-	old_unset();
-	old_config(B);
-	old_launch(B);
-	old_unset();
-	old_config(A);
-	old_launch(A);
-	old_unset();
-	old_config(B);
-	old_launch(B);
-	CUpti_Profiler_FlushCounterData_Params fl = {CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE};
-	OLD(cuptiProfilerFlushCounterData, fl, "flush");
-	printf("    dropped ranges %zu, trace bytes %zu\n", fl.numRangesDropped, fl.numTraceBytesDropped);
-	printf("  evaluated inside the session:\n");
-	old_eval(order, 5, img, isize);
-	old_unset();
-	CUpti_Profiler_EndSession_Params es = {CUpti_Profiler_EndSession_Params_STRUCT_SIZE};
-	OLD(cuptiProfilerEndSession, es, "end session");
-	printf("  evaluated after the session:\n");
-	old_eval(order, 5, img, isize);
-	/* A second session right after: is the first pass's price per session? */
-	if (cp(cuptiProfilerCounterDataImageInitialize(&ci), "image init") ||
-	    cp(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "scratch init"))
-		return;
-	printf("  a second session\n");
-	OLD(cuptiProfilerBeginSession, bs, "begin session");
-	old_config(B);
-	old_launch(B);
-	old_launch(B);
-	old_unset();
-	OLD(cuptiProfilerEndSession, es, "end session");
-}
-
 typedef struct {
 	CUpti_Profiler_CounterDataImageOptions o;
 	uint8_t *img, *scratch;
 	size_t isize, ssize;
 } old_image;
 
-static int old_image_init(old_image *im)
+/* The image (its size known), then its scratch buffer (sized from the
+ * initialised image). */
+static int old_image_fill(old_image *im)
 {
 	CUpti_Profiler_CounterDataImage_Initialize_Params ci =
 		{CUpti_Profiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
@@ -914,8 +740,11 @@ static int old_image_init(old_image *im)
 	ci.pOptions = &im->o;
 	ci.counterDataImageSize = im->isize;
 	ci.pCounterDataImage = im->img;
-	if (cp(cuptiProfilerCounterDataImageInitialize(&ci), "image init"))
-		return -1;
+	return cp(cuptiProfilerCounterDataImageInitialize(&ci), "image init");
+}
+
+static int old_scratch_fill(old_image *im)
+{
 	CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params si =
 		{CUpti_Profiler_CounterDataImage_InitializeScratchBuffer_Params_STRUCT_SIZE};
 	si.counterDataImageSize = im->isize;
@@ -923,6 +752,11 @@ static int old_image_init(old_image *im)
 	si.counterDataScratchBufferSize = im->ssize;
 	si.pCounterDataScratchBuffer = im->scratch;
 	return cp(cuptiProfilerCounterDataImageInitializeScratchBuffer(&si), "scratch init");
+}
+
+static int old_image_init(old_image *im)
+{
+	return old_image_fill(im) != 0 || old_scratch_fill(im) != 0 ? -1 : 0;
 }
 
 static int old_image_new(old_image *im, uint8_t *prefix, size_t psize, uint32_t ranges)
@@ -942,14 +776,7 @@ static int old_image_new(old_image *im, uint8_t *prefix, size_t psize, uint32_t 
 		return -1;
 	im->isize = cs.counterDataImageSize;
 	im->img = calloc(1, im->isize);
-	/* The image must be initialised before its scratch buffer is sized. */
-	CUpti_Profiler_CounterDataImage_Initialize_Params ci =
-		{CUpti_Profiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-	ci.sizeofCounterDataImageOptions = CUpti_Profiler_CounterDataImageOptions_STRUCT_SIZE;
-	ci.pOptions = &im->o;
-	ci.counterDataImageSize = im->isize;
-	ci.pCounterDataImage = im->img;
-	if (cp(cuptiProfilerCounterDataImageInitialize(&ci), "image init"))
+	if (old_image_fill(im) != 0)
 		return -1;
 	CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params ss =
 		{CUpti_Profiler_CounterDataImage_CalculateScratchBufferSize_Params_STRUCT_SIZE};
@@ -959,10 +786,11 @@ static int old_image_new(old_image *im, uint8_t *prefix, size_t psize, uint32_t 
 		return -1;
 	im->ssize = ss.counterDataScratchBufferSize;
 	im->scratch = calloc(1, im->ssize);
-	return old_image_init(im);
+	return old_scratch_fill(im);
 }
 
-static void old_begin(old_image *im, const char *label)
+static void old_begin(old_image *im, const char *label, CUpti_ProfilerReplayMode mode,
+                      size_t ranges)
 {
 	CUpti_Profiler_BeginSession_Params bs = {CUpti_Profiler_BeginSession_Params_STRUCT_SIZE};
 	bs.ctx = ctx;
@@ -971,9 +799,9 @@ static void old_begin(old_image *im, const char *label)
 	bs.counterDataScratchBufferSize = im->ssize;
 	bs.pCounterDataScratchBuffer = im->scratch;
 	bs.range = CUPTI_AutoRange;
-	bs.replayMode = CUPTI_KernelReplay;
-	bs.maxRangesPerPass = 1;
-	bs.maxLaunchesPerPass = 1;
+	bs.replayMode = mode;
+	bs.maxRangesPerPass = ranges;
+	bs.maxLaunchesPerPass = ranges;
 	double w = now_ms(), th = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
 	cp(cuptiProfilerBeginSession(&bs), "begin session");
 	printf("  %s: begin session wall %.1f ms, thread cpu %.1f ms\n", label, now_ms() - w,
@@ -985,6 +813,53 @@ static void old_end(void)
 	CUpti_Profiler_EndSession_Params es = {CUpti_Profiler_EndSession_Params_STRUCT_SIZE};
 	es.ctx = ctx;
 	OLD(cuptiProfilerEndSession, es, "end session");
+}
+
+/* T13 (seventh session): the profiler API that the range profiler replaces
+ * (deprecated in CUDA 13.0): one session, one counter-data image for the
+ * union of two configurations, and UnsetConfig/SetConfig between launches.
+ * What do the session's first pass and a configuration change cost, and do
+ * the values of each launch's configuration come back? */
+static void old_api(mset *A, mset *B, const char *chip)
+{
+	mset *both[2] = {A, B};
+	old_image im;
+	size_t psize;
+	uint8_t *prefix;
+	printf("T13 the deprecated profiler API: one session, configurations switched\n");
+	{
+		NVPW_InitializeHost_Params p = {NVPW_InitializeHost_Params_STRUCT_SIZE};
+		NV(NVPW_InitializeHost(&p), "nvperf host init");
+	}
+	double t = now_ms();
+	prefix = union_prefix(both, 2, chip, &psize);
+	if (!prefix || old_image_new(&im, prefix, psize, 8) != 0)
+		return;
+	printf("  prefix %zu bytes, image %zu, scratch %zu: %.1f ms\n", psize, im.isize, im.ssize,
+	       now_ms() - t);
+	old_begin(&im, "one session, an 8-range image", CUPTI_KernelReplay, 8);
+	mset *order[5] = {A, A, B, A, B};
+	old_config(A);
+	old_launch(A);
+	old_launch(A);
+	old_unset();
+	old_config(B);
+	old_launch(B);
+	old_unset();
+	old_config(A);
+	old_launch(A);
+	old_unset();
+	old_config(B);
+	old_launch(B);
+	CUpti_Profiler_FlushCounterData_Params fl = {CUpti_Profiler_FlushCounterData_Params_STRUCT_SIZE};
+	OLD(cuptiProfilerFlushCounterData, fl, "flush");
+	printf("    dropped ranges %zu, trace bytes %zu\n", fl.numRangesDropped, fl.numTraceBytesDropped);
+	printf("  evaluated inside the session:\n");
+	old_eval(order, 5, im.img, im.isize);
+	old_unset();
+	old_end();   /* crashed here: the fourth SetConfig of the session (T14) */
+	printf("  evaluated after the session:\n");
+	old_eval(order, 5, im.img, im.isize);
 }
 
 /* T14 (seventh session): the deprecated API as the injection library would
@@ -1009,7 +884,7 @@ static void old_api_one_range(mset **sets, const char *chip)
 		return;
 	printf("  prefix %zu bytes, image %zu, scratch %zu: %.1f ms\n", psize, im.isize, im.ssize,
 	       now_ms() - t);
-	old_begin(&im, "first session");
+	old_begin(&im, "first session", CUPTI_KernelReplay, 1);
 	int order[16] = {0, 1, 0, 2, 1, 1, 0};
 	const char *end = getenv("PROBE_END") ? getenv("PROBE_END") : "";
 	size_t n_launch = getenv("PROBE_SHORT") ? 1 : 7;
@@ -1069,17 +944,7 @@ static void old_api_one_range(mset **sets, const char *chip)
 		mset *m = sets[0];
 		if (old_image_new(&u, prefix, psize, 2) != 0)
 			return;
-		CUpti_Profiler_BeginSession_Params bs = {CUpti_Profiler_BeginSession_Params_STRUCT_SIZE};
-		bs.ctx = ctx;
-		bs.counterDataImageSize = u.isize;
-		bs.pCounterDataImage = u.img;
-		bs.counterDataScratchBufferSize = u.ssize;
-		bs.pCounterDataScratchBuffer = u.scratch;
-		bs.range = CUPTI_AutoRange;
-		bs.replayMode = CUPTI_UserReplay;
-		bs.maxRangesPerPass = 2;
-		bs.maxLaunchesPerPass = 2;
-		OLD(cuptiProfilerBeginSession, bs, "begin user session");
+		old_begin(&u, "user-replay session", CUPTI_UserReplay, 2);
 		old_config(m);
 		for (int it = 0; it < 8; it++) {
 			CUpti_Profiler_BeginPass_Params bp = {CUpti_Profiler_BeginPass_Params_STRUCT_SIZE};
@@ -1130,7 +995,7 @@ static void old_api_one_range(mset **sets, const char *chip)
 	if (getenv("PROBE_NO_RP"))
 		return;
 	old_image_init(&im);
-	old_begin(&im, "second session");
+	old_begin(&im, "second session", CUPTI_KernelReplay, 1);
 	old_config(sets[0]);
 	old_launch(sets[0]);
 	old_unset();
@@ -1149,7 +1014,7 @@ static void old_api_one_range(mset **sets, const char *chip)
 	}
 	/* and a session after the range profiler */
 	old_image_init(&im);
-	old_begin(&im, "session after the range profiler");
+	old_begin(&im, "session after the range profiler", CUPTI_KernelReplay, 1);
 	old_config(sets[2]);
 	old_launch(sets[2]);
 	old_unset();
