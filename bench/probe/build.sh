@@ -1,6 +1,7 @@
 #!/bin/sh
-# Build the range-profiler probe into $1 (default build-dev/probe), here
-# (CPU machine) for the GPU machine.
+# Build the probes into $1 (default build-dev/probe), here (CPU machine):
+# rp_probe and pcs_probe for the GPU machine, pass_map for either (it needs
+# no GPU).
 set -e
 D=$(cd "$(dirname "$0")/../.." && pwd)
 O=${1:-$D/build-dev/probe}
@@ -12,7 +13,7 @@ gcc -std=c11 -D_GNU_SOURCE -O1 -I"$D/src/collect" -I"$D/src/collect/cxxcompat" -
 	-L$L -lcupti -lnvperf_host -L/usr/local/cuda/lib64/stubs -lcuda -Wl,-rpath,$L -ljansson -lm -o "$O/rp_probe"
 gcc -std=c11 -D_GNU_SOURCE -O1 -I"$D/src/collect" -I"$D/src/collect/cxxcompat" -I"$D/src" -I"$D" -I"$D/build" -I/usr/local/cuda/include \
 	"$D/bench/probe/pcs_probe.c" "$D/src/collect/cupti_host.c" "$D/src/util.c" \
-	-L$L -lcupti -lnvperf_host -L/usr/local/cuda/lib64/stubs -lcuda -Wl,-rpath,$L -ljansson -lm -o "$O/pcs_probe"
+	-L$L -lcupti -L/usr/local/cuda/lib64/stubs -lcuda -Wl,-rpath,$L -ljansson -lm -o "$O/pcs_probe"
 gcc -std=c11 -D_GNU_SOURCE -O1 -I"$D/src/collect" -I"$D/src/collect/cxxcompat" -I"$D/src" -I"$D" -I"$D/build" -I/usr/local/cuda/include \
 	"$D/bench/probe/pass_map.c" "$D/src/collect/cupti_host.c" "$D/src/util.c" \
 	-L$L -lcupti -lnvperf_host -Wl,-rpath,$L -ljansson -lm -o "$O/pass_map"
