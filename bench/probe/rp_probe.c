@@ -2,9 +2,9 @@
  * which ways of changing metric sets keep every pass's values.  A bench
  * probe, not part of gpuadvise: build with bench/probe/build.sh, run on the
  * GPU machine as  rp_probe CUBIN [MiB]  (the environment picks the tests:
- * PROBE_LOOP, PROBE_BATCH, PROBE_FIRST, PROBE_OLD, PROBE_COST).  Prints one line per step: the
- * call's milliseconds and, after a decode, how many of the set's metrics came
- * back finite.
+ * PROBE_LOOP, PROBE_BATCH, PROBE_FIRST, PROBE_OLD, PROBE_COST).  Prints one
+ * line per step: the call's milliseconds and, after a decode, how many of
+ * the set's metrics came back finite.
  *
  * What it showed on an H200 (2026-11-21; docs/PERFORMANCE.md): the first
  * range start on a newly enabled object takes 130-150 ms, a later start 0 ms;
@@ -325,6 +325,9 @@ static const char *Q2_names[] = {
 	"smsp__thread_inst_executed.sum",
 	"gpu__time_duration.sum",
 };
+/* T15 (seventh session): what a launch costs under kernel replay, set by
+ * set: gpuadvise's three default sets on GH100 (`gpuadvise --list-metrics
+ * --chip GH100`, this session) and single counters of each unit. */
 static const char *S1_names[] = {
 	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
 	"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
@@ -389,9 +392,6 @@ static const char *S3_names[] = {
 	"smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio",
 	"gpu__time_duration.sum",
 };
-/* T15 (seventh session): what a launch costs under kernel replay, set by
- * set: gpuadvise's three default sets on GH100 (`gpuadvise --list-metrics
- * --chip GH100`, this session) and single counters of each unit. */
 static const char *one_names[][2] = {
 	{"dram__bytes.sum", "gpu__time_duration.sum"},
 	{"lts__t_sectors.sum", "gpu__time_duration.sum"},
