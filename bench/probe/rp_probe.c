@@ -78,11 +78,18 @@
 
 #include "collect.h"
 
-static double now_ms(void)
+/* Milliseconds on a clock: CLOCK_MONOTONIC, or a thread's or the
+ * process's CPU time. */
+static double clock_ms(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static double now_ms(void)
+{
+	return clock_ms(CLOCK_MONOTONIC);
 }
 
 #define CK(x) do { CUresult r_ = (x); if (r_) { printf("  %s: CUDA error %d\n", #x, r_); exit(1); } } while (0)
@@ -441,17 +448,11 @@ static void launch_cost(const char *chip)
 	cost_rows(sets, n, chip, 4);
 }
 
-static int ends_with(const char *s, const char *tail)
+/* The metric's unit is one of units (prefixes such as "sm__"). */
+static int unit_in(const char *m, const char *const *units)
 {
-	size_t n = strlen(s), k = strlen(tail);
-	return n >= k && strcmp(s + n - k, tail) == 0;
-}
-
-static int unit_is(const char *name, const char *units)   /* units: "dram lts" */
-{
-	size_t n = strcspn(name, "_");
-	for (const char *u = units; *u; u += strcspn(u, " "), u += *u == ' ')
-		if (strcspn(u, " ") == n && strncmp(u, name, n) == 0)
+	for (; *units; units++)
+		if (ga_str_has_prefix(m, *units))
 			return 1;
 	return 0;
 }
@@ -462,13 +463,15 @@ enum { NO_RATE, NO_RATE_PEAK, MEM, SM, RATES, PEAKS };
 
 static int part_has(int part, const char *m)
 {
-	int rate = ends_with(m, "per_second"), peak = ends_with(m, "peak_sustained");
+	static const char *const mem[] = {"dram__", "lts__", "l1tex__", NULL};
+	static const char *const sm[] = {"sm__", "smsp__", "gpu__", NULL};
+	int rate = ga_str_has_suffix(m, "per_second"), peak = ga_str_has_suffix(m, "peak_sustained");
 	int dur = strcmp(m, "gpu__time_duration.sum") == 0;
 	switch (part) {
 	case NO_RATE: return !rate;
 	case NO_RATE_PEAK: return !rate && !peak;
-	case MEM: return dur || (!rate && !peak && unit_is(m, "dram lts l1tex"));
-	case SM: return !rate && !peak && unit_is(m, "sm smsp gpu");
+	case MEM: return dur || (!rate && !peak && unit_in(m, mem));
+	case SM: return !rate && !peak && unit_in(m, sm);
 	case RATES: return rate || dur;
 	default: return peak || dur;
 	}
@@ -507,13 +510,6 @@ static void nothing(void *u, CUpti_CallbackDomain d, CUpti_CallbackId id, const 
 	(void)u; (void)d; (void)id; (void)data;
 }
 
-static double cpu_ms(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 static void plain_launches(int n)
 {
 	float a = 1.0f;
@@ -527,12 +523,12 @@ static void plain_launches(int n)
 static void timed_start(const char *label)
 {
 	CUpti_RangeProfiler_Start_Params s = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-	double w = now_ms(), th = cpu_ms(CLOCK_THREAD_CPUTIME_ID), pr = cpu_ms(CLOCK_PROCESS_CPUTIME_ID);
+	double w = now_ms(), th = clock_ms(CLOCK_THREAD_CPUTIME_ID), pr = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
 	s.pRangeProfilerObject = rp;
 	cp(cuptiRangeProfilerStart(&s), "start");
 	printf("    %-34s start: wall %6.1f, thread cpu %6.1f, process cpu %6.1f ms\n", label,
-	       now_ms() - w, cpu_ms(CLOCK_THREAD_CPUTIME_ID) - th,
-	       cpu_ms(CLOCK_PROCESS_CPUTIME_ID) - pr);
+	       now_ms() - w, clock_ms(CLOCK_THREAD_CPUTIME_ID) - th,
+	       clock_ms(CLOCK_PROCESS_CPUTIME_ID) - pr);
 }
 
 static void stop_only(void)
@@ -802,10 +798,10 @@ static void old_begin(old_image *im, const char *label, CUpti_ProfilerReplayMode
 	bs.replayMode = mode;
 	bs.maxRangesPerPass = ranges;
 	bs.maxLaunchesPerPass = ranges;
-	double w = now_ms(), th = cpu_ms(CLOCK_THREAD_CPUTIME_ID);
+	double w = now_ms(), th = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	cp(cuptiProfilerBeginSession(&bs), "begin session");
 	printf("  %s: begin session wall %.1f ms, thread cpu %.1f ms\n", label, now_ms() - w,
-	       cpu_ms(CLOCK_THREAD_CPUTIME_ID) - th);
+	       clock_ms(CLOCK_THREAD_CPUTIME_ID) - th);
 }
 
 static void old_end(void)
