@@ -5,7 +5,8 @@ on the same program in the same session?
 
 Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV
   PROFILE  gpuadvise's profile of the program (-o)
-  NCU_CSV  ncu --section SpeedOfLight --csv --print-metric-name name output
+  NCU_CSV  ncu --section SpeedOfLight --csv output (metric labels or, with
+           --print-metric-name name, metric names)
 Prints "AGREE/KERNELS" (a kernel gpuadvise calls divergent counts as
 agreeing, as in bench/classes_vs_sol.py: divergence is not a SOL class),
 or "?" when the inputs cannot be read; the kernels that differ go to
