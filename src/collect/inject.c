@@ -726,6 +726,36 @@ out:
 	return -1;
 }
 
+/* The context's object: start a pass, stop it (*all: the set's last pass
+ * was submitted), decode the passes into the image (*dropped: ranges lost). */
+static CUptiResult range_start(const ctx_state *cs)
+{
+	CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+	p.pRangeProfilerObject = cs->rp;
+	return cuptiRangeProfilerStart(&p);
+}
+
+static CUptiResult range_stop(const ctx_state *cs, int *all)
+{
+	CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+	CUptiResult r;
+	p.pRangeProfilerObject = cs->rp;
+	r = cuptiRangeProfilerStop(&p);
+	if (all)
+		*all = p.isAllPassSubmitted;
+	return r;
+}
+
+static CUptiResult range_decode(const ctx_state *cs, size_t *dropped)
+{
+	CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+	CUptiResult r;
+	p.pRangeProfilerObject = cs->rp;
+	r = cuptiRangeProfilerDecodeData(&p);
+	*dropped = p.numOfRangeDropped;
+	return r;
+}
+
 /* Start measuring the next launch with metric set `set`.  The range
  * profiler is configured again only when the set changes. */
 static int measure_begin(ctx_state *cs, size_t set)
@@ -761,12 +791,8 @@ static int measure_begin(ctx_state *cs, size_t set)
 		cs->cur_set = (long)set;
 		phase(PH_CONFIG, t);
 	}
-	{
-		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		CUPTI_TRY(cuptiRangeProfilerStart(&p), "starting the range profiler");
-		phase(PH_START, t);
-	}
+	CUPTI_TRY(range_start(cs), "starting the range profiler");
+	phase(PH_START, t);
 	return 0;
 out:
 	measure_disable(cs);
@@ -1255,11 +1281,8 @@ static void loop_clear(void)
 static void loop_abort(int cupti_ok)
 {
 	/* Inside a pass (its first launch started the range profiler). */
-	if (cupti_ok && L.pos > 0 && L.cs->rp) {
-		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = L.cs->rp;
-		cuptiRangeProfilerStop(&p);
-	}
+	if (cupti_ok && L.pos > 0 && L.cs->rp)
+		range_stop(L.cs, NULL);
 	if (cupti_ok && L.configured)
 		measure_drop(L.cs);
 	loop_clear();
@@ -1326,7 +1349,6 @@ static int loop_take(const repeat_slot *rep, const CUpti_CallbackData *cb, const
 		return 0;
 	}
 	if (L.pos == 0) {
-		CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 		CUptiResult r;
 		double t;
 		if (!L.configured && loop_configure() != 0) {
@@ -1334,8 +1356,7 @@ static int loop_take(const repeat_slot *rep, const CUpti_CallbackData *cb, const
 			return 0;
 		}
 		t = now_seconds();
-		p.pRangeProfilerObject = cs->rp;
-		if ((r = cuptiRangeProfilerStart(&p)) != CUPTI_SUCCESS) {
+		if ((r = range_start(cs)) != CUPTI_SUCCESS) {
 			cupti_failed(r, "starting the range profiler for a loop iteration");
 			loop_give_up();
 			return 0;
@@ -1366,10 +1387,9 @@ static void loop_exit_launch(void)
 
 	G.pending = 0;
 	{
-		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 		CUptiResult r;
-		p.pRangeProfilerObject = cs->rp;
-		if ((r = cuptiRangeProfilerStop(&p)) != CUPTI_SUCCESS) {
+		int all = 0;
+		if ((r = range_stop(cs, &all)) != CUPTI_SUCCESS) {
 			cupti_failed(r, "stopping the range profiler after a loop iteration");
 			loop_give_up();
 			return;
@@ -1378,13 +1398,12 @@ static void loop_exit_launch(void)
 		L.pass++;
 		L.passes++;
 		phase(PH_STOP, &t);
-		if (!p.isAllPassSubmitted)
+		if (!all)
 			return;
 	}
 	{
-		CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		if (cuptiRangeProfilerDecodeData(&p) != CUPTI_SUCCESS || p.numOfRangeDropped ||
+		size_t dropped = 0;
+		if (range_decode(cs, &dropped) != CUPTI_SUCCESS || dropped ||
 		    ga_host_num_ranges(L.cdata, L.cdata_size, &nranges, &err) != 0 ||
 		    nranges != L.period) {
 			/* Kernels launched outside the callbacks (a CUDA graph's)
@@ -1580,26 +1599,18 @@ static void on_exit_launch(void)
 	uint8_t *cdata = cs->cdata[G.pending_set];
 	size_t cdata_size = cs->cdata_size[G.pending_set];
 	double *vals = NULL;
-	size_t nranges = 0;
+	size_t nranges = 0, dropped = 0;
 	ga_error err = {0};
 
 	G.pending = 0;
 	G.pending_ctx = NULL;
 	phase(PH_KERNEL, &G.ph_t);
-	{
-		CUpti_RangeProfiler_Stop_Params p = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		CUPTI_TRY(cuptiRangeProfilerStop(&p), "stopping the range profiler");
-		phase(PH_STOP, &G.ph_t);
-	}
-	{
-		CUpti_RangeProfiler_DecodeData_Params p = {CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-		p.pRangeProfilerObject = cs->rp;
-		CUPTI_TRY(cuptiRangeProfilerDecodeData(&p), "decoding the counter data");
-		if (p.numOfRangeDropped)
-			write_error("cupti", "%zu range(s) dropped for %s", p.numOfRangeDropped, l->name);
-		phase(PH_DECODE, &G.ph_t);
-	}
+	CUPTI_TRY(range_stop(cs, NULL), "stopping the range profiler");
+	phase(PH_STOP, &G.ph_t);
+	CUPTI_TRY(range_decode(cs, &dropped), "decoding the counter data");
+	if (dropped)
+		write_error("cupti", "%zu range(s) dropped for %s", dropped, l->name);
+	phase(PH_DECODE, &G.ph_t);
 	if (ga_host_num_ranges(cdata, cdata_size, &nranges, &err) != 0) {
 		write_error("cupti", "%s", err.msg);
 		goto out;
