@@ -1,7 +1,8 @@
 #!/bin/sh
 # Build the probes into $1 (default build-dev/probe), here (CPU machine):
 # rp_probe and pcs_probe for the GPU machine, pass_map for either (it needs
-# no GPU).
+# no GPU), and cpusample.so, a sampling profiler to preload into any process
+# (cpusample.c says how; cpusample.py folds what it writes).
 set -e
 D=$(cd "$(dirname "$0")/../.." && pwd)
 O=${1:-$D/build-dev/probe}
@@ -17,3 +18,4 @@ gcc -std=c11 -D_GNU_SOURCE -O1 -I"$D/src/collect" -I"$D/src/collect/cxxcompat" -
 gcc -std=c11 -D_GNU_SOURCE -O1 -I"$D/src/collect" -I"$D/src/collect/cxxcompat" -I"$D/src" -I"$D" -I"$D/build" -I/usr/local/cuda/include \
 	"$D/bench/probe/pass_map.c" "$D/src/collect/cupti_host.c" "$D/src/util.c" \
 	-L$L -lcupti -lnvperf_host -Wl,-rpath,$L -ljansson -lm -o "$O/pass_map"
+gcc -std=c11 -D_GNU_SOURCE -O1 -fPIC -shared -Wall -Wextra "$D/bench/probe/cpusample.c" -ldl -o "$O/cpusample.so"
