@@ -18,6 +18,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,6 +462,83 @@ static int switch_now(const repeat_slot *r, size_t want, long cur, int in_a_row)
 	return 0;
 }
 
+/* ---- loading CUPTI's metrics library early --------------------------------
+ *
+ * cuptiProfilerInitialize, at the first launch, loads libnvperf_host.so
+ * from libcupti's folder, and that library's constructors take 60 ms or
+ * more of CPU on the program's thread (they touch much of its 120 MiB of
+ * zero-initialised data; bench/probe/cpusample.c found it).
+ * InitializeInjection loads it on a thread of its own instead, while the
+ * program goes on to make its context.  Only the dynamic loader runs there,
+ * no CUPTI call (CUPTI state set up beside a context being made crashed at
+ * exit: docs/PERFORMANCE.md); CUPTI's own dlopen then finds the library by
+ * its soname.  GPUADVISE_NVPERF_PRELOAD=0 turns it off (the benchmark). */
+static struct {
+	pthread_mutex_t lock;
+	pthread_t thread;
+	int running;              /* started, not joined yet */
+	int loaded;               /* this process loaded it early */
+	double load_s;            /* dlopen's time, on that thread */
+	double wait_s;            /* time the program's thread waited for it */
+} P = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void *preload_main(void *arg)
+{
+	char *path = arg;
+	double t = now_seconds();
+	/* Never closed: CUPTI holds it from its first launch to the end. */
+	P.loaded = dlopen(path, RTLD_NOW | RTLD_LOCAL) != NULL;
+	P.load_s = now_seconds() - t;
+	free(path);
+	return NULL;
+}
+
+/* Wait for the load to end: before CUPTI loads the library itself, before
+ * a fork (a child must not inherit the loader's lock held), and at exit. */
+static void preload_join(void)
+{
+	pthread_mutex_lock(&P.lock);
+	if (P.running) {
+		double t = now_seconds();
+		pthread_join(P.thread, NULL);
+		P.running = 0;
+		P.wait_s += now_seconds() - t;
+	}
+	pthread_mutex_unlock(&P.lock);
+}
+
+static void preload_start(void)
+{
+	const char *e = getenv("GPUADVISE_NVPERF_PRELOAD");
+	const char *slash;
+	Dl_info di;
+	sigset_t all, old;
+	char *path;
+
+	if (e && strcmp(e, "0") == 0)
+		return;
+	if (!dladdr((void *)cuptiSubscribe, &di) || !di.dli_fname ||
+	    !(slash = strrchr(di.dli_fname, '/')))
+		return;
+	path = ga_xasprintf("%.*s/libnvperf_host.so", (int)(slash - di.dli_fname), di.dli_fname);
+	if (access(path, R_OK) != 0) {
+		free(path);   /* CUPTI's own search will find it, or say why not */
+		return;
+	}
+	/* The program's signals stay with the program's threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_mutex_lock(&P.lock);
+	if (pthread_create(&P.thread, NULL, preload_main, path) == 0) {
+		P.running = 1;
+		pthread_atfork(preload_join, NULL, NULL);
+	} else {
+		free(path);
+	}
+	pthread_mutex_unlock(&P.lock);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* ---- per-chip configuration, per-context setup ------------------------- */
 
 static void set_free(metric_set *m)
@@ -857,6 +935,7 @@ static ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		/* Not in InitializeInjection: during cuInit the profiler is not
 		 * ready yet (CUPTI_ERROR_UNKNOWN there, seen on an H200). */
 		CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+		preload_join();
 		CUPTI_TRY(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
 		G.profiler_initialized = 1;
 		G.init_profiler_s = now_seconds() - t;
@@ -1709,10 +1788,10 @@ static void timing_log(void)
 	fprintf(f, "pid %ld init_at %.3f ctx_created_at %.3f first_launch_at %.3f exit_at %.3f "
 	        "profiled %ld set_changes %ld profiler_init %.4f device_supported %.4f "
 	        "availability %.4f availability_reads %ld loop_launches %ld loop_passes %ld "
-	        "loop_aborted %ld",
+	        "loop_aborted %ld nvperf_preload %d nvperf_load %.4f nvperf_wait %.4f",
 	        (long)G.pid, G.init_at, G.ctx_created_at, G.first_launch_at, real_seconds(),
 	        G.profiled, G.set_changes, G.init_profiler_s, G.init_supported_s, G.init_avail_s,
-	        G.avail_reads, L.launches, L.passes, L.aborted);
+	        G.avail_reads, L.launches, L.passes, L.aborted, P.loaded, P.load_s, P.wait_s);
 	for (int i = 0; i < PH_N; i++)
 		if (G.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], G.phase_s[i], G.phase_n[i]);
@@ -1722,6 +1801,7 @@ static void timing_log(void)
 
 static void at_exit(void)
 {
+	preload_join();
 	pthread_mutex_lock(&G.lock);
 	/* Launches left unprofiled by the per-kernel bound, so that the report
 	 * can still charge their time to the kernel. */
@@ -1897,6 +1977,8 @@ GA_EXPORT int InitializeInjection(void)
 	cuptiEnableCallback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
 	if (G.count == 0)
 		stop_profiling_everywhere();
+	else if (G.enabled)
+		preload_start();
 out:
 	atexit(at_exit);
 	pthread_mutex_unlock(&G.lock);

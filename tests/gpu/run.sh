@@ -79,6 +79,16 @@ check "GPUADVISE_COUNTER_AVAILABILITY=1 reads it" grep -q "availability_reads 1 
 check "the same metric sets with and without the availability image" \
 	$CHECK same_sets "$T/avail0.json" "$T/avail1.json"
 check "classes of the known kernels without the availability image" $CHECK classes "$T/avail0.report.json"
+# 1c'. CUPTI's metrics library (libnvperf_host.so) is loaded on a thread at
+# start-up by default, by CUPTI at the first launch with
+# GPUADVISE_NVPERF_PRELOAD=0; the same sets and classes either way.
+GPUADVISE_NVPERF_PRELOAD=0 GPUADVISE_TIMING_LOG=$T/nopre.log "$GA" -f json \
+	--log-file "$T/nopre.report.json" -o "$T/nopre.json" "$APP" >/dev/null 2>&1
+check "libnvperf_host loaded early by default" grep -q "nvperf_preload 1 " "$T/avail0.log"
+check "GPUADVISE_NVPERF_PRELOAD=0 leaves it to CUPTI" grep -q "nvperf_preload 0 " "$T/nopre.log"
+check "the same metric sets with and without the early load" \
+	$CHECK same_sets "$T/avail0.json" "$T/nopre.json"
+check "classes of the known kernels without the early load" $CHECK classes "$T/nopre.report.json"
 
 # 1d. Loop replay: five kernels in turn, twelve rounds.  From the third
 # round on, each round is one pass of a metric set for all five (no replay);
