@@ -88,8 +88,8 @@ PY
 
 if [ -n "${BENCH_QUICK:-}" ]; then
 	# A short check between full runs: no demos, and ncu --set full only on
-	# the test app with BENCH_NCU_FULL=1.  BENCH_PYTORCH_ONLY=1: the PyTorch
-	# rows alone.
+	# the test app and the PyTorch workload with BENCH_NCU_FULL=1.
+	# BENCH_PYTORCH_ONLY=1: the PyTorch rows alone.
 	T_ROWS=${BENCH_PYTORCH_ONLY:+no}
 	[ "${BENCH_SOURCE:-}" = only ] || [ -n "$T_ROWS" ] ||
 		run_case testapp "${BENCH_NCU_FULL:+both}" "" "$K/gpuadvise-testapp"
@@ -127,7 +127,10 @@ if [ -n "${BENCH_QUICK:-}" ]; then
 	fi
 	# BENCH_TRAIN_ONLY=1: the training loop's rows alone.
 	if [ -z "${BENCH_TRAIN_ONLY:-}" ]; then
-		run_case "pytorch workload" sol "" python3 tests/gpu/pytorch_workload.py
+		# With BENCH_NCU_FULL=1 ncu --set full too (minutes: every
+		# launch measured in full); BENCH_NO_TRAIN=1 stops after it.
+		run_case "pytorch workload" "${BENCH_NCU_FULL:+both}" "" python3 tests/gpu/pytorch_workload.py
+		[ -n "${BENCH_NO_TRAIN:-}" ] && { rm -rf "$T"; exit 0; }
 		# Loop replay (the default) against replaying every launch.
 		run_case "pytorch workload, no loop" none "--no-loop-replay" python3 tests/gpu/pytorch_workload.py
 	fi
