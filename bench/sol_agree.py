@@ -10,7 +10,7 @@ Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV
 Prints "AGREE/KERNELS" (a kernel gpuadvise calls divergent counts as
 agreeing, as in bench/classes_vs_sol.py: divergence is not a SOL class),
 or "?" when the inputs cannot be read; the kernels that differ go to
-stderr.  Kernels are matched by name before the parameter list, each
+stderr.  Kernels are matched by name without the parameter list, each
 side's first launch of it."""
 import csv, json, os, subprocess, sys
 
@@ -22,7 +22,27 @@ LABELS = {"Compute (SM) Throughput": SM, "Memory Throughput": MEM}
 
 
 def base(name):
-    return name.split("(")[0].strip()
+    """The name without its parameter list: the parenthesised group that
+    ends it (C++ names hold other parentheses: "(anonymous namespace)",
+    "{lambda(float, float)#1}", "operator()")."""
+    name = name.strip()
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        if name[i] == ")":
+            depth += 1
+        elif name[i] == "(":
+            depth -= 1
+            if depth == 0:
+                return name[:i].strip()
+    return name
+
+
+def key(name):
+    """What two tools' spellings of one kernel share: its base name
+    without spaces ("> >" and ">>" alike)."""
+    return "".join(base(name).split())
 
 
 def number(text):
@@ -42,7 +62,7 @@ def ncu_values(path):
         metric = LABELS.get(metric, metric)
         if not name or metric not in (SM, MEM):
             continue
-        k = base(name)
+        k = key(name)
         first_id.setdefault(k, row.get("ID"))
         if row.get("ID") != first_id[k]:
             continue
@@ -64,10 +84,10 @@ def main():
         return 0
     ours = {}
     for k in rep["kernels"]:
-        ours.setdefault(base(k["name"]), k["class"])
+        ours.setdefault(key(k["name"]), (base(k["name"]), k["class"]))
     agree = total = 0
-    for name, cls in sorted(ours.items()):
-        v = sol.get(name, {})
+    for k, (name, cls) in sorted(ours.items()):
+        v = sol.get(k, {})
         if SM not in v or MEM not in v:
             print(f"sol_agree: {name}: not in ncu's output", file=sys.stderr)
             continue
