@@ -43,7 +43,7 @@ run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command.
 		wall "$GA" $opts -o "$T/p.json" "$@" >>"$T/ga.t"
 		# CSV: the last run's Speed-of-Light values give the classes
 		# column (bench/sol_agree.py).
-		[ "$ncu" != none ] && wall_to "$T/sol.csv" ncu --section SpeedOfLight --csv "$@" >>"$T/sol.t"
+		[ "$ncu" != none ] && wall_to "$T/sol.csv" ncu --section SpeedOfLight --csv --print-kernel-base mangled "$@" >>"$T/sol.t"
 	done
 	plain=$(median <"$T/plain.t")
 	ga=$(median <"$T/ga.t")
@@ -63,7 +63,7 @@ print(len(p['launches']), c['passes'], c.get('metric_sets', 1), c.get('app_peak_
 	local agree=- agree_own=-
 	[ -s "$T/sol.csv" ] && agree=$(python3 "$HERE/sol_agree.py" "$GA" "$T/p.json" "$T/sol.csv")
 	if [ "$ncu" != none ]; then
-		wall_to "$T/sol_own.csv" ncu --section SpeedOfLight --csv --clock-control none "$@" >/dev/null
+		wall_to "$T/sol_own.csv" ncu --section SpeedOfLight --csv --print-kernel-base mangled --clock-control none "$@" >/dev/null
 		agree_own=$(python3 "$HERE/sol_agree.py" "$GA" "$T/p.json" "$T/sol_own.csv")
 	fi
 	# BENCH_KEEP=DIR: keep each row's profile and ncu output there.

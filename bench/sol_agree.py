@@ -6,12 +6,16 @@ on the same program in the same session?
 Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV
   PROFILE  gpuadvise's profile of the program (-o)
   NCU_CSV  ncu --section SpeedOfLight --csv output (metric labels or, with
-           --print-metric-name name, metric names)
+           --print-metric-name name, metric names), best with
+           --print-kernel-base mangled: ncu and gpuadvise demangle C++
+           names differently ("at::<unnamed>::" against
+           "at::native::(anonymous namespace)::")
 Prints "AGREE/KERNELS" (a kernel gpuadvise calls divergent counts as
 agreeing, as in bench/classes_vs_sol.py: divergence is not a SOL class),
 or "?" when the inputs cannot be read; the kernels that differ go to
-stderr.  Kernels are matched by name without the parameter list, each
-side's first launch of it."""
+stderr.  Kernels are matched by name (mangled when ncu printed those, else
+without the parameter list), grid and block, each side's first launch of
+them."""
 import csv, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -52,24 +56,41 @@ def number(text):
         return None
 
 
+def dims(text):
+    """ncu's "(4, 1, 1)" as (4, 1, 1); None when absent."""
+    try:
+        return tuple(int(x) for x in (text or "").strip("() ").split(","))
+    except ValueError:
+        return None
+
+
+def is_mangled(name):
+    return name.startswith("_Z")
+
+
 def ncu_values(path):
-    """{kernel base name: {metric: value}} from the first launch of each."""
+    """{(kernel, grid, block): {metric: value}} from the first launch of
+    each, and whether ncu printed mangled names (--print-kernel-base
+    mangled): then the kernel is its mangled name, else key(name)."""
     with open(path, newline="") as f:
         lines = [l for l in f if l.startswith('"')]   # the CSV, not ncu's ==PROF== notes
+    rows = list(csv.DictReader(lines))
+    mangled = any(is_mangled(r.get("Kernel Name") or "") for r in rows)
     out, first_id = {}, {}
-    for row in csv.DictReader(lines):
+    for row in rows:
         name, metric = row.get("Kernel Name"), row.get("Metric Name")
         metric = LABELS.get(metric, metric)
         if not name or metric not in (SM, MEM):
             continue
-        k = key(name)
+        k = (name if mangled else key(name), dims(row.get("Grid Size")),
+             dims(row.get("Block Size")))
         first_id.setdefault(k, row.get("ID"))
         if row.get("ID") != first_id[k]:
             continue
         v = number(row.get("Metric Value", ""))
         if v is not None:
             out.setdefault(k, {})[metric] = v
-    return out
+    return out, mangled
 
 
 def main():
@@ -77,26 +98,28 @@ def main():
     try:
         rep = json.loads(subprocess.run([ga, "--import", profile, "-f", "json"],
                                         capture_output=True, text=True, check=True).stdout)
-        sol = ncu_values(sol_csv)
+        sol, mangled = ncu_values(sol_csv)
     except (OSError, ValueError, subprocess.CalledProcessError) as e:
         print(f"sol_agree: {e}", file=sys.stderr)
         print("?")
         return 0
+    # gpuadvise's kernels are (name, grid, block), as ncu's rows are.
     ours = {}
     for k in rep["kernels"]:
-        ours.setdefault(key(k["name"]), (base(k["name"]), k["class"]))
+        name = k.get("mangled") or k["name"] if mangled else key(k["name"])
+        ours[(name, tuple(k["grid"]), tuple(k["block"]))] = (base(k["name"]), k["class"])
     agree = total = 0
     for k, (name, cls) in sorted(ours.items()):
         v = sol.get(k, {})
         if SM not in v or MEM not in v:
-            print(f"sol_agree: {name}: not in ncu's output", file=sys.stderr)
+            print(f"sol_agree: {name} {k[1]}x{k[2]}: not in ncu's output", file=sys.stderr)
             continue
         want = sol_class(v[SM], v[MEM])
         total += 1
         if cls == want or cls == "divergence":
             agree += 1
         else:
-            print(f"sol_agree: {name}: gpuadvise {cls}, SOL {want} "
+            print(f"sol_agree: {name} {k[1]}x{k[2]}: gpuadvise {cls}, SOL {want} "
                   f"(SM {v[SM]:.1f} %, memory {v[MEM]:.1f} %)", file=sys.stderr)
     print(f"{agree}/{total}" if total else "?")
     return 0
