@@ -19,7 +19,9 @@
  * and clock_gettime; names are resolved at exit.  A diagnostic, not part of
  * gpuadvise.
  */
-
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* dladdr */
+#endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
