@@ -15,6 +15,8 @@
  * where a frame is LIBRARY:SYMBOL (the nearest exported symbol, "?" where
  * there is none) or LIBRARY+0xOFFSET.  bench/probe/cpusample.py folds them.
  *
+ * A thread that blocks SIGPROF (the injection library's loader thread does)
+ * is not sampled: its ticks land on another thread's stack.
  * The signal handler only calls backtrace() (libgcc is loaded beforehand)
  * and clock_gettime; names are resolved at exit.  A diagnostic, not part of
  * gpuadvise.
