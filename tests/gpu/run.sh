@@ -67,28 +67,32 @@ check "--max-passes 0: classes of the known kernels" $CHECK classes "$T/one.repo
 check "--quick collects in one pass" $CHECK passes "$T/quick.json" 1
 check "--quick: classes of the known kernels" $CHECK classes_only "$T/quick.report.json"
 
-# 1c'. The counter availability image is not read for a chip this CUPTI
-# lists (GH100 here) and is read with GPUADVISE_COUNTER_AVAILABILITY=1; the
-# metric sets, their passes and the classes must not depend on it.
-GPUADVISE_TIMING_LOG=$T/avail0.log "$GA" -f json --log-file "$T/avail0.report.json" \
-	-o "$T/avail0.json" "$APP" >/dev/null 2>&1
-GPUADVISE_COUNTER_AVAILABILITY=1 GPUADVISE_TIMING_LOG=$T/avail1.log "$GA" -f json \
-	--log-file "$T/avail1.report.json" -o "$T/avail1.json" "$APP" >/dev/null 2>&1
-check "counter availability not read by default (GH100)" grep -q "availability_reads 0 " "$T/avail0.log"
-check "GPUADVISE_COUNTER_AVAILABILITY=1 reads it" grep -q "availability_reads 1 " "$T/avail1.log"
-check "the same metric sets with and without the availability image" \
-	$CHECK same_sets "$T/avail0.json" "$T/avail1.json"
-check "classes of the known kernels without the availability image" $CHECK classes "$T/avail0.report.json"
-# 1c'. CUPTI's metrics library (libnvperf_host.so) is loaded on a thread at
-# start-up by default, by CUPTI at the first launch with
-# GPUADVISE_NVPERF_PRELOAD=0; the same sets and classes either way.
-GPUADVISE_NVPERF_PRELOAD=0 GPUADVISE_TIMING_LOG=$T/nopre.log "$GA" -f json \
-	--log-file "$T/nopre.report.json" -o "$T/nopre.json" "$APP" >/dev/null 2>&1
-check "libnvperf_host loaded early by default" grep -q "nvperf_preload 1 " "$T/avail0.log"
+# 1c'. Start-up shortcuts that must not change what is measured: each
+# switched by an environment setting, a run of the whole test app with it
+# against the default run (def), the same metric sets and classes.
+env_run() { # name, VAR=value (or "" for the default)
+	env $2 GPUADVISE_TIMING_LOG="$T/$1.log" "$GA" -f json --log-file "$T/$1.report.json" \
+		-o "$T/$1.json" "$APP" >/dev/null 2>&1
+}
+same_as_default() { # name, what differs
+	check "the same metric sets $2" $CHECK same_sets "$T/def.json" "$T/$1.json"
+	check "classes of the known kernels $2" $CHECK classes "$T/$1.report.json"
+}
+env_run def ""
+check "classes of the known kernels, default run" $CHECK classes "$T/def.report.json"
+# The counter availability image is not read for a chip this CUPTI lists
+# (GH100 here), and is with GPUADVISE_COUNTER_AVAILABILITY=1.
+env_run avail GPUADVISE_COUNTER_AVAILABILITY=1
+check "counter availability not read by default (GH100)" grep -q "availability_reads 0 " "$T/def.log"
+check "GPUADVISE_COUNTER_AVAILABILITY=1 reads it" grep -q "availability_reads 1 " "$T/avail.log"
+same_as_default avail "with the availability image"
+# CUPTI's metrics library (libnvperf_host.so) is loaded on a thread at
+# start-up by default, and by CUPTI at the first launch with
+# GPUADVISE_NVPERF_PRELOAD=0.
+env_run nopre GPUADVISE_NVPERF_PRELOAD=0
+check "libnvperf_host loaded early by default" grep -q "nvperf_preload 1 " "$T/def.log"
 check "GPUADVISE_NVPERF_PRELOAD=0 leaves it to CUPTI" grep -q "nvperf_preload 0 " "$T/nopre.log"
-check "the same metric sets with and without the early load" \
-	$CHECK same_sets "$T/avail0.json" "$T/nopre.json"
-check "classes of the known kernels without the early load" $CHECK classes "$T/nopre.report.json"
+same_as_default nopre "without the early load"
 
 # 1d. Loop replay: five kernels in turn, twelve rounds.  From the third
 # round on, each round is one pass of a metric set for all five (no replay);
