@@ -509,13 +509,12 @@ static void preload_join(void)
 
 static void preload_start(void)
 {
-	const char *e = getenv("GPUADVISE_NVPERF_PRELOAD");
 	const char *slash;
 	Dl_info di;
 	sigset_t all, old;
 	char *path;
 
-	if (e && strcmp(e, "0") == 0)
+	if (env_long("GPUADVISE_NVPERF_PRELOAD", 1) == 0)
 		return;
 	if (!dladdr((void *)cuptiSubscribe, &di) || !di.dli_fname ||
 	    !(slash = strrchr(di.dli_fname, '/')))

@@ -9,6 +9,9 @@
     check_profile.py unprofiled PROFILE N   N launches counted but left unprofiled
     check_profile.py classes_only REPORT    classes of the known kernels (no findings)
     check_profile.py passes PROFILE N       collected in N replay passes
+    check_profile.py same_sets PROFILE_A PROFILE_B
+                                            the same passes, metric sets and metrics
+                                            in each set
     check_profile.py pids PROFILE N         launches from N distinct processes
     check_profile.py min_share REPORT PCT SETS
                                             --min-share PCT: kernels marked below it end
