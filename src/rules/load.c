@@ -237,6 +237,41 @@ const ga_rule *ga_ruleset_find(const ga_ruleset *rs, const char *id)
 	return NULL;
 }
 
+/* A constant of the classifier: a named expression of its `metrics:` that
+ * reads no metric (a cut-off such as the busy line), possibly through other
+ * constants.  The depth guard stops a cycle, which the loader rejects anyway. */
+typedef struct {
+	const ga_classifier *c;
+	int depth;
+} const_ctx;
+
+static int const_lookup(void *ctx, const char *name, double *out)
+{
+	const_ctx *k = ctx;
+	size_t i;
+
+	if (k->depth > 16)
+		return -1;
+	for (i = 0; i < k->c->n_metrics; i++) {
+		if (strcmp(k->c->metrics[i].name, name) == 0) {
+			const_ctx inner = { k->c, k->depth + 1 };
+			return ga_expr_eval(k->c->metrics[i].expr, const_lookup, &inner, out, NULL, 0) ==
+			       GA_EVAL_OK ? 0 : -1;
+		}
+	}
+	return -1;
+}
+
+double ga_classifier_value(const ga_ruleset *rs, const char *name)
+{
+	const_ctx k = { &rs->classifier, 0 };
+	double v;
+
+	if (!rs->has_classifier || const_lookup(&k, name, &v) != 0)
+		return NAN;
+	return v;
+}
+
 /* ---- loader state and positions ---- */
 
 struct loader {

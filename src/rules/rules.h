@@ -125,6 +125,12 @@ int ga_ruleset_validate(const ga_ruleset *rs, ga_diags *d);
 
 const ga_rule *ga_ruleset_find(const ga_ruleset *rs, const char *id);
 
+/* The value of a classifier constant: a named expression of the
+ * classifier's `metrics:` that reads no metric, such as a cut-off that the
+ * roofline or the source ranking shares with the classifier.  NAN when the
+ * name is not defined or reads a metric. */
+double ga_classifier_value(const ga_ruleset *rs, const char *name);
+
 /* Every metric name the rule set reads from a profile: identifiers that are
  * not named expressions of the same rule/classifier and not pseudo metrics
  * (launch__*, device__*, which the engine supplies).  Sorted, unique; the

@@ -560,6 +560,44 @@ static void test_classifier_replaced(void **state)
 	remove_scratch();
 }
 
+/* Classifier constants: named expressions that read no metric, through
+ * other constants too; one that reads a metric, or an unknown name, is NAN. */
+static void test_classifier_value(void **state)
+{
+	static const char cls[] =
+		"classifier:\n"
+		"  metrics:\n"
+		"    busy_pct: 60\n"
+		"    idle_frac: (100 - busy_pct) / 100\n"
+		"    sm: 2 * sm__cycles_active.avg\n"
+		"  order:\n"
+		"    - {class: compute, when: sm > busy_pct, score: 1}\n"
+		"    - {class: memory, when: 1, score: 2}\n"
+		"    - {class: latency, when: 1, score: 3}\n"
+		"    - {class: divergence, when: 1, score: 4}\n";
+	ga_ruleset rs;
+	ga_diags d = {0};
+	char *path;
+
+	(void)state;
+	snprintf(scratch, sizeof(scratch), "/tmp/ga-test-load-XXXXXX");
+	assert_non_null(mkdtemp(scratch));
+	write_file("classify.yaml", cls);
+	path = ga_xasprintf("%s/classify.yaml", scratch);
+
+	ga_ruleset_init(&rs);
+	assert_true(isnan(ga_classifier_value(&rs, "busy_pct")));   /* no classifier yet */
+	assert_int_equal(ga_rules_load_file(&rs, path, &d), 0);
+	assert_float_equal(ga_classifier_value(&rs, "busy_pct"), 60, 0);
+	assert_float_equal(ga_classifier_value(&rs, "idle_frac"), 0.4, 1e-12);
+	assert_true(isnan(ga_classifier_value(&rs, "sm")));
+	assert_true(isnan(ga_classifier_value(&rs, "no_such_name")));
+	ga_ruleset_free(&rs);
+	ga_diags_free(&d);
+	free(path);
+	remove_scratch();
+}
+
 /* Rules may use the classifier's named expressions; names that are defined
  * nowhere are reported by ga_ruleset_validate, once the classifier is known. */
 static void test_validate_names(void **state)
@@ -721,6 +759,7 @@ int main(void)
 		cmocka_unit_test(test_missing_dir_and_file),
 		cmocka_unit_test(test_same_dir_duplicate_id),
 		cmocka_unit_test(test_classifier_replaced),
+		cmocka_unit_test(test_classifier_value),
 		cmocka_unit_test(test_validate_names),
 		cmocka_unit_test(test_expression_positions),
 #ifdef GA_TEST_RULES
