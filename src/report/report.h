@@ -1,6 +1,7 @@
 /* report.h: output formats.  Each format is a table entry with one write
  * callback; main picks one by name.  Only reporters format text, colour,
- * JSON or Markdown. */
+ * JSON or Markdown, and they only format: every number they print is in the
+ * analysis value (analyze.h) or the baseline comparison (baseline.h). */
 #ifndef GA_REPORT_H
 #define GA_REPORT_H
 
