@@ -14,8 +14,8 @@ static int read_cut(const ga_ruleset *rs, const char *name, const char *what, do
 {
 	double v = ga_classifier_value(rs, name);
 	if (isnan(v))
-		return ga_fail(err, GA_ERR_RULES, "%s: the classifier does not define %s, %s "
-		               "(a constant under metrics:)",
+		return ga_fail(err, GA_ERR_RULES, "%s: the classifier does not define %s as a "
+		               "constant under metrics: (%s)",
 		               rs->classifier.path ? rs->classifier.path : "classify.yaml", name, what);
 	*out = v / scale;
 	return 0;
