@@ -24,7 +24,7 @@
 
 #include <stddef.h>
 
-#include "rules/engine.h"
+#include "analyze/analyze.h"
 
 #define GA_NO_GROUP ((size_t)-1)
 

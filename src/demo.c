@@ -25,7 +25,7 @@
 #include "ga_build.h"
 #include "profile.h"
 #include "report/report.h"
-#include "rules/engine.h"
+#include "analyze/analyze.h"
 #include "util.h"
 
 /* Which finding each fixed variant addresses: the demo checks that the slow

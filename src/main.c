@@ -25,8 +25,8 @@
 #include "outname.h"
 #include "profile.h"
 #include "report/report.h"
-#include "report/roofline.h"
-#include "rules/engine.h"
+#include "analyze/roofline.h"
+#include "analyze/analyze.h"
 #include "rules/rules.h"
 #include "util.h"
 

@@ -5,20 +5,21 @@
  * a share of the kernel's total of that kind:
  *   uncoalesced   excess global sectors (sectors - ideal sectors)
  *   bank conflict excess shared wavefronts (wavefronts - ideal)
- *   inactive      idle lanes (32 * instructions - thread instructions)
+ *   inactive      idle lanes (warp size * instructions - thread instructions)
  *   branch        idle lanes of the divergent region that starts after a
  *                 line: in PC order, the instructions right after a
  *                 full-width instruction that run with fewer active lanes
- *                 (more than 2 fewer on average), up to the first one back
+ *                 (more than cuts->branch_drop fewer on average), up to the first one back
  *                 at the branch's width.  The region's idle lanes are
  *                 charged to the line of the last full-width instruction,
  *                 which is the branch (or its condition) in the source.
  *   stalls        PC samples of warps stalled at the line ("selected"
  *                 samples, where the warp issued, and "not_selected",
  *                 where it could have and another did, are no stall)
- * A line's score is its largest share.  Lines under 2 % of every kind of
- * waste the SASS metrics measure are dropped, unless they hold at least
- * 10 % of the kernel's stall samples; lines with a SASS-measured problem
+ * A line's score is its largest share.  Lines under cuts->min_share of
+ * every kind of waste the SASS metrics measure are dropped, unless they hold
+ * at least cuts->min_stall_share of the kernel's stall samples (the cut-offs
+ * are the rules' classifier's); lines with a SASS-measured problem
  * come first (they say what to change), stall hotspots after them.
  * "Per request" divides by the warp-level instructions of the PCs that
  * touched that memory (a warp's load instruction is one request).  The
@@ -28,14 +29,10 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define WARP 32.0
-#define MIN_SHARE 0.02
-#define MIN_STALL_SHARE 0.10
-#define BRANCH_DROP 2.0   /* lanes: smaller drops are noise (exits, tails) */
 
 int ga_stall_is_stall(const char *reason)
 {
@@ -226,51 +223,59 @@ static void add_stall(acc *a, const char *reason, double v)
 	a->nst++;
 }
 
-size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
-{
-	size_t n = 0, nout = 0;
-	const ga_source_pc **ord;
-	ga_source_pc *merged;
+/* The work of one ranking: the PCs with instructions in PC order, the lines
+ * they make up, and the kernel's total of each kind of waste. */
+typedef struct {
+	const ga_source_cuts *cuts;
+	ga_source_pc *merged;     /* one record per PC */
+	const ga_source_pc **ord; /* the merged PCs that executed, in PC order */
+	size_t n;
 	acc *lines;
-	size_t *line_of;
-	double tot_sect = 0, tot_wf = 0, tot_idle = 0, tot_stall = 0;
-	size_t n_sampled = 0;
+	size_t nl;
+	size_t *line_of;          /* [n]: the line of ord[i] */
+	double tot_sect, tot_wf, tot_idle, tot_stall;
+} ranking;
 
-	if (!s || s->n_pcs == 0 || max == 0)
-		return 0;
-	/* CUPTI hands one record per (PC, metric): merge records of one PC
-	 * (profiles recorded before the collector merged them have these). */
-	ord = ga_xcalloc(s->n_pcs, sizeof(*ord));
+/* CUPTI hands one record per (PC, metric): merge records of one PC
+ * (profiles recorded before the collector merged them have these), and
+ * keep the PCs that executed, in PC order. */
+static void merge_pcs(const ga_source *s, ranking *r)
+{
+	size_t nm = 0, n_sampled = 0;
+
+	r->ord = ga_xcalloc(s->n_pcs, sizeof(*r->ord));
 	for (size_t i = 0; i < s->n_pcs; i++)
-		ord[i] = &s->pcs[i];
-	qsort(ord, s->n_pcs, sizeof(*ord), pc_cmp);
-	merged = ga_xcalloc(s->n_pcs, sizeof(*merged));
-	size_t nm = 0;
+		r->ord[i] = &s->pcs[i];
+	qsort(r->ord, s->n_pcs, sizeof(*r->ord), pc_cmp);
+	r->merged = ga_xcalloc(s->n_pcs, sizeof(*r->merged));
 	for (size_t i = 0; i < s->n_pcs; i++) {
-		const ga_source_pc *p = ord[i];
-		if (nm && merged[nm - 1].pc == p->pc) {
-			ga_source_pc *q = &merged[nm - 1];
-			ga_source_pc_add(q, p);
-		} else {
-			merged[nm++] = *p;
-		}
+		const ga_source_pc *p = r->ord[i];
+		if (nm && r->merged[nm - 1].pc == p->pc)
+			ga_source_pc_add(&r->merged[nm - 1], p);
+		else
+			r->merged[nm++] = *p;
 	}
 	for (size_t i = 0; i < nm; i++)
-		if (z(merged[i].inst) > 0)
-			ord[n++] = &merged[i];
+		if (z(r->merged[i].inst) > 0)
+			r->ord[r->n++] = &r->merged[i];
 	for (size_t i = 0; i < s->n_pcs; i++)
 		n_sampled += s->pcs[i].n_stalls > 0;
-	lines = ga_xcalloc(n + n_sampled ? n + n_sampled : 1, sizeof(*lines));
-	line_of = ga_xcalloc(n ? n : 1, sizeof(*line_of));
+	r->lines = ga_xcalloc(r->n + n_sampled ? r->n + n_sampled : 1, sizeof(*r->lines));
+	r->line_of = ga_xcalloc(r->n ? r->n : 1, sizeof(*r->line_of));
+}
 
-	size_t nl = 0;
-	for (size_t i = 0; i < n; i++) {
-		const ga_source_pc *p = ord[i];
-		size_t k = find_line(lines, nl, p);
-		if (k == nl)
-			new_line(&lines[nl++], p);
-		line_of[i] = k;
-		acc *a = &lines[k];
+/* The SASS counts of each executed PC, added to its line. */
+static void count_lines(ranking *r)
+{
+	double warp = r->cuts->warp_size;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const ga_source_pc *p = r->ord[i];
+		size_t k = find_line(r->lines, r->nl, p);
+		if (k == r->nl)
+			new_line(&r->lines[r->nl++], p);
+		r->line_of[i] = k;
+		acc *a = &r->lines[k];
 		if (!a->l.text && p->text)
 			a->l.text = p->text;
 		a->inst += z(p->inst);
@@ -280,63 +285,71 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 			a->sect_ideal += z(p->sectors_ideal);
 			a->sect_req += z(p->inst);
 			if (z(p->sectors) > z(p->sectors_ideal))
-				tot_sect += z(p->sectors) - z(p->sectors_ideal);
+				r->tot_sect += z(p->sectors) - z(p->sectors_ideal);
 		}
 		if (z(p->wavefronts) > 0 || z(p->wavefronts_ideal) > 0) {
 			a->wf += z(p->wavefronts);
 			a->wf_ideal += z(p->wavefronts_ideal);
 			a->wf_req += z(p->inst);
 			if (z(p->wavefronts) > z(p->wavefronts_ideal))
-				tot_wf += z(p->wavefronts) - z(p->wavefronts_ideal);
+				r->tot_wf += z(p->wavefronts) - z(p->wavefronts_ideal);
 		}
-		if (isfinite(p->threads) && WARP * p->inst > p->threads)
-			tot_idle += WARP * p->inst - p->threads;
+		if (isfinite(p->threads) && warp * p->inst > p->threads)
+			r->tot_idle += warp * p->inst - p->threads;
 	}
+}
 
-	/* PC samples, from every record (the ranking's merge above keeps
-	 * counts, not stalls); a sampled PC the SASS metrics did not see gets
-	 * a line of its own. */
+/* PC samples, from every record (the merge above keeps counts, not
+ * stalls); a sampled PC the SASS metrics did not see gets a line of its
+ * own. */
+static void count_samples(const ga_source *s, ranking *r)
+{
 	for (size_t i = 0; i < s->n_pcs; i++) {
 		const ga_source_pc *p = &s->pcs[i];
 		if (p->n_stalls == 0)
 			continue;
-		size_t k = find_line(lines, nl, p);
-		if (k == nl)
-			new_line(&lines[nl++], p);
-		acc *a = &lines[k];
+		size_t k = find_line(r->lines, r->nl, p);
+		if (k == r->nl)
+			new_line(&r->lines[r->nl++], p);
+		acc *a = &r->lines[k];
 		if (!a->l.text && p->text)
 			a->l.text = p->text;
-		for (size_t r = 0; r < p->n_stalls; r++) {
-			double v = p->stalls[r].samples;
+		for (size_t j = 0; j < p->n_stalls; j++) {
+			double v = p->stalls[j].samples;
 			if (!isfinite(v) || v <= 0)
 				continue;
 			a->samples += v;
-			add_stall(a, p->stalls[r].reason, v);
-			if (ga_stall_is_stall(p->stalls[r].reason)) {
+			add_stall(a, p->stalls[j].reason, v);
+			if (ga_stall_is_stall(p->stalls[j].reason)) {
 				a->stall += v;
-				tot_stall += v;
+				r->tot_stall += v;
 			}
 		}
 	}
+}
 
-	/* Divergent regions in PC order. */
-	for (size_t i = 0; i + 1 < n; i++) {
-		const ga_source_pc *p = ord[i];
+/* Divergent regions in PC order, each charged to the line before it. */
+static void find_branches(ranking *r)
+{
+	double drop = r->cuts->branch_drop;
+
+	for (size_t i = 0; i + 1 < r->n; i++) {
+		const ga_source_pc *p = r->ord[i];
 		if (!isfinite(p->threads))
 			continue;
 		double w = p->threads / p->inst;
 		size_t j = i + 1;
 		double waste = 0, rinst = 0, rthr = 0;
-		while (j < n && isfinite(ord[j]->threads) &&
-		       ord[j]->threads / ord[j]->inst < w - BRANCH_DROP) {
-			waste += w * ord[j]->inst - ord[j]->threads;
-			rinst += ord[j]->inst;
-			rthr += ord[j]->threads;
+		while (j < r->n && isfinite(r->ord[j]->threads) &&
+		       r->ord[j]->threads / r->ord[j]->inst < w - drop) {
+			waste += w * r->ord[j]->inst - r->ord[j]->threads;
+			rinst += r->ord[j]->inst;
+			rthr += r->ord[j]->threads;
 			j++;
 		}
 		if (j == i + 1)
 			continue;
-		acc *a = &lines[line_of[i]];
+		acc *a = &r->lines[r->line_of[i]];
 		if (waste > a->branch_waste) {
 			a->branch_waste = waste;
 			a->branch_inst_before = p->inst;
@@ -346,93 +359,124 @@ size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max)
 		}
 		i = j - 1;
 	}
+}
 
-	for (size_t k = 0; k < nl; k++) {
-		acc *a = &lines[k];
-		ga_source_line *l = &a->l;
-		double sh;
-		size_t len = 0;
-		l->sectors_per_req = a->sect_req > 0 ? a->sect / a->sect_req : NAN;
-		l->sectors_ideal_per_req = a->sect_req > 0 ? a->sect_ideal / a->sect_req : NAN;
-		l->wavefronts_per_req = a->wf_req > 0 ? a->wf / a->wf_req : NAN;
-		l->wavefronts_ideal_per_req = a->wf_req > 0 ? a->wf_ideal / a->wf_req : NAN;
-		l->active_threads = a->inst > 0 && a->threads > 0 ? a->threads / a->inst : NAN;
-		l->branch_before = NAN;
-		l->branch_after = NAN;
-		l->desc[0] = '\0';
-		l->samples = a->samples;
-		l->stall_samples = a->stall;
-#define ADD(...) \
-	do { \
-		if (len < sizeof(l->desc)) \
-			len += (size_t)snprintf(l->desc + len, sizeof(l->desc) - len, \
-			                        "%s", len ? "; " : ""); \
-		if (len < sizeof(l->desc)) \
-			len += (size_t)snprintf(l->desc + len, sizeof(l->desc) - len, __VA_ARGS__); \
-	} while (0)
-		if (tot_sect > 0 && a->sect > a->sect_ideal &&
-		    (sh = (a->sect - a->sect_ideal) / tot_sect) >= MIN_SHARE) {
-			l->issues |= GA_SRC_UNCOALESCED;
-			if (sh > l->score) l->score = sh;
-			ADD("%.1f sectors/request (ideal %.1f)", l->sectors_per_req,
-			    l->sectors_ideal_per_req);
-		}
-		if (tot_wf > 0 && a->wf > a->wf_ideal &&
-		    (sh = (a->wf - a->wf_ideal) / tot_wf) >= MIN_SHARE) {
-			l->issues |= GA_SRC_BANK_CONFLICT;
-			if (sh > l->score) l->score = sh;
-			ADD("%.1f shared wavefronts/request (ideal %.1f): bank conflicts",
-			    l->wavefronts_per_req, l->wavefronts_ideal_per_req);
-		}
-		if (tot_idle > 0 && a->branch_waste > 0 &&
-		    (sh = a->branch_waste / tot_idle) >= MIN_SHARE) {
-			l->issues |= GA_SRC_BRANCH;
-			if (sh > l->score) l->score = sh;
-			l->branch_before = a->branch_threads_before / a->branch_inst_before;
-			l->branch_after = a->region_threads / a->region_inst;
-			ADD("divergent branch: %.1f threads arrive, %.1f of 32 active after it",
-			    l->branch_before, l->branch_after);
-		}
-		if (tot_idle > 0 && isfinite(l->active_threads) && a->inst * WARP > a->threads &&
-		    (sh = (a->inst * WARP - a->threads) / tot_idle) >= MIN_SHARE &&
-		    l->active_threads < WARP - BRANCH_DROP) {
-			l->issues |= GA_SRC_INACTIVE;
-			if (sh > l->score) l->score = sh;
-			ADD("%.1f of 32 threads active", l->active_threads);
-		}
-		if (tot_stall > 0 && a->stall > 0) {
-			const ga_stall *dom = NULL;
-			for (size_t r = 0; r < a->nst; r++)
-				if (ga_stall_is_stall(a->st[r].reason) &&
-				    (!dom || a->st[r].samples > dom->samples))
-					dom = &a->st[r];
-			l->stall_share = a->stall / tot_stall;
-			l->stall_reason = dom->reason;
-			l->stall_reason_samples = dom->samples;
-			if ((sh = l->stall_share) >= MIN_STALL_SHARE) {
-				l->issues |= GA_SRC_STALL;
-				if (sh > l->score) l->score = sh;
-			}
-			ADD("stalls: %s %.0f%% of the line's %.0f samples", dom->reason,
-			    100 * dom->samples / a->samples, a->samples);
-		}
-#undef ADD
+/* "; " and one more part of a line's description. */
+static void describe(ga_source_line *l, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void describe(ga_source_line *l, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	if (*len < sizeof(l->desc))
+		*len += (size_t)snprintf(l->desc + *len, sizeof(l->desc) - *len, "%s",
+		                         *len ? "; " : "");
+	if (*len < sizeof(l->desc)) {
+		va_start(ap, fmt);
+		*len += (size_t)vsnprintf(l->desc + *len, sizeof(l->desc) - *len, fmt, ap);
+		va_end(ap);
 	}
-	ga_source_line *tmp = ga_xcalloc(nl ? nl : 1, sizeof(*tmp));
-	for (size_t k = 0; k < nl; k++)
-		if (lines[k].l.issues)
-			tmp[nout++] = lines[k].l;
+}
+
+/* Flag issue on l when share reaches cut. */
+static int flag(ga_source_line *l, unsigned issue, double share, double cut)
+{
+	if (!(share >= cut))
+		return 0;
+	l->issues |= issue;
+	if (share > l->score)
+		l->score = share;
+	return 1;
+}
+
+/* The stall side of a line: its share of the stall samples, its dominant
+ * reason. */
+static void judge_stalls(const ranking *r, acc *a, size_t *len)
+{
+	ga_source_line *l = &a->l;
+	const ga_stall *dom = NULL;
+
+	if (!(r->tot_stall > 0 && a->stall > 0))
+		return;
+	for (size_t j = 0; j < a->nst; j++)
+		if (ga_stall_is_stall(a->st[j].reason) && (!dom || a->st[j].samples > dom->samples))
+			dom = &a->st[j];
+	l->stall_share = a->stall / r->tot_stall;
+	l->stall_reason = dom->reason;
+	l->stall_reason_samples = dom->samples;
+	flag(l, GA_SRC_STALL, l->stall_share, r->cuts->min_stall_share);
+	describe(l, len, "stalls: %s %.0f%% of the line's %.0f samples", dom->reason,
+	         100 * dom->samples / a->samples, a->samples);
+}
+
+/* What is wrong at one line, and how much of the kernel's waste it holds. */
+static void judge(const ranking *r, acc *a)
+{
+	const ga_source_cuts *c = r->cuts;
+	ga_source_line *l = &a->l;
+	double warp = c->warp_size;
+	size_t len = 0;
+
+	l->sectors_per_req = a->sect_req > 0 ? a->sect / a->sect_req : NAN;
+	l->sectors_ideal_per_req = a->sect_req > 0 ? a->sect_ideal / a->sect_req : NAN;
+	l->wavefronts_per_req = a->wf_req > 0 ? a->wf / a->wf_req : NAN;
+	l->wavefronts_ideal_per_req = a->wf_req > 0 ? a->wf_ideal / a->wf_req : NAN;
+	l->active_threads = a->inst > 0 && a->threads > 0 ? a->threads / a->inst : NAN;
+	l->branch_before = NAN;
+	l->branch_after = NAN;
+	l->desc[0] = '\0';
+	l->samples = a->samples;
+	l->stall_samples = a->stall;
+	if (r->tot_sect > 0 && a->sect > a->sect_ideal &&
+	    flag(l, GA_SRC_UNCOALESCED, (a->sect - a->sect_ideal) / r->tot_sect, c->min_share))
+		describe(l, &len, "%.1f sectors/request (ideal %.1f)", l->sectors_per_req,
+		         l->sectors_ideal_per_req);
+	if (r->tot_wf > 0 && a->wf > a->wf_ideal &&
+	    flag(l, GA_SRC_BANK_CONFLICT, (a->wf - a->wf_ideal) / r->tot_wf, c->min_share))
+		describe(l, &len, "%.1f shared wavefronts/request (ideal %.1f): bank conflicts",
+		         l->wavefronts_per_req, l->wavefronts_ideal_per_req);
+	if (r->tot_idle > 0 && a->branch_waste > 0 &&
+	    flag(l, GA_SRC_BRANCH, a->branch_waste / r->tot_idle, c->min_share)) {
+		l->branch_before = a->branch_threads_before / a->branch_inst_before;
+		l->branch_after = a->region_threads / a->region_inst;
+		describe(l, &len, "divergent branch: %.1f threads arrive, %.1f of %g active after it",
+		         l->branch_before, l->branch_after, warp);
+	}
+	if (r->tot_idle > 0 && isfinite(l->active_threads) && a->inst * warp > a->threads &&
+	    l->active_threads < warp - c->branch_drop &&
+	    flag(l, GA_SRC_INACTIVE, (a->inst * warp - a->threads) / r->tot_idle, c->min_share))
+		describe(l, &len, "%.1f of %g threads active", l->active_threads, warp);
+	judge_stalls(r, a, &len);
+}
+
+size_t ga_source_rank(const ga_source *s, const ga_source_cuts *cuts, ga_source_line *out,
+                      size_t max)
+{
+	ranking r = { .cuts = cuts };
+	size_t nout = 0;
+
+	if (!s || s->n_pcs == 0 || max == 0)
+		return 0;
+	merge_pcs(s, &r);
+	count_lines(&r);
+	count_samples(s, &r);
+	find_branches(&r);
+	for (size_t k = 0; k < r.nl; k++)
+		judge(&r, &r.lines[k]);
+	ga_source_line *tmp = ga_xcalloc(r.nl ? r.nl : 1, sizeof(*tmp));
+	for (size_t k = 0; k < r.nl; k++)
+		if (r.lines[k].l.issues)
+			tmp[nout++] = r.lines[k].l;
 	qsort(tmp, nout, sizeof(*tmp), score_cmp);
 	if (nout > max)
 		nout = max;
 	memcpy(out, tmp, nout * sizeof(*out));
 	free(tmp);
-	for (size_t k = 0; k < nl; k++)
-		free(lines[k].st);
-	free(lines);
-	free(line_of);
-	free(ord);
-	free(merged);
+	for (size_t k = 0; k < r.nl; k++)
+		free(r.lines[k].st);
+	free(r.lines);
+	free(r.line_of);
+	free(r.ord);
+	free(r.merged);
 	return nout;
 }
 
@@ -651,28 +695,42 @@ bad:
 	return -1;
 }
 
-void ga_source_fill_text(ga_source *s, size_t max)
+static int file_line_cmp(const void *x, const void *y)
 {
-	ga_source_line *top = ga_xcalloc(max ? max : 1, sizeof(*top));
-	size_t n = ga_source_rank(s, top, max);
-	for (size_t k = 0; k < n; k++) {
-		if (!top[k].file || top[k].text)
-			continue;
-		char *text = ga_source_read_line(top[k].file, top[k].line);
-		if (!text)
-			continue;
-		for (size_t i = 0; i < s->n_pcs; i++) {
-			ga_source_pc *p = &s->pcs[i];
-			if (p->pc == top[k].pc && p->line == top[k].line) {
-				free(p->text);
-				p->text = text;
-				text = NULL;
-				break;
-			}
+	const ga_source_pc *a = *(const ga_source_pc *const *)x, *b = *(const ga_source_pc *const *)y;
+	int c = strcmp(a->file, b->file);
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return (a->pc > b->pc) - (a->pc < b->pc);
+}
+
+/* The PCs with line information sorted by file, line and PC; each line's
+ * text goes to its lowest PC that the ranking reads (one that executed or
+ * was sampled), where ga_source_rank finds it. */
+void ga_source_fill_text(ga_source *s)
+{
+	ga_source_pc **v = ga_xcalloc(s->n_pcs ? s->n_pcs : 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_pcs; i++)
+		if (s->pcs[i].file && s->pcs[i].line > 0)
+			v[n++] = &s->pcs[i];
+	qsort(v, n, sizeof(*v), file_line_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		ga_source_pc *at = NULL;
+		int has_text = 0;
+		for (j = i; j < n && v[j]->line == v[i]->line && strcmp(v[j]->file, v[i]->file) == 0;
+		     j++) {
+			has_text |= v[j]->text != NULL;
+			if (!at && (z(v[j]->inst) > 0 || v[j]->n_stalls > 0))
+				at = v[j];
 		}
-		free(text);
+		if (at && !has_text)
+			at->text = ga_source_read_line(at->file, at->line);
 	}
-	free(top);
+	free(v);
 }
 
 char *ga_source_read_line(const char *file, int line)

@@ -112,12 +112,23 @@ double ga_source_pc_stall(const ga_source_pc *p, const char *reason);
  * are copied, and so are its sampling totals when `to` has none. */
 void ga_source_merge(ga_source *to, const ga_source *from);
 
+/* The cut-offs of the ranking.  The analysis takes them from the rules'
+ * classifier (source_min_waste_pct, ...) and the warp size from the device. */
+typedef struct {
+	double warp_size;        /* lanes per warp; NAN: unknown (no idle-lane kinds) */
+	double min_share;        /* fraction of a kind of waste for a line to rank */
+	double min_stall_share;  /* fraction of the stall samples for a stall hotspot */
+	double branch_drop;      /* lanes: a smaller drop in active lanes is noise */
+} ga_source_cuts;
+
 /* Rank the lines of s: at most max lines, largest share first.  A line
- * ranks with a share of at least 2 % of some kind of waste measured by the
- * SASS metrics (uncoalesced, bank conflicts, divergence), or, only when it
- * has none of those, with at least 10 % of the kernel's stall samples;
- * lines of the first kind come first.  Returns the number written. */
-size_t ga_source_rank(const ga_source *s, ga_source_line *out, size_t max);
+ * ranks with a share of at least cuts->min_share of some kind of waste
+ * measured by the SASS metrics (uncoalesced, bank conflicts, divergence),
+ * or, only when it has none of those, with at least cuts->min_stall_share
+ * of the kernel's stall samples; lines of the first kind come first.
+ * Returns the number written. */
+size_t ga_source_rank(const ga_source *s, const ga_source_cuts *cuts, ga_source_line *out,
+                      size_t max);
 
 /* JSON form of one "sources" entry (json_t *, new reference), and back.
  * from_json appends to *arr. */
@@ -125,12 +136,14 @@ void *ga_source_to_json(const ga_source *s);
 int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, const char *where,
                         ga_error *err);
 
-/* Lines a report shows per kernel. */
+/* Lines the analysis ranks per kernel. */
 #define GA_SOURCE_TOP_LINES 5
 
-/* Read the source text of the top max ranked lines from their files (when
- * readable) into the first PC of each line. */
-void ga_source_fill_text(ga_source *s, size_t max);
+/* Read the source text of every line of s (when its file is readable) into
+ * the line's first PC: whatever cut-offs the rules set when the profile is
+ * analysed, here or on another machine, the lines they rank have their
+ * text. */
+void ga_source_fill_text(ga_source *s);
 
 /* Read line `line` (1-based) of file into a malloc'd string without the
  * newline, leading blanks removed; NULL when unreadable. */

@@ -619,10 +619,10 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	if (o->stalls && g.n_processes > 0 && !g.permission && !g.another_profiler &&
 	    !g.unsupported && !g.counters_busy)
 		stall_run(o, prog, metrics, p, &stall_note);
-	/* Source text of the lines worth showing, read now while the files are
+	/* Source text of every measured line, read now while the files are
 	 * at hand, so that --import shows it on any machine. */
 	for (size_t i = 0; i < p->n_sources; i++)
-		ga_source_fill_text(&p->sources[i], GA_SOURCE_TOP_LINES);
+		ga_source_fill_text(&p->sources[i]);
 
 	free(p->collection.date);
 	p->collection.date = iso_now();

@@ -3,7 +3,6 @@
  * external references of any kind, so the page reads the same offline and
  * as a CI artifact.  Every string from the profile or the rules is escaped. */
 #include "report.h"
-#include "roofline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -79,7 +78,7 @@ static void roofs(ga_buf *b, const ga_roofline *r, const axes *a)
 	for (int p = 0; p < GA_ROOF__PREC; p++) {
 		if (!ga_roof_prec_drawn(r, (ga_roof_prec)p))
 			continue;
-		double ridge = pk->flops[p] / pk->bw[GA_ROOF_DRAM];
+		double ridge = pk->ridge[p];
 		top = fmax(top, pk->flops[p]);
 		ga_buf_printf(b, "<line class=\"roof\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		              "y2=\"%.1f\"/><text x=\"%d\" y=\"%.1f\">%s</text>\n", sx(a, ridge),
@@ -237,10 +236,9 @@ static const char css[] =
 int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o)
 {
 	ga_buf b = { 0 };
-	ga_roofline r;
+	const ga_roofline *r = &a->roofline;
 	char d[32];
 	(void)rs;
-	ga_roofline_compute(a, &r);
 	ga_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	              "<title>gpuadvise report</title>\n<style>%s</style>\n</head>\n<body>\n"
 	              "<h1>gpuadvise report</h1>\n<p>", css);
@@ -262,11 +260,10 @@ int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 		esc(&b, a->profile->collection.note);
 		ga_buf_puts(&b, "</p>\n");
 	}
-	chart(&b, a, &r);
+	chart(&b, a, r);
 	findings(&b, a);
-	kernel_table(&b, a, &r);
+	kernel_table(&b, a, r);
 	ga_buf_puts(&b, "</body>\n</html>\n");
-	ga_roofline_free(&r);
 	int rc = fwrite(b.s, 1, b.len, out) == b.len && fflush(out) == 0 && !ferror(out) ? 0 : -1;
 	ga_buf_free(&b);
 	return rc;

@@ -3,7 +3,7 @@
  * {"format": "gpuadvise-report", "schema": 1, "profile": {...},
  *  "kernels": [...], "findings": [...], "summary": {...}, "notes": [...],
  *  "processes": [...], "baseline": {...} or null, "roofline": {peaks} or null}
- * and each kernel has a "roofline" object (see roofline.h).
+ * and each kernel has a "roofline" object (see analyze/roofline.h).
  *
  * docs/report.schema.json describes it (checked against real output by
  * tests/cli/run.sh).
@@ -14,7 +14,6 @@
  * "kernels[].launch_indices" index the embedded profile's "launches" array;
  * "kernels[].findings" and "findings[].kernel" index the report's own arrays. */
 #include "report.h"
-#include "roofline.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -136,17 +135,17 @@ static json_t *roof_peaks_json(const ga_roof_peaks *pk)
 
 
 /* "source": the kernel's top source lines, when source-level data exists. */
-static json_t *source_json(const ga_analysis *a, const ga_group *g)
+static json_t *source_json(const ga_group *g)
 {
-	const ga_source *src = ga_report_group_source(a, g);
-	ga_source_line top[GA_SOURCE_TOP_LINES];
+	const ga_source *src = g->source;
+	const ga_source_line *top = g->lines;
+	size_t n = g->n_lines;
 	if (!src)
 		return NULL;
-	size_t n = ga_source_rank(src, top, GA_SOURCE_TOP_LINES);
 	json_t *o = json_object(), *lines = json_array();
 	json_object_set_new(o, "trigger", str_or_null(src->trigger));
 	json_object_set_new(o, "lineinfo", json_boolean(src->lineinfo));
-	if (src->sample_period > 0 || src->samples_total > 0)
+	if (g->source_sampled)
 		json_object_set_new(o, "pc_sampling",
 		                    json_pack("{s:f, s:f, s:f}", "period_cycles", src->sample_period,
 		                              "samples", src->samples_total, "dropped",
@@ -189,7 +188,7 @@ static json_t *source_json(const ga_analysis *a, const ga_group *g)
 	return o;
 }
 
-static json_t *kernel_json(const ga_analysis *a, const ga_group *g, const ga_roof_kernel *rk)
+static json_t *kernel_json(const ga_group *g, const ga_roof_kernel *rk)
 {
 	json_t *k = json_object();
 	json_object_set_new(k, "name", str_or_null(g->name));
@@ -226,7 +225,7 @@ static json_t *kernel_json(const ga_analysis *a, const ga_group *g, const ga_roo
 		json_array_append_new(un, json_string(g->unchecked[i]->id));
 	json_object_set_new(k, "unchecked_rules", un);
 	json_object_set_new(k, "roofline", rk ? roof_kernel_json(rk) : json_null());
-	json_t *src = source_json(a, g);
+	json_t *src = source_json(g);
 	if (src)
 		json_object_set_new(k, "source", src);
 	return k;
@@ -252,10 +251,10 @@ static json_t *finding_json(const ga_analysis *a, size_t idx)
 	json_object_set_new(o, "estimate", num(f->estimate));
 	json_object_set_new(o, "saving", num(f->saving));
 	json_t *range = json_array();
-	json_array_append_new(range, num(r ? r->speedup_min : NAN));
-	json_array_append_new(range, num(r ? r->speedup_max : NAN));
+	json_array_append_new(range, num(r ? f->speedup_min : NAN));
+	json_array_append_new(range, num(r ? f->speedup_max : NAN));
 	json_object_set_new(o, "expected_speedup", range);
-	json_object_set_new(o, "estimated_speedup", num(ga_estimate_speedup(f->estimate)));
+	json_object_set_new(o, "estimated_speedup", num(f->speedup));
 	json_object_set_new(o, "evidence", evidence_json(f->evidence, f->n_evidence));
 	json_object_set_new(o, "fix", str_or_null(r ? r->fix : NULL));
 	return o;
@@ -264,27 +263,18 @@ static json_t *finding_json(const ga_analysis *a, size_t idx)
 static json_t *summary_json(const ga_analysis *a)
 {
 	json_t *s = json_object();
-	size_t launches = 0, counts[GA_CLASS__COUNT] = { 0 };
-	for (size_t i = 0; i < a->n_groups; i++) {
-		launches += a->groups[i].n_launches;
-		if (a->groups[i].klass >= 0 && a->groups[i].klass < GA_CLASS__COUNT)
-			counts[a->groups[i].klass]++;
-	}
 	json_object_set_new(s, "kernels", json_integer((json_int_t)a->n_groups));
-	json_object_set_new(s, "launches", json_integer((json_int_t)launches));
+	json_object_set_new(s, "launches", json_integer((json_int_t)a->n_launches));
 	json_object_set_new(s, "total_gpu_ns", num(a->total_ns));
 	json_t *cl = json_object();
 	for (int c = 0; c < GA_CLASS__COUNT; c++) {
 		const char *n = ga_class_name((ga_class)c);
 		if (n)
-			json_object_set_new(cl, n, json_integer((json_int_t)counts[c]));
+			json_object_set_new(cl, n, json_integer((json_int_t)a->n_class[c]));
 	}
 	json_object_set_new(s, "classes", cl);
 
-	int max = -1;
-	for (size_t i = 0; i < a->n_findings; i++)
-		if (a->findings[i].rule && (int)a->findings[i].rule->severity > max)
-			max = (int)a->findings[i].rule->severity;
+	int max = ga_analysis_max_severity(a);
 	json_object_set_new(s, "max_severity",
 	                    max >= 0 ? str_or_null(ga_severity_name((ga_severity)max))
 	                             : json_null());
@@ -297,15 +287,16 @@ static json_t *summary_json(const ga_analysis *a)
 
 static json_t *processes_json(const ga_analysis *a, const ga_report_opts *o)
 {
-	ga_process *v = NULL;
-	size_t n = ga_report_processes(a, o, &v);
+	const ga_process *v = a->processes;
 	json_t *arr = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_t *p = json_object();
+	for (size_t i = 0; i < a->n_processes; i++) {
+		json_t *p = json_object(), *files = json_array();
+		const char **names;
+		size_t nf = ga_report_process_files(a, o, v[i].pid, &names);
 		json_object_set_new(p, "pid", json_integer(v[i].pid));
-		json_t *files = json_array();
-		for (size_t f = 0; f < v[i].n_files; f++)
-			json_array_append_new(files, str_or_null(v[i].files[f]));
+		for (size_t f = 0; f < nf; f++)
+			json_array_append_new(files, str_or_null(names[f]));
+		free(names);
 		json_object_set_new(p, "files", files);
 		json_object_set_new(p, "kernels", json_integer((json_int_t)v[i].n_kernels));
 		json_object_set_new(p, "launches", json_integer((json_int_t)v[i].n_launches));
@@ -313,7 +304,6 @@ static json_t *processes_json(const ga_analysis *a, const ga_report_opts *o)
 		json_object_set_new(p, "share", num(v[i].share));
 		json_array_append_new(arr, p);
 	}
-	ga_processes_free(v, n);
 	return arr;
 }
 
@@ -450,12 +440,11 @@ void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
 	json_t *prof = a->profile ? (json_t *)ga_profile_to_json(a->profile) : NULL;
 	json_object_set_new(root, "profile", prof ? prof : json_null());
 
-	ga_roofline roof;
-	ga_roofline_compute(a, &roof);
+	const ga_roofline *roof = &a->roofline;
 	json_t *ks = json_array();
 	for (size_t i = 0; i < a->n_groups; i++)
-		json_array_append_new(ks, kernel_json(a, &a->groups[i],
-		                                      i < roof.n ? &roof.kernels[i] : NULL));
+		json_array_append_new(ks, kernel_json(&a->groups[i],
+		                                      i < roof->n ? &roof->kernels[i] : NULL));
 	json_object_set_new(root, "kernels", ks);
 
 	json_t *fs = json_array();
@@ -474,9 +463,8 @@ void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
 	json_object_set_new(root, "processes", processes_json(a, o));
 	json_object_set_new(root, "baseline", o && o->baseline ? baseline_json(o->baseline)
 	                                                       : json_null());
-	json_object_set_new(root, "roofline", a->profile ? roof_peaks_json(&roof.peaks)
+	json_object_set_new(root, "roofline", a->profile ? roof_peaks_json(&roof->peaks)
 	                                                 : json_null());
-	ga_roofline_free(&roof);
 	return root;
 }
 

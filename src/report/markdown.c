@@ -136,9 +136,7 @@ static size_t longest_tick_run(const char *s)
 static void summary(ga_buf *b, const ga_analysis *a)
 {
 	char d[32], p[32];
-	size_t launches = 0;
-	for (size_t i = 0; i < a->n_groups; i++)
-		launches += a->groups[i].n_launches;
+	size_t launches = a->n_launches;
 
 	if (a->n_findings == 0) {
 		ga_buf_puts(b, "No findings: every kernel is below the rules' thresholds. ");
@@ -176,7 +174,7 @@ static void findings_table(ga_buf *b, const ga_analysis *a, size_t shown)
 		if (r)
 			ga_buf_printf(b, " (%s)", ga_report_severity(r->severity));
 		ga_buf_printf(b, " | %s%% | %s |\n", ga_fmt_pct(f->saving, 0, p, sizeof(p)),
-		              r ? ga_fmt_speedup_range(r->speedup_min, r->speedup_max, r1, sizeof(r1))
+		              r ? ga_fmt_speedup_range(f->speedup_min, f->speedup_max, r1, sizeof(r1))
 		                : "n/a");
 	}
 	if (shown < a->n_findings)
@@ -252,12 +250,11 @@ static void source_table(ga_buf *b, const ga_analysis *a, size_t shown)
 {
 	int any = 0;
 	for (size_t i = 0; i < shown; i++) {
-		const ga_source *src = ga_report_group_source(a, &a->groups[i]);
-		ga_source_line top[GA_SOURCE_TOP_LINES];
-		size_t n;
+		const ga_source *src = a->groups[i].source;
+		const ga_source_line *top = a->groups[i].lines;
+		size_t n = a->groups[i].n_lines;
 		if (!src)
 			continue;
-		n = ga_source_rank(src, top, GA_SOURCE_TOP_LINES);
 		if (!any) {
 			ga_buf_puts(b, "\n#### Source lines\n\n");
 			ga_buf_puts(b, "| Kernel | Line | What is wrong there | Share | Code |\n");
@@ -295,8 +292,8 @@ static void source_table(ga_buf *b, const ga_analysis *a, size_t shown)
 
 static void processes_table(ga_buf *b, const ga_analysis *a, const ga_report_opts *o)
 {
-	ga_process *v = NULL;
-	size_t n = ga_report_processes(a, o, &v), kernels = 0, launches = 0;
+	const ga_process *v = a->processes;
+	size_t n = a->n_processes, kernels = 0, launches = 0;
 	char d[32], p[32];
 
 	ga_buf_puts(b, "\n#### Processes\n\n");
@@ -306,18 +303,20 @@ static void processes_table(ga_buf *b, const ga_analysis *a, const ga_report_opt
 		ga_buf_printf(b, "| %d | %zu | %zu | %s | %s%% | ", v[i].pid, v[i].n_kernels,
 		              v[i].n_launches, ga_fmt_duration(v[i].total_ns, d, sizeof(d)),
 		              ga_fmt_pct(v[i].share, 1, p, sizeof(p)));
-		for (size_t f = 0; f < v[i].n_files; f++) {
+		const char **files;
+		size_t nf = ga_report_process_files(a, o, v[i].pid, &files);
+		for (size_t f = 0; f < nf; f++) {
 			if (f)
 				ga_buf_puts(b, ", ");
-			put_code(b, v[i].files[f]);
+			put_code(b, files[f]);
 		}
+		free(files);
 		ga_buf_puts(b, " |\n");
 		kernels += v[i].n_kernels;
 		launches += v[i].n_launches;
 	}
 	ga_buf_printf(b, "| **total** | %zu | %zu | %s | 100%% | |\n", kernels, launches,
 	              ga_fmt_duration(a->total_ns, d, sizeof(d)));
-	ga_processes_free(v, n);
 }
 
 static void finding_ids(ga_buf *b, const ga_finding_change *v, size_t n)

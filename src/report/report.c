@@ -107,15 +107,6 @@ const char *ga_fmt_pct(double frac, int decimals, char *buf, size_t len)
 	return buf;
 }
 
-double ga_estimate_speedup(double estimate)
-{
-	if (isnan(estimate) || estimate < 0)
-		return NAN;
-	if (estimate >= 1)
-		return INFINITY;
-	return 1.0 / (1.0 - estimate);
-}
-
 const char *ga_fmt_speedup(double s, char *buf, size_t len)
 {
 	if (!buf || len == 0)
@@ -301,69 +292,29 @@ int ga_fail_severity(ga_fail_mode m)
 	}
 }
 
-size_t ga_report_processes(const ga_analysis *a, const ga_report_opts *o, ga_process **out)
+size_t ga_report_process_files(const ga_analysis *a, const ga_report_opts *o, int pid,
+                               const char ***out)
 {
-	ga_process *v = NULL;
-	size_t n = 0, cap = 0;
 	const ga_profile *p = a->profile;
+	const char **files = ga_xcalloc(o && o->n_inputs ? o->n_inputs : 1, sizeof(*files));
+	size_t n = 0;
 
-	/* In the order of first launch: walk the launches. */
-	for (size_t i = 0; p && i < p->n_launches; i++) {
-		int pid = p->launches[i].pid;
-		size_t k = 0;
-		while (k < n && v[k].pid != pid)
-			k++;
-		if (k == n) {
-			ga_process np = { .pid = pid };
-			GA_PUSH(v, n, cap, np);
-		}
-		v[k].n_launches++;
-		for (size_t f = 0; o && f < o->n_inputs; f++) {
-			const ga_report_input *in = &o->inputs[f];
-			if (i < in->first_launch || i - in->first_launch >= in->n_launches)
-				continue;
-			size_t j = 0;
-			while (j < v[k].n_files && v[k].files[j] != in->path)
-				j++;
-			if (j == v[k].n_files) {
-				v[k].files = ga_xrealloc(v[k].files, (j + 1) * sizeof(*v[k].files));
-				v[k].files[v[k].n_files++] = in->path;
+	*out = files;
+	for (size_t f = 0; p && o && f < o->n_inputs; f++) {
+		const ga_report_input *in = &o->inputs[f];
+		for (size_t i = in->first_launch; i < p->n_launches &&
+		                                  i - in->first_launch < in->n_launches; i++)
+			if (p->launches[i].pid == pid) {
+				files[n++] = in->path;
+				break;
 			}
-		}
 	}
-	for (size_t gi = 0; gi < a->n_groups; gi++) {
-		const ga_group *g = &a->groups[gi];
-		for (size_t k = 0; k < n; k++) {
-			if (v[k].pid != g->pid)
-				continue;
-			v[k].n_kernels++;
-			if (isfinite(g->total_ns))
-				v[k].total_ns += g->total_ns;
-			break;
-		}
-	}
-	for (size_t k = 0; k < n; k++)
-		v[k].share = a->total_ns > 0 ? v[k].total_ns / a->total_ns : NAN;
-	*out = v;
 	return n;
-}
-
-void ga_processes_free(ga_process *v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i].files);
-	free(v);
 }
 
 int ga_report_several_processes(const ga_analysis *a, const ga_report_opts *o)
 {
-	const ga_profile *p = a->profile;
-	if (o && o->n_inputs > 1)
-		return 1;
-	for (size_t i = 1; p && i < p->n_launches; i++)
-		if (p->launches[i].pid != p->launches[0].pid)
-			return 1;
-	return 0;
+	return a->n_processes > 1 || (o && o->n_inputs > 1);
 }
 
 char *ga_device_label(const ga_device *d)
@@ -399,25 +350,6 @@ const char *ga_report_severity(ga_severity s)
 {
 	const char *n = ga_severity_name(s);
 	return n ? n : "?";
-}
-
-const ga_source *ga_report_group_source(const ga_analysis *a, const ga_group *g)
-{
-	const ga_profile *p = a->profile;
-	const ga_source *loose = NULL;
-	if (!p || !g->mangled)
-		return NULL;
-	for (size_t i = 0; i < p->n_sources; i++) {
-		const ga_source *s = &p->sources[i];
-		if (s->pid != g->pid || !s->mangled || strcmp(s->mangled, g->mangled) != 0)
-			continue;
-		if (memcmp(s->grid, g->grid, sizeof(s->grid)) == 0 &&
-		    memcmp(s->block, g->block, sizeof(s->block)) == 0)
-			return s;
-		if (!loose)
-			loose = s;
-	}
-	return loose;
 }
 
 const char *ga_report_basename(const char *path)

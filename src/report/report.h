@@ -1,13 +1,14 @@
 /* report.h: output formats.  Each format is a table entry with one write
  * callback; main picks one by name.  Only reporters format text, colour,
- * JSON or Markdown. */
+ * JSON or Markdown, and they only format: every number they print is in the
+ * analysis value (analyze.h) or the baseline comparison (baseline.h). */
 #ifndef GA_REPORT_H
 #define GA_REPORT_H
 
 #include <stdio.h>
 
+#include "../analyze/analyze.h"
 #include "../baseline.h"
-#include "../rules/engine.h"
 
 /* --fail-on as the reporters see it (JUnit marks failing kernels with it).
  * Zero, the default, means not given: JUnit then fails kernels with a
@@ -88,10 +89,6 @@ const char *ga_fmt_pct(double frac, int decimals, char *buf, size_t len);
 const char *ga_fmt_speedup(double s, char *buf, size_t len);
 /* A rule's expected range: "2-10x", or "2x" when min == max. */
 const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len);
-/* Speedup of a kernel whose time shrinks by the fraction estimate:
- * 1 / (1 - estimate); INFINITY when estimate >= 1, NAN when it is NAN or
- * negative. */
-double ga_estimate_speedup(double estimate);
 /* Columns a UTF-8 string takes on a terminal: code points, not counting
  * ANSI escape sequences (wide characters count as one). */
 size_t ga_text_width(const char *s);
@@ -112,20 +109,11 @@ const char *ga_fmt_change(double frac, char *buf, size_t len);
  * regressions (high). */
 int ga_fail_severity(ga_fail_mode m);
 
-/* One process of the analysed profile. */
-typedef struct {
-	int pid;
-	size_t n_kernels, n_launches;
-	double total_ns;           /* GPU time of its kernels */
-	double share;              /* of all profiled GPU time, 0..1 */
-	const char **files;        /* input files holding its launches (borrowed strings) */
-	size_t n_files;
-} ga_process;
-
-/* The processes of a, in the order of their first launch; files from
- * o->inputs when given.  Returns the count; free with ga_processes_free. */
-size_t ga_report_processes(const ga_analysis *a, const ga_report_opts *o, ga_process **out);
-void ga_processes_free(ga_process *v, size_t n);
+/* The input files holding launches of process pid (from o->inputs), in
+ * *out: a malloc'd array of borrowed strings, which the caller frees.
+ * Returns the count. */
+size_t ga_report_process_files(const ga_analysis *a, const ga_report_opts *o, int pid,
+                               const char ***out);
 /* Whether the report should have a per-process section: launches from
  * more than one process, or more than one input file. */
 int ga_report_several_processes(const ga_analysis *a, const ga_report_opts *o);
@@ -136,10 +124,38 @@ char *ga_baseline_warning(const ga_comparison *c);
 /* A device as "NAME (CHIP)", malloc'd. */
 char *ga_device_label(const ga_device *d);
 
-/* The source-level data measured for a kernel group (same mangled name and
- * pid; the same grid and block preferred), or NULL. */
-const ga_source *ga_report_group_source(const ga_analysis *a, const ga_group *g);
 /* The tail of a path after its last '/'. */
 const char *ga_report_basename(const char *path);
+
+/* ---- wrapping (wrap.c) --------------------------------------------------- */
+
+/* Joins words that wrapping keeps together; written as a blank. */
+#define GA_NBSP '\x1f'
+/* Append n blanks. */
+void ga_spaces(ga_buf *b, size_t n);
+/* Append text wrapped at width.  The first line continues at column col
+ * (the caller has written that much already); later lines start with
+ * indent blanks.  A '\n' in text is a hard break and blank lines are kept.
+ * Always ends with a newline. */
+void ga_wrap(ga_buf *b, const char *text, size_t col, size_t indent, size_t width);
+
+/* ---- drawing the roofline (roofplot.c) ---------------------------------- */
+
+/* Whether a precision's flat roof is drawn: its peak is known, and it is
+ * FP32 or FP64, or some placed kernel does work in it. */
+int ga_roof_prec_drawn(const ga_roofline *r, ga_roof_prec p);
+/* The plot's extent in decades (log10): intensity x0..x1 (FLOP/byte) and
+ * FLOP/s y0..y1, covering the placed kernels, the drawn roofs and their
+ * DRAM ridges with some margin.  Returns 0, or -1 when nothing is placed. */
+int ga_roof_axes(const ga_roofline *r, double *x0, double *x1, double *y0, double *y1);
+/* The terminal chart: a log-log plot in Unicode braille and box drawing, at
+ * most width columns (>= 60), appended to b.  Kernel i is drawn as the
+ * character ga_roof_label(i). */
+void ga_roof_plot(ga_buf *b, const ga_roofline *r, size_t width);
+/* The one-character label of kernel i: 'A'..'Z', 'a'..'z', or 0 beyond. */
+char ga_roof_label(size_t i);
+/* FLOP/s or bytes/s with an SI prefix and unit, three significant digits:
+ * "66.9 TFLOP/s", "4.81 TB/s"; NAN -> "n/a". */
+const char *ga_fmt_rate(double v, const char *unit, char *buf, size_t len);
 
 #endif

@@ -10,8 +10,10 @@
  * L2 and L1 bandwidth slopes up to the highest flat roof, and each drawn
  * precision's flat roof from its DRAM ridge, marked ◆, to the right edge,
  * named in the right margin.  Kernels are their label letters; two that
- * fall on one character are set side by side.  See roofline.h. */
-#include "roofline.h"
+ * fall on one character are set side by side.  Also the helpers the HTML
+ * chart shares: which roofs are drawn, the axes, kernel labels, rates.
+ * See report.h. */
+#include "report.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -90,7 +92,7 @@ static void roofs(plot *p, const ga_roofline *r)
 	for (int f = 0; f < GA_ROOF__PREC; f++) {
 		if (!ga_roof_prec_drawn(r, (ga_roof_prec)f))
 			continue;
-		double ridge = log10(pk->flops[f] / pk->bw[GA_ROOF_DRAM]);
+		double ridge = log10(pk->ridge[f]);
 		long x = px_x(p, ridge), y = px_y(p, log10(pk->flops[f]));
 		if (pk->flops[f] > top)
 			top = pk->flops[f];
@@ -229,4 +231,74 @@ void ga_roof_plot(ga_buf *b, const ga_roofline *r, size_t width)
 	emit_rows(b, p);
 	emit_x_axis(b, p);
 	free(p);
+}
+
+/* ---- shared with the HTML chart ------------------------------------------ */
+
+const char *ga_fmt_rate(double v, const char *unit, char *buf, size_t len)
+{
+	static const char *const pre[] = { "", "K", "M", "G", "T", "P", "E" };
+	size_t i = 0;
+	if (!isfinite(v)) {
+		snprintf(buf, len, "n/a");
+		return buf;
+	}
+	while (i + 1 < GA_ARRAY_LEN(pre) && fabs(v) >= 999.5) {
+		v /= 1000.0;
+		i++;
+	}
+	snprintf(buf, len, "%.3g %s%s", v, pre[i], unit);
+	return buf;
+}
+
+int ga_roof_prec_drawn(const ga_roofline *r, ga_roof_prec p)
+{
+	if (!isfinite(r->peaks.flops[p]))
+		return 0;
+	if (p == GA_ROOF_FP32 || p == GA_ROOF_FP64)
+		return 1;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->kernels[i].verdict != GA_ROOF_NOT_PLACED && r->kernels[i].flops[p] > 0)
+			return 1;
+	return 0;
+}
+
+static void widen(double *lo, double *hi, double v)
+{
+	if (!isfinite(v) || v <= 0)
+		return;
+	v = log10(v);
+	if (!(*lo <= v))
+		*lo = v;
+	if (!(*hi >= v))
+		*hi = v;
+}
+
+int ga_roof_axes(const ga_roofline *r, double *x0, double *x1, double *y0, double *y1)
+{
+	double xl = NAN, xh = NAN, yl = NAN, yh = NAN;
+	if (r->n_placed == 0)
+		return -1;
+	for (size_t i = 0; i < r->n; i++) {
+		const ga_roof_kernel *k = &r->kernels[i];
+		if (k->verdict == GA_ROOF_NOT_PLACED)
+			continue;
+		widen(&xl, &xh, k->intensity[GA_ROOF_DRAM]);
+		widen(&yl, &yh, k->flops_total);
+	}
+	for (int p = 0; p < GA_ROOF__PREC; p++)
+		if (ga_roof_prec_drawn(r, (ga_roof_prec)p)) {
+			widen(&xl, &xh, r->peaks.ridge[p]);
+			widen(&yl, &yh, r->peaks.flops[p]);
+		}
+	*x0 = floor(xl - 0.5);
+	*x1 = ceil(xh + 0.5);
+	*y0 = floor(yl - 0.5);
+	*y1 = ceil(yh + 0.2);
+	return 0;
+}
+
+char ga_roof_label(size_t i)
+{
+	return i < 26 ? (char)('A' + i) : i < 52 ? (char)('a' + i - 26) : 0;
 }

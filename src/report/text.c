@@ -7,7 +7,6 @@
  * are printed verbatim.  Colour (ANSI) only when opts->color.  The output is
  * deterministic: golden tests compare it byte for byte. */
 #include "report.h"
-#include "roofline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -16,7 +15,7 @@
 #define TOP_FINDINGS 5      /* shown in "What to do first" unless verbose */
 #define MIN_WIDTH 40
 #define MAX_FULL_NAME 1000  /* columns of a kernel's "full name" line */
-#define NBSP '\x1f'         /* joins words the wrapper keeps together */
+#define NBSP GA_NBSP
 
 #define C_RESET "\033[0m"
 #define C_BOLD "\033[1m"
@@ -90,103 +89,11 @@ static const char *dur_nb(double ns, char *buf, size_t len)
 	return nb(buf);
 }
 
-static void spaces(ga_buf *b, size_t n)
-{
-	while (n--)
-		ga_buf_putc(b, ' ');
-}
-
-/* ---- wrapping ---------------------------------------------------------- */
-
-typedef struct {
-	ga_buf *b;
-	size_t col;        /* current column */
-	size_t indent;     /* of continuation lines */
-	size_t width;
-	int line_has_word; /* a word was written on this line already */
-	int pending_indent;/* indent not yet written on this (new) line */
-} wrapper;
-
-static void put_word(wrapper *w, const char *s, size_t n)
-{
-	size_t ww = ga_text_width_n(s, n);
-	if (w->line_has_word && w->col + 1 + ww > w->width) {
-		ga_buf_putc(w->b, '\n');
-		w->col = 0;
-		w->line_has_word = 0;
-		w->pending_indent = 1;
-	}
-	if (w->pending_indent) {
-		spaces(w->b, w->indent);
-		w->col = w->indent;
-		w->pending_indent = 0;
-	} else if (w->line_has_word) {
-		ga_buf_putc(w->b, ' ');
-		w->col++;
-	}
-	ga_buf_putn(w->b, s, n);
-	for (char *c = w->b->s + w->b->len - n; *c; c++)
-		if (*c == NBSP)
-			*c = ' ';
-	w->col += ww;
-	w->line_has_word = 1;
-}
-
-/* A word longer than a whole line that holds NBSP-joined parts is split at
- * them rather than run past the margin. */
-static void add_word(wrapper *w, const char *s, size_t n)
-{
-	size_t avail = w->width > w->indent ? w->width - w->indent : 1;
-	if (ga_text_width_n(s, n) > avail && memchr(s, NBSP, n)) {
-		size_t start = 0;
-		for (size_t i = 0; i <= n; i++) {
-			if (i == n || s[i] == NBSP) {
-				if (i > start)
-					put_word(w, s + start, i - start);
-				start = i + 1;
-			}
-		}
-		return;
-	}
-	put_word(w, s, n);
-}
-
-/* Append text wrapped at width.  The first line continues at column col (the
- * caller has written that much already); later lines start with indent
- * spaces.  A '\n' in text is a hard break and blank lines are kept.  Always
- * ends with a newline. */
-static void wrap(ga_buf *b, const char *text, size_t col, size_t indent, size_t width)
-{
-	wrapper w = { b, col, indent, width, 0, 0 };
-	const char *p = text ? text : "";
-	for (;;) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '\0')
-			break;
-		if (*p == '\n') {
-			ga_buf_putc(b, '\n');
-			w.col = 0;
-			w.line_has_word = 0;
-			w.pending_indent = 1;
-			p++;
-			continue;
-		}
-		const char *e = p;
-		while (*e && *e != ' ' && *e != '\t' && *e != '\n')
-			e++;
-		add_word(&w, p, (size_t)(e - p));
-		p = e;
-	}
-	if (w.line_has_word || !w.pending_indent)
-		ga_buf_putc(b, '\n');
-}
-
 /* Wrap the contents of a scratch buffer (which may hold colour codes), then
  * free it. */
 static void wrap_buf(tctx *t, ga_buf *s, size_t col, size_t indent)
 {
-	wrap(&t->b, s->s ? s->s : "", col, indent, t->width);
+	ga_wrap(&t->b, s->s ? s->s : "", col, indent, t->width);
 	ga_buf_free(s);
 }
 
@@ -220,20 +127,12 @@ static const char *plural(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-static size_t total_launches(const ga_analysis *a)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < a->n_groups; i++)
-		n += a->groups[i].n_launches;
-	return n;
-}
-
 /* text wrapped inside a frame of '+', '-' and '|', in bold. */
 static void box(tctx *t, const char *text)
 {
 	ga_buf inner = { 0 };
 	size_t iw = t->width > 4 ? t->width - 4 : 1;
-	wrap(&inner, text, 0, 0, iw);
+	ga_wrap(&inner, text, 0, 0, iw);
 	size_t maxw = 0;
 	for (char *l = inner.s; l && *l;) {
 		char *e = strchr(l, '\n');
@@ -251,7 +150,7 @@ static void box(tctx *t, const char *text)
 		*e = '\0';
 		ga_buf_puts(&t->b, "| ");
 		paint(t, C_BOLD, l);
-		spaces(&t->b, maxw - ga_text_width(l));
+		ga_spaces(&t->b, maxw - ga_text_width(l));
 		ga_buf_puts(&t->b, " |\n");
 		l = e + 1;
 	}
@@ -283,7 +182,7 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 		wrap_buf(t, &s, 0, 2);
 	}
 
-	size_t nl = total_launches(a);
+	size_t nl = a->n_launches;
 	ga_buf_printf(&s, "%zu %s, %zu %s profiled, %s GPU time", a->n_groups,
 	              plural(a->n_groups, "kernel", "kernels"), nl,
 	              plural(nl, "launch", "launches"), dur_nb(a->total_ns, d, sizeof(d)));
@@ -337,7 +236,7 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 	ga_buf_putc(&t->b, '\n');
 	heading(t, "What to do first");
 	if (a->n_findings == 0) {
-		wrap(&t->b, "No findings: every kernel is below the rules' thresholds.", 0, 0,
+		ga_wrap(&t->b, "No findings: every kernel is below the rules' thresholds.", 0, 0,
 		     t->width);
 		return;
 	}
@@ -369,7 +268,7 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 		free(line);
 		free(name);
 
-		spaces(&t->b, 4);
+		ga_spaces(&t->b, 4);
 		ga_buf_printf(&s, "saves ~%s%% of total GPU time; ",
 		              ga_fmt_pct(f->saving, 0, b1, sizeof(b1)));
 		if (r) {
@@ -386,16 +285,16 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 		}
 		wrap_buf(t, &s, 4, 4);
 
-		spaces(&t->b, 4);
+		ga_spaces(&t->b, 4);
 		if (r)
 			ga_buf_printf(&s, "expected %s from the fix, ",
-			              ga_fmt_speedup_range(r->speedup_min, r->speedup_max, b2, sizeof(b2)));
+			              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b2, sizeof(b2)));
 		ga_buf_printf(&s, "estimated %s on this kernel",
-		              ga_fmt_speedup(ga_estimate_speedup(f->estimate), b3, sizeof(b3)));
+		              ga_fmt_speedup(f->speedup, b3, sizeof(b3)));
 		wrap_buf(t, &s, 4, 4);
 
 		if (f->n_evidence) {
-			spaces(&t->b, 4);
+			ga_spaces(&t->b, 4);
 			ga_buf_puts(&s, "evidence: ");
 			evidence_list(&s, f->evidence, f->n_evidence);
 			wrap_buf(t, &s, 4, 6);
@@ -439,7 +338,7 @@ static void example(tctx *t, const char *ex)
 		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
 			n--;
 		if (n) {
-			spaces(&t->b, indent);
+			ga_spaces(&t->b, indent);
 			ga_buf_printf(&t->b, "%.*s", (int)n, p);
 		}
 		ga_buf_putc(&t->b, '\n');
@@ -454,7 +353,7 @@ static void group_finding(tctx *t, const ga_analysis *a, const ga_finding *f)
 	char b[64];
 
 	ga_buf_putc(&t->b, '\n');
-	spaces(&t->b, 2);
+	ga_spaces(&t->b, 2);
 	if (r) {
 		ga_buf_putc(&s, '[');
 		if (t->color)
@@ -469,8 +368,8 @@ static void group_finding(tctx *t, const ga_analysis *a, const ga_finding *f)
 	wrap_buf(t, &s, 2, 4);
 
 	if (r && r->fix && *r->fix) {
-		spaces(&t->b, 4);
-		wrap(&t->b, r->fix, 4, 4, t->width);
+		ga_spaces(&t->b, 4);
+		ga_wrap(&t->b, r->fix, 4, 4, t->width);
 	}
 	if (r && r->example && *r->example) {
 		ga_buf_putc(&t->b, '\n');
@@ -521,7 +420,7 @@ static void launch_list(tctx *t, const ga_profile *p, const ga_group *g)
 			              wp, l->pid, wd, dur, wg, gd, bd);
 		} else {
 			ga_buf s = { 0 };
-			spaces(&t->b, 4);
+			ga_spaces(&t->b, 4);
 			ga_buf_printf(&s, "%s: pid%c%d, %s, grid%c%s, block%c%s", idx, NBSP, l->pid,
 			              nb(dur), NBSP, gd, NBSP, bd);
 			wrap_buf(t, &s, 4, 6);
@@ -529,21 +428,19 @@ static void launch_list(tctx *t, const ga_profile *p, const ga_group *g)
 	}
 }
 
-/* Where to change the kernel: its top source lines (source.c ranks them). */
-static void source_lines(tctx *t, const ga_analysis *a, const ga_group *g)
+/* Where to change the kernel: its top source lines (the analysis ranks
+ * them). */
+static void source_lines(tctx *t, const ga_group *g)
 {
-	const ga_source *src = ga_report_group_source(a, g);
-	ga_source_line top[GA_SOURCE_TOP_LINES];
+	const ga_source *src = g->source;
+	const ga_source_line *top = g->lines;
+	size_t n = g->n_lines;
+	int sass = g->source_sass, stalls = g->source_sampled;
 	ga_buf s = {0};
-	size_t n;
 
 	if (!src)
 		return;
-	n = ga_source_rank(src, top, GA_SOURCE_TOP_LINES);
-	spaces(&t->b, 2);
-	int sass = 0, stalls = src->samples_total > 0 || src->sample_period > 0;
-	for (size_t i = 0; i < src->n_pcs && !sass; i++)
-		sass = isfinite(src->pcs[i].inst);
+	ga_spaces(&t->b, 2);
 	ga_buf_printf(&s, "source lines (%s; %s):",
 	              sass && stalls ? "SASS metrics of one launch, stall samples of a second run"
 	              : stalls       ? "stall samples of a second run"
@@ -551,19 +448,19 @@ static void source_lines(tctx *t, const ga_analysis *a, const ga_group *g)
 	              src->trigger ? src->trigger : "measured");
 	wrap_buf(t, &s, 2, 4);
 	if (!src->lineinfo) {
-		spaces(&t->b, 4);
+		ga_spaces(&t->b, 4);
 		ga_buf_puts(&s, "no line information in the kernel's code: compile with -lineinfo "
 		            "for file:line; by SASS offset instead");
 		wrap_buf(t, &s, 4, 6);
 	}
 	if (n == 0) {
-		spaces(&t->b, 4);
+		ga_spaces(&t->b, 4);
 		ga_buf_puts(&s, "no line stands out");
 		wrap_buf(t, &s, 4, 6);
 	}
 	for (size_t i = 0; i < n; i++) {
 		const ga_source_line *l = &top[i];
-		spaces(&t->b, 4);
+		ga_spaces(&t->b, 4);
 		if (l->file)
 			ga_buf_printf(&s, "%s:%d", ga_report_basename(l->file), l->line);
 		else
@@ -571,7 +468,7 @@ static void source_lines(tctx *t, const ga_analysis *a, const ga_group *g)
 		ga_buf_printf(&s, "  %s (%.0f%%)", l->desc, 100 * l->score);
 		wrap_buf(t, &s, 4, 8);
 		if (l->text) {
-			spaces(&t->b, 8);
+			ga_spaces(&t->b, 8);
 			ga_buf_printf(&t->b, "%.200s\n", l->text);
 		}
 	}
@@ -609,7 +506,7 @@ static void kernels(tctx *t, const ga_analysis *a)
 			 * report keeps all of it. */
 			const char *full = group_name(g);
 			size_t cols = ga_text_width(full), cut, cps = 0;
-			spaces(&t->b, 2);
+			ga_spaces(&t->b, 2);
 			if (cols <= MAX_FULL_NAME) {
 				ga_buf_printf(&s, "full name: %s", full);
 			} else {
@@ -628,7 +525,7 @@ static void kernels(tctx *t, const ga_analysis *a)
 		}
 		free(name);
 
-		spaces(&t->b, 2);
+		ga_spaces(&t->b, 2);
 		ga_buf_printf(&s, "%s%% of GPU time, %zu %s", ga_fmt_pct(g->share, 1, b1, sizeof(b1)),
 		              g->n_launches, plural(g->n_launches, "launch", "launches"));
 		if (g->unprofiled > 0)
@@ -638,20 +535,20 @@ static void kernels(tctx *t, const ga_analysis *a)
 		wrap_buf(t, &s, 2, 4);
 		dims(gd, sizeof(gd), g->grid);
 		dims(bd, sizeof(bd), g->block);
-		spaces(&t->b, 2);
+		ga_spaces(&t->b, 2);
 		ga_buf_printf(&s, "grid %s, block %s", gd, bd);
 		if (t->several)
 			ga_buf_printf(&s, ", pid %d", g->pid);
 		wrap_buf(t, &s, 2, 4);
 
 		if (g->n_class_evidence) {
-			spaces(&t->b, 2);
+			ga_spaces(&t->b, 2);
 			ga_buf_puts(&s, "evidence: ");
 			evidence_list(&s, g->class_evidence, g->n_class_evidence);
 			wrap_buf(t, &s, 2, 4);
 		}
 		if (g->runner_up != GA_CLASS_NONE) {
-			spaces(&t->b, 2);
+			ga_spaces(&t->b, 2);
 			ga_buf_puts(&s, "runner-up: ");
 			if (t->color)
 				ga_buf_printf(&s, "%s%s" C_RESET, class_color(g->runner_up),
@@ -662,7 +559,7 @@ static void kernels(tctx *t, const ga_analysis *a)
 			wrap_buf(t, &s, 2, 4);
 		}
 		if (g->n_unchecked) {
-			spaces(&t->b, 2);
+			ga_spaces(&t->b, 2);
 			ga_buf_puts(&s, g->below_min_share ? "not checked, under --min-share:" :
 			            "not checked, metrics not measured:");
 			for (size_t i = 0; i < g->n_unchecked; i++)
@@ -670,14 +567,14 @@ static void kernels(tctx *t, const ga_analysis *a)
 			wrap_buf(t, &s, 2, 4);
 		}
 		if (t->verbose && g->class_note && *g->class_note) {
-			spaces(&t->b, 2);
+			ga_spaces(&t->b, 2);
 			ga_buf_printf(&s, "why: %s", g->class_note);
 			wrap_buf(t, &s, 2, 4);
 		}
 
 		if (t->per_launch && p && g->n_launches)
 			launch_list(t, p, g);
-		source_lines(t, a, g);
+		source_lines(t, g);
 
 		if (g->n_findings == 0) {
 			ga_buf_puts(&t->b, "  no findings\n");
@@ -718,7 +615,7 @@ static void roof_peaks(tctx *t, const ga_roofline *r)
 		if (ga_roof_prec_drawn(r, (ga_roof_prec)f) &&
 		    isfinite(pk->bw[GA_ROOF_DRAM]))
 			ga_buf_printf(&s, " %s at %s FLOP/byte,", ga_roof_prec_name((ga_roof_prec)f),
-			              ga_fmt_value(pk->flops[f] / pk->bw[GA_ROOF_DRAM], v, sizeof(v)));
+			              ga_fmt_value(pk->ridge[f], v, sizeof(v)));
 	s.s[--s.len] = '\0';
 	wrap_buf(t, &s, 0, 2);
 }
@@ -727,7 +624,7 @@ static void roof_occupancy(tctx *t, const ga_roof_kernel *k)
 {
 	ga_buf s = { 0 };
 	char b1[32], b2[32];
-	spaces(&t->b, 5);
+	ga_spaces(&t->b, 5);
 	ga_buf_printf(&s, "occupancy %s%% achieved of %s%% theoretical",
 	              ga_fmt_value(k->occ_achieved_pct, b1, sizeof(b1)),
 	              ga_fmt_value(k->occ_theoretical_pct, b2, sizeof(b2)));
@@ -746,7 +643,7 @@ static void roof_kernel(tctx *t, const ga_group *g, const ga_roof_kernel *k, cha
 	paint(t, class_color(g->klass), cls);
 	ga_buf_puts(&t->b, "]\n");
 	free(name);
-	spaces(&t->b, 5);
+	ga_spaces(&t->b, 5);
 	if (k->verdict == GA_ROOF_NOT_PLACED) {
 		ga_buf_printf(&s, "not placed: %s", k->reason);
 	} else {
@@ -770,42 +667,43 @@ static void roof_kernel(tctx *t, const ga_group *g, const ga_roof_kernel *k, cha
 
 static void roofline(tctx *t, const ga_analysis *a)
 {
-	ga_roofline r;
-	ga_roofline_compute(a, &r);
+	const ga_roofline *r = &a->roofline;
 	ga_buf_putc(&t->b, '\n');
 	heading(t, "Roofline");
-	if (r.n_placed) {
-		ga_roof_plot(&t->b, &r, t->width);
-		roof_peaks(t, &r);
+	if (r->n_placed) {
+		ga_roof_plot(&t->b, r, t->width);
+		roof_peaks(t, r);
 	} else {
 		ga_buf_puts(&t->b, "No kernel could be placed (the profile lacks FLOP counts, "
 		            "bytes or peaks).\n");
 	}
-	for (size_t i = 0; i < r.n; i++)
-		roof_kernel(t, &a->groups[i], &r.kernels[i],
-		            r.kernels[i].verdict == GA_ROOF_NOT_PLACED ? 0 : ga_roof_label(i));
-	ga_roofline_free(&r);
+	for (size_t i = 0; i < r->n; i++)
+		roof_kernel(t, &a->groups[i], &r->kernels[i],
+		            r->kernels[i].verdict == GA_ROOF_NOT_PLACED ? 0 : ga_roof_label(i));
 }
 
 /* ---- processes and baseline (added with --baseline) -------------------- */
 
 static void processes(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 {
-	ga_process *v = NULL;
-	size_t n = ga_report_processes(a, o, &v), kernels = 0, launches = 0;
+	const ga_process *v = a->processes;
+	size_t n = a->n_processes, kernels = 0, launches = 0;
 	char b1[64], b2[64];
 
 	ga_buf_putc(&t->b, '\n');
 	heading(t, "Processes");
 	for (size_t i = 0; i < n; i++) {
 		ga_buf s = { 0 };
+		const char **files;
+		size_t nf = ga_report_process_files(a, o, v[i].pid, &files);
 		ga_buf_printf(&s, "pid %d: %zu %s, %zu %s, %s (%s%% of GPU time)", v[i].pid,
 		              v[i].n_kernels, plural(v[i].n_kernels, "kernel", "kernels"),
 		              v[i].n_launches, plural(v[i].n_launches, "launch", "launches"),
 		              dur_nb(v[i].total_ns, b1, sizeof(b1)),
 		              ga_fmt_pct(v[i].share, 1, b2, sizeof(b2)));
-		for (size_t f = 0; f < v[i].n_files; f++)
-			ga_buf_printf(&s, "%s%s", f ? ", " : "; from ", v[i].files[f]);
+		for (size_t f = 0; f < nf; f++)
+			ga_buf_printf(&s, "%s%s", f ? ", " : "; from ", files[f]);
+		free(files);
 		wrap_buf(t, &s, 0, 2);
 		kernels += v[i].n_kernels;
 		launches += v[i].n_launches;
@@ -817,7 +715,6 @@ static void processes(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 	if (o->n_inputs > 1)
 		ga_buf_printf(&s, " from %zu files", o->n_inputs);
 	wrap_buf(t, &s, 0, 2);
-	ga_processes_free(v, n);
 }
 
 static void dims_change(ga_buf *s, const char *what, const unsigned a[3], const unsigned b[3])
@@ -833,7 +730,7 @@ static void finding_change(tctx *t, size_t ind, const char *what, const ga_findi
 {
 	ga_buf s = { 0 };
 	const ga_rule *r = f->rule;
-	spaces(&t->b, ind);
+	ga_spaces(&t->b, ind);
 	ga_buf_printf(&s, "%s: [", what);
 	if (t->color && r)
 		ga_buf_printf(&s, "%s%s" C_RESET, severity_color(r->severity),
@@ -854,7 +751,7 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 	char b1[64], b2[64], b3[64];
 	ga_buf s = { 0 };
 
-	spaces(&t->b, ind);
+	ga_spaces(&t->b, ind);
 	if (k->regression)
 		paint(t, "\033[1;31m", "REGRESSION ");
 	char *name = ga_short_name(group_name(g ? g : b), t->width / 2);
@@ -880,13 +777,13 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 
 	ind += 2;
 	if (g && b && k->match == GA_MATCH_NAME) {
-		spaces(&t->b, ind);
+		ga_spaces(&t->b, ind);
 		ga_buf_puts(&s, "matched by name only");
 		dims_change(&s, "grid", b->grid, g->grid);
 		dims_change(&s, "block", b->block, g->block);
 		wrap_buf(t, &s, ind, ind + 2);
 	}
-	spaces(&t->b, ind);
+	ga_spaces(&t->b, ind);
 	if (g && b && k->class_changed)
 		ga_buf_printf(&s, "class %s -> %s", ga_report_class(b->klass), ga_report_class(g->klass));
 	else
@@ -894,7 +791,7 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 		              g && b ? " (unchanged)" : "");
 	wrap_buf(t, &s, ind, ind + 2);
 	if (g && b && k->n_metrics) {
-		spaces(&t->b, ind);
+		ga_spaces(&t->b, ind);
 		ga_buf_puts(&s, "evidence:");
 		for (size_t i = 0; i < k->n_metrics; i++)
 			ga_buf_printf(&s, "%s %s%c%s%c->%c%s", i ? "," : "", k->metrics[i].name, NBSP,
@@ -927,7 +824,7 @@ static void baseline(tctx *t, const ga_comparison *c)
 		free(warning);
 	}
 
-	size_t nl = total_launches(c->base);
+	size_t nl = c->base->n_launches;
 	char *dev = ga_device_label(bp ? &bp->device : NULL);
 	ga_buf_printf(&s, "baseline: %s, %zu %s, %zu %s, %s GPU time", dev, c->base->n_groups,
 	              plural(c->base->n_groups, "kernel", "kernels"), nl,
@@ -1050,7 +947,7 @@ static void notes(tctx *t, const ga_analysis *a)
 	heading(t, "Notes");
 	for (size_t i = 0; i < a->n_notes; i++) {
 		ga_buf_puts(&t->b, "- ");
-		wrap(&t->b, a->notes[i], 2, 2, t->width);
+		ga_wrap(&t->b, a->notes[i], 2, 2, t->width);
 	}
 }
 

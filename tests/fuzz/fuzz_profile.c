@@ -21,7 +21,7 @@
 #include "baseline.h"
 #include "profile.h"
 #include "report/report.h"
-#include "rules/engine.h"
+#include "analyze/analyze.h"
 #include "rules/rules.h"
 
 #ifndef GA_FUZZ_RULES

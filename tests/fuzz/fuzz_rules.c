@@ -19,7 +19,7 @@
 
 #include "profile.h"
 #include "report/report.h"
-#include "rules/engine.h"
+#include "analyze/analyze.h"
 #include "rules/rules.h"
 
 #ifndef GA_FUZZ_RULES

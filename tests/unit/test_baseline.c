@@ -22,7 +22,7 @@
 #include "baseline.h"
 #include "outname.h"
 #include "profile.h"
-#include "rules/engine.h"
+#include "analyze/analyze.h"
 #include "rules/rules.h"
 #include "util.h"
 

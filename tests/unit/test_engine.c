@@ -26,7 +26,7 @@
 #include <malloc.h>
 
 #include "profile.h"
-#include "rules/engine.h"
+#include "analyze/analyze.h"
 #include "rules/rules.h"
 #include "util.h"
 
@@ -944,6 +944,194 @@ static void test_no_classifier(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The rest of the analysis value                                           */
+
+/* The recorded divergence demo with source lines: the analysis ranks them
+ * with the shipped classifier's cut-offs, places the kernels on the roofline
+ * and sums up the process. */
+static void test_recorded_value(void **state)
+{
+	const ga_ruleset *rs = *state;
+	ga_profile p;
+	ga_analysis a;
+	size_t launches = 0, with_source = 0;
+
+	load_profile(&p, RECORDED "demo-divergence-source.json");
+	analyze(&p, rs, 0, &a);
+	for (size_t i = 0; i < a.n_groups; i++) {
+		const ga_group *g = &a.groups[i];
+		launches += g->n_launches;
+		if (!g->source)
+			continue;
+		with_source++;
+		assert_string_equal(g->source->mangled, g->mangled);
+		assert_true(g->source_sass);
+		assert_false(g->source_sampled);
+	}
+	assert_int_equal(with_source, 2);
+	/* As the recording's report shows them: the branch first, all of it,
+	 * then the lines running 16 of 32 lanes, 36 % first. */
+	const ga_group *g = group_named(&a, "divergence_evenodd(float const*, float*, "
+	                                    "unsigned int, int)");
+	assert_int_equal(g->n_lines, GA_SOURCE_TOP_LINES);
+	assert_int_equal(g->lines[0].line, 41);
+	assert_true(g->lines[0].issues & GA_SRC_BRANCH);
+	assert_close(g->lines[0].score, 1, 1e-12);
+	assert_close(g->lines[0].branch_after, 16, 1e-9);
+	assert_int_equal(g->lines[1].line, 31);
+	assert_true(g->lines[1].issues & GA_SRC_INACTIVE);
+	assert_close(g->lines[1].active_threads, 16, 1e-9);
+	assert_close(g->lines[1].score, 0.357, 1e-3);
+
+	assert_int_equal(a.n_launches, launches);
+	assert_int_equal(a.n_launches, p.n_launches);
+	assert_int_equal(a.n_processes, 1);
+	assert_int_equal(a.processes[0].pid, p.launches[0].pid);
+	assert_int_equal(a.processes[0].n_kernels, a.n_groups);
+	assert_close(a.processes[0].share, 1, 1e-12);
+	size_t classed = 0;
+	for (int c = 0; c < GA_CLASS__COUNT; c++)
+		classed += a.n_class[c];
+	assert_int_equal(classed, a.n_groups);
+	assert_int_equal(a.roofline.n, a.n_groups);
+	for (size_t i = 0; i < a.n_findings; i++) {
+		const ga_finding *f = &a.findings[i];
+		assert_close(f->speedup, 1 / (1 - f->estimate), 1e-12);
+		assert_true(f->speedup_min == f->rule->speedup_min);
+		assert_true(f->speedup_max == f->rule->speedup_max);
+	}
+	ga_analysis_free(&a);
+	ga_profile_free(&p);
+}
+
+/* The classifier's named expression name, or fail. */
+static ga_named_expr *classifier_const(ga_ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < rs->classifier.n_metrics; i++)
+		if (strcmp(rs->classifier.metrics[i].name, name) == 0)
+			return &rs->classifier.metrics[i];
+	fail_msg("the classifier has no %s", name);
+	return NULL;
+}
+
+/* The source ranking takes its cut-offs from the classifier: with the
+ * least share of a waste at 40 % (latency_line_pct's expression lent to
+ * source_min_waste_pct) one kernel keeps only its branch (100 %), the
+ * other its two uncoalesced lines (50 % each): 3 lines of 7. */
+static void test_cuts_from_classifier(void **state)
+{
+	ga_ruleset rs;
+	ga_profile p;
+	ga_analysis a;
+	(void)state;
+
+	load_classified_rules(&rs, GA_TEST_RULES);
+	ga_named_expr *waste = classifier_const(&rs, "source_min_waste_pct");
+	ga_named_expr *line = classifier_const(&rs, "latency_line_pct");
+	ga_expr *kept = waste->expr;
+	waste->expr = line->expr;
+	load_profile(&p, RECORDED "demo-divergence-source.json");
+	analyze(&p, &rs, 0, &a);
+	size_t lines = 0;
+	for (size_t i = 0; i < a.n_groups; i++)
+		lines += a.groups[i].n_lines;
+	assert_int_equal(lines, 3);
+	const ga_group *g = group_named(&a, "divergence_evenodd(float const*, float*, "
+	                                    "unsigned int, int)");
+	assert_int_equal(g->n_lines, 1);
+	assert_int_equal(g->lines[0].line, 41);
+	waste->expr = kept;
+	ga_analysis_free(&a);
+	ga_profile_free(&p);
+	ga_ruleset_free(&rs);
+}
+
+/* A classifier (a user's rules folder can replace it) without one of the
+ * cut-offs is an error of the rule set, naming the file and the constant. */
+static void test_missing_cut(void **state)
+{
+	ga_ruleset *rs = *state;
+	ga_profile p;
+	ga_analysis a;
+	ga_error err = {0};
+	size_t n = rs->classifier.n_metrics;
+	(void)state;
+
+	assert_string_equal(rs->classifier.metrics[n - 1].name, "source_branch_drop_lanes");
+	rs->classifier.n_metrics = n - 1;      /* hide the last one */
+	new_profile(&p, SYN_ALL);
+	add_launch(&p, 1, "k", 1, 32, 100.0, PLAIN, NULL);
+	assert_int_equal(ga_analyze(&p, rs, NULL, &a, &err), -1);
+	assert_int_equal(err.code, GA_ERR_RULES);
+	assert_non_null(strstr(err.msg, "engine-rules/classify.yaml"));
+	assert_non_null(strstr(err.msg, "source_branch_drop_lanes"));
+	ga_error err2 = {0};
+	assert_int_equal(ga_analyze_check_rules(rs, &err2), -1);
+	assert_string_equal(err2.msg, err.msg);
+	rs->classifier.n_metrics = n;
+	assert_int_equal(ga_analyze_check_rules(rs, &err2), 0);
+	ga_analysis_free(&a);
+	ga_profile_free(&p);
+}
+
+/* Warps are counted in the device's warp size; without one (a profile that
+ * records none) the names that need it are not available. */
+static void warps_for(int warp_size, double *warps, double *waves, int *unchecked)
+{
+	static const char rule[] =
+		"id: warps\ntitle: Warps\nclass: latency\nchecklist: 1\nseverity: low\n"
+		"speedup: [1, 2]\nmetrics:\n  w: device__max_warps_per_sm\n"
+		"  waves: launch__waves_per_sm\nwhen: w > 0\nestimate: \"0.5\"\n"
+		"evidence: [w, waves]\nfix: f\nexample: e\nexplain: x\n";
+	char path[] = "/tmp/ga-test-engine-XXXXXX";
+	int fd = mkstemp(path);
+	ga_ruleset rs;
+	ga_diags d = {0};
+	ga_profile p;
+	ga_analysis a;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, rule, sizeof(rule) - 1), (ssize_t)(sizeof(rule) - 1));
+	close(fd);
+	load_classified_rules(&rs, ENGINE_RULES);
+	assert_int_equal(ga_rules_load_file(&rs, path, &d), 0);
+	unlink(path);
+	new_profile(&p, SYN_ALL);
+	p.device.warp_size = warp_size;
+	add_launch(&p, 1, "k", 1, 32, 100.0, PLAIN, NULL);
+	analyze(&p, &rs, 0, &a);
+	const ga_finding *f = finding_for(&a, &a.groups[0], "warps");
+	*warps = f ? evidence_value(f, "w") : NAN;
+	*waves = f ? evidence_value(f, "waves") : NAN;
+	*unchecked = 0;
+	for (size_t i = 0; i < a.groups[0].n_unchecked; i++)
+		*unchecked |= strcmp(a.groups[0].unchecked[i]->id, "warps") == 0;
+	ga_analysis_free(&a);
+	ga_profile_free(&p);
+	ga_ruleset_free(&rs);
+	ga_diags_free(&d);
+}
+
+static void test_warp_size(void **state)
+{
+	double warps, waves;
+	int unchecked;
+	(void)state;
+
+	/* 2048 threads per SM; one 32-thread block on 4 SMs, 100 % occupancy. */
+	warps_for(32, &warps, &waves, &unchecked);
+	assert_close(warps, 64, 0);
+	assert_close(waves, 1.0 / (64 * 4), 1e-12);
+	assert_false(unchecked);
+	warps_for(64, &warps, &waves, &unchecked);
+	assert_close(warps, 32, 0);
+	assert_close(waves, 1.0 / (32 * 4), 1e-12);
+	warps_for(0, &warps, &waves, &unchecked);
+	assert_true(isnan(warps));
+	assert_true(unchecked);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Leaks                                                                    */
 
 static void full_cycle(const char *rules_dir, const char *profile)
@@ -1093,6 +1281,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_recorded_chain_one_warp),
 		cmocka_unit_test(test_recorded_fma_loop),
 		cmocka_unit_test(test_recorded_all_invariants),
+		cmocka_unit_test(test_recorded_value),
 	};
 	const struct CMUnitTest synthetic[] = {
 		cmocka_unit_test(test_grouping_and_weighted_means),
@@ -1107,6 +1296,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_kernels_same_launch),
 		cmocka_unit_test(test_max_severity),
 		cmocka_unit_test(test_no_classifier),
+		cmocka_unit_test(test_cuts_from_classifier),
+		cmocka_unit_test(test_missing_cut),
+		cmocka_unit_test(test_warp_size),
 		cmocka_unit_test(test_no_leaks),
 	};
 	int failed = 0;

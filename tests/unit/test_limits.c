@@ -22,7 +22,7 @@
 
 #include "profile.h"
 #include "report/report.h"
-#include "rules/engine.h"
+#include "analyze/analyze.h"
 #include "rules/rules.h"
 #include "util.h"
 
@@ -187,6 +187,9 @@ static void test_shared_memory_sum(void **state)
 	rule = ga_xasprintf("%s/smem.yaml", dir);
 	write_text(cls,
 		"classifier:\n"
+		"  metrics: {latency_line_pct: 40, roofline_tensor_min_pct: 10,\n"
+		"            source_min_waste_pct: 2, source_min_stall_pct: 10,\n"
+		"            source_branch_drop_lanes: 2}\n"
 		"  order:\n"
 		"    - {class: compute, when: \"1\", score: \"1\"}\n"
 		"    - {class: memory, when: \"0\", score: \"0\"}\n"

@@ -34,6 +34,7 @@ static size_t g0_findings[] = { 0, 2 }, g1_findings[] = { 1 };
 static ga_group groups[2];
 static char *notes[] = { "rule fp64-in-fp32: metric smsp__sass_thread_inst_executed_op_dadd_pred_on.sum was not collected" };
 static ga_analysis analysis;
+static ga_process process;
 
 static void set3(unsigned d[3], unsigned x, unsigned y, unsigned z)
 {
@@ -115,9 +116,17 @@ static void build(void)
 	ev_g0[1] = (ga_evidence){ "mem", 88.123 };
 	ev_g1[0] = (ga_evidence){ "warp_eff", 12.5 };
 
-	findings[0] = (ga_finding){ &rules[0], 0, 0.5, 0.375, ev_f0, 2 };
-	findings[1] = (ga_finding){ &rules[1], 1, 0.75, 0.1875, ev_f1, 1 };
-	findings[2] = (ga_finding){ &rules[2], 0, 0.2, 0.15, ev_f2, 1 };
+	/* What the analysis computes: speedup 1 / (1 - estimate), the rule's
+	 * range. */
+	findings[0] = (ga_finding){ .rule = &rules[0], .group = 0, .estimate = 0.5,
+		.saving = 0.375, .speedup = 2, .speedup_min = 2, .speedup_max = 10,
+		.evidence = ev_f0, .n_evidence = 2 };
+	findings[1] = (ga_finding){ .rule = &rules[1], .group = 1, .estimate = 0.75,
+		.saving = 0.1875, .speedup = 4, .speedup_min = 1.5, .speedup_max = 3,
+		.evidence = ev_f1, .n_evidence = 1 };
+	findings[2] = (ga_finding){ .rule = &rules[2], .group = 0, .estimate = 0.2,
+		.saving = 0.15, .speedup = 1.25, .speedup_min = 1.1, .speedup_max = 1.5,
+		.evidence = ev_f2, .n_evidence = 1 };
 
 	memset(groups, 0, sizeof(groups));
 	ga_group *g = &groups[0];
@@ -175,6 +184,13 @@ static void build(void)
 	analysis.total_ns = 4000000;
 	analysis.notes = notes;
 	analysis.n_notes = 1;
+	analysis.n_launches = 5;
+	analysis.n_class[GA_CLASS_MEMORY] = 1;
+	analysis.n_class[GA_CLASS_DIVERGENCE] = 1;
+	process = (ga_process){ .pid = 4242, .n_kernels = 2, .n_launches = 5,
+	                        .total_ns = 4000000, .share = 1 };
+	analysis.processes = &process;
+	analysis.n_processes = 1;
 }
 
 static int setup(void **state)

@@ -9,7 +9,8 @@
 
 #include <cmocka.h>
 
-#include "report/roofline.h"
+#include "analyze/analyze.h"
+#include "report/report.h"
 
 #define SASS(op) "sm__sass_thread_inst_executed_op_" op "_pred_on.sum"
 #define REL(a, b) assert_true(fabs((double)(a) - (double)(b)) <= 1e-9 * fabs((double)(b)))
@@ -20,6 +21,8 @@ static ga_profile prof;
 static ga_group groups[N_K];
 static size_t launch_idx[N_K];
 static ga_analysis an;
+/* The shipped classifier's cut-offs: 40 % and 10 %. */
+static const ga_roof_cuts cuts = { .latency_frac = 0.4, .tensor_min_pct = 10 };
 
 static void set(size_t launch, const char *metric, double v)
 {
@@ -90,7 +93,7 @@ static void test_placed(void **state)
 	ga_roofline r;
 	(void)state;
 	build(1);
-	ga_roofline_compute(&an, &r);
+	ga_roofline_compute(&an, &cuts, &r);
 	REL(r.peaks.flops[GA_ROOF_FP32], 25.6e12);
 	assert_int_equal(r.peaks.flops_src[GA_ROOF_FP32], GA_PEAK_COUNTERS);
 	REL(r.peaks.flops[GA_ROOF_FP64], 12.8e12);
@@ -160,7 +163,7 @@ static void test_fallback_peaks(void **state)
 	ga_roofline r;
 	(void)state;
 	build(0);
-	ga_roofline_compute(&an, &r);
+	ga_roofline_compute(&an, &cuts, &r);
 	REL(r.peaks.flops[GA_ROOF_FP32], 256 * 100 * 1e9);
 	assert_int_equal(r.peaks.flops_src[GA_ROOF_FP32], GA_PEAK_TABLE);
 	REL(r.peaks.flops[GA_ROOF_FP64], 128 * 100 * 1e9);
@@ -173,13 +176,59 @@ static void test_fallback_peaks(void **state)
 	/* An unknown compute capability and no bandwidth: nothing is placed. */
 	prof.device.cc_major = 3;
 	prof.device.mem_bandwidth_gbs = 0;
-	ga_roofline_compute(&an, &r);
+	ga_roofline_compute(&an, &cuts, &r);
 	assert_true(isnan(r.peaks.flops[GA_ROOF_FP32]));
 	assert_int_equal(r.n_placed, 0);
 	assert_string_equal(r.kernels[K_MEM].reason, "no peak known for this GPU");
 	double x0, x1, y0, y1;
 	assert_int_equal(ga_roof_axes(&r, &x0, &x1, &y0, &y1), -1);
 	ga_roofline_free(&r);
+}
+
+/* The cut-offs come from the caller (the classifier's constants). */
+static void test_cuts(void **state)
+{
+	ga_roofline r;
+	(void)state;
+	build(1);
+	/* No line for latency kernels: K_LAT (far below its roofs) disagrees. */
+	ga_roof_cuts none = { .latency_frac = 0, .tensor_min_pct = 10 };
+	ga_roofline_compute(&an, &none, &r);
+	assert_int_equal(r.kernels[K_LAT].agrees, 0);
+	assert_non_null(strstr(r.kernels[K_LAT].reason, "class latency, but at"));
+	REL(r.kernels[K_MEM].flops[GA_ROOF_TENSOR], 0);
+	ga_roofline_free(&r);
+	/* Tensor utilisation 5 %: no tensor work under a 10 % cut, some under 1 %. */
+	set(K_MEM, "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", 5);
+	ga_roofline_compute(&an, &cuts, &r);
+	REL(r.kernels[K_MEM].flops[GA_ROOF_TENSOR], 0);
+	ga_roofline_free(&r);
+	ga_roof_cuts low = { .latency_frac = 0.4, .tensor_min_pct = 1 };
+	ga_roofline_compute(&an, &low, &r);
+	REL(r.kernels[K_MEM].flops[GA_ROOF_TENSOR], 0.05 * 4096 * 100 * 1e9);
+	ga_roofline_free(&r);
+}
+
+/* The FLOP counters, and only they, take a bundle of their own. */
+static void test_metric_bundles(void **state)
+{
+	const char *const *names;
+	const size_t *bundle;
+	size_t n = ga_roofline_metrics(&names, &bundle), flop = 0;
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		int is_flop = strcmp(names[i], SASS("ffma")) == 0 ||
+		              strcmp(names[i], SASS("dadd")) == 0 || strcmp(names[i], SASS("hmul")) == 0;
+		if (is_flop)
+			assert_int_equal(bundle[i], 1);
+		if (strcmp(names[i], SASS("ffma") ".peak_sustained") == 0 ||
+		    strcmp(names[i], "dram__bytes.sum") == 0 ||
+		    strcmp(names[i], "gpu__time_duration.sum") == 0)
+			assert_int_equal(bundle[i], 0);
+		flop += bundle[i] == 1;
+		assert_true(bundle[i] <= 1);
+	}
+	assert_int_equal(flop, 9);  /* add, mul, fma of FP32, FP64, FP16 */
 }
 
 static void test_metric_names_and_format(void **state)
@@ -205,6 +254,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_placed, teardown),
 		cmocka_unit_test_teardown(test_fallback_peaks, teardown),
+		cmocka_unit_test_teardown(test_cuts, teardown),
+		cmocka_unit_test(test_metric_bundles),
 		cmocka_unit_test(test_metric_names_and_format),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

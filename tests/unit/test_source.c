@@ -17,6 +17,10 @@
 #include "profile.h"
 #include "source.h"
 
+/* The shipped classifier's cut-offs (rules/classify.yaml) on a 32-lane warp. */
+static const ga_source_cuts cuts = { .warp_size = 32, .min_share = 0.02,
+                                     .min_stall_share = 0.10, .branch_drop = 2 };
+
 static ga_source_pc *pc_at(ga_source *s, uint32_t pc, const char *file, int line, double inst,
                            double threads)
 {
@@ -57,7 +61,7 @@ static void test_rank_uncoalesced(void **state)
 	ga_source_line top[5];
 	(void)state;
 	make_strided(&s);
-	size_t n = ga_source_rank(&s, top, 5);
+	size_t n = ga_source_rank(&s, &cuts, top, 5);
 	assert_int_equal(n, 1);
 	assert_string_equal(top[0].file, "k.cu");
 	assert_int_equal(top[0].line, 22);
@@ -96,7 +100,7 @@ static void test_rank_divergent_branch(void **state)
 	ga_source_line top[5];
 	(void)state;
 	make_divergent(&s);
-	size_t n = ga_source_rank(&s, top, 5);
+	size_t n = ga_source_rank(&s, &cuts, top, 5);
 	assert_int_equal(n, 5);
 	/* The branch gets the whole region's idle lanes, so it ranks first. */
 	assert_int_equal(top[0].line, 41);
@@ -115,7 +119,7 @@ static void test_rank_divergent_branch(void **state)
 	for (size_t i = 0; i < n; i++)
 		assert_int_not_equal(top[i].line, 45);
 	/* max is honoured, best first */
-	assert_int_equal(ga_source_rank(&s, top, 1), 1);
+	assert_int_equal(ga_source_rank(&s, &cuts, top, 1), 1);
 	assert_int_equal(top[0].line, 41);
 	ga_source_free(&s);
 }
@@ -133,7 +137,7 @@ static void test_rank_bank_conflicts_and_no_lineinfo(void **state)
 	b->wavefronts = 1000;
 	b->wavefronts_ideal = 1000;
 	pc_at(&s, 0xa0, NULL, 0, 0, 0);   /* never executed: ignored */
-	size_t n = ga_source_rank(&s, top, 5);
+	size_t n = ga_source_rank(&s, &cuts, top, 5);
 	assert_int_equal(n, 1);
 	assert_null(top[0].file);
 	assert_int_equal(top[0].line, 0);
@@ -151,8 +155,8 @@ static void test_rank_nothing_wrong(void **state)
 	s.mangled = strdup("k");
 	pc_at(&s, 0, "a.cu", 1, 10, 320);
 	pc_at(&s, 16, "a.cu", 2, 10, 320);
-	assert_int_equal(ga_source_rank(&s, top, 5), 0);
-	assert_int_equal(ga_source_rank(NULL, top, 5), 0);
+	assert_int_equal(ga_source_rank(&s, &cuts, top, 5), 0);
+	assert_int_equal(ga_source_rank(NULL, &cuts, top, 5), 0);
 	ga_source_free(&s);
 }
 
@@ -202,7 +206,7 @@ static void test_round_trip(void **state)
 	assert_string_equal(text, again);
 	/* the ranking sees the text */
 	ga_source_line top[5];
-	assert_int_equal(ga_source_rank(s, top, 5), 1);
+	assert_int_equal(ga_source_rank(s, &cuts, top, 5), 1);
 	assert_string_equal(top[0].text, "out[i] = 2.0f * in[i] + 1.0f;");
 	free(text);
 	free(again);
@@ -263,9 +267,17 @@ static void test_read_line_and_fill(void **state)
 	ga_source_pc *m = pc_at(&s, 16, path, 3, 10, 320);
 	m->sectors = 320;
 	m->sectors_ideal = 40;
-	ga_source_fill_text(&s, GA_SOURCE_TOP_LINES);
-	assert_null(s.pcs[0].text);   /* not a ranked line */
+	pc_at(&s, 32, path, 3, 10, 320);              /* the same line, a later PC */
+	pc_at(&s, 48, path, 2, NAN, NAN);             /* neither executed nor sampled */
+	ga_source_fill_text(&s);
+	/* Every line that executed, whatever a ranking shows, on its lowest PC. */
+	assert_string_equal(s.pcs[0].text, "line one");
 	assert_string_equal(s.pcs[1].text, "third");
+	assert_null(s.pcs[2].text);
+	assert_null(s.pcs[3].text);
+	ga_source_line top[5];
+	assert_int_equal(ga_source_rank(&s, &cuts, top, 5), 1);
+	assert_string_equal(top[0].text, "third");
 	ga_source_free(&s);
 	unlink(path);
 }
@@ -295,7 +307,7 @@ static void test_rank_stalls(void **state)
 	add_stalls(&s);
 	assert_true(ga_source_pc_stall(&s.pcs[6], "barrier") == 120);
 	assert_true(ga_source_pc_stall(&s.pcs[6], "long_scoreboard") == 0);
-	size_t n = ga_source_rank(&s, top, 5);
+	size_t n = ga_source_rank(&s, &cuts, top, 5);
 	/* the uncoalesced line first (a SASS-measured problem), then the
 	 * barrier line as a stall hotspot; the index line has 20 of the 490
 	 * stall samples, under 10 %: not listed */
@@ -337,7 +349,7 @@ static void test_rank_stall_tiers(void **state)
 	ga_source_pc *c = pc_at(&s, 0x30, "a.cu", 12, 100, 3200);
 	c->sectors = 1300;
 	c->sectors_ideal = 400;   /* 900 of the 1000 excess sectors */
-	size_t n = ga_source_rank(&s, top, 5);
+	size_t n = ga_source_rank(&s, &cuts, top, 5);
 	assert_int_equal(n, 3);
 	assert_int_equal(top[0].line, 12);
 	assert_true(fabs(top[0].score - 0.9) < 1e-9);
@@ -353,7 +365,7 @@ static void test_rank_stall_tiers(void **state)
 	ga_source_pc *d = pc_at(&t, 0, "a.cu", 1, 10, 320);
 	ga_source_pc_add_stall(d, "selected", 50);
 	ga_source_pc_add_stall(d, "not_selected", 5000);
-	assert_int_equal(ga_source_rank(&t, top, 5), 0);
+	assert_int_equal(ga_source_rank(&t, &cuts, top, 5), 0);
 	ga_source_free(&s);
 	ga_source_free(&t);
 }
@@ -415,7 +427,7 @@ static void test_stalls_json(void **state)
 	assert_int_equal(s->pcs[0].n_stalls, 0);
 	/* the same ranking after the round trip */
 	ga_source_line t1[5], t2[5];
-	size_t n1 = ga_source_rank(&p.sources[0], t1, 5), n2 = ga_source_rank(s, t2, 5);
+	size_t n1 = ga_source_rank(&p.sources[0], &cuts, t1, 5), n2 = ga_source_rank(s, &cuts, t2, 5);
 	assert_int_equal(n1, n2);
 	for (size_t i = 0; i < n1; i++)
 		assert_string_equal(t1[i].desc, t2[i].desc);

@@ -1,13 +1,22 @@
-/* engine.h: from a profile and a rule set to classified kernels and ranked
- * findings.  Pure computation: no I/O but optional verbose notes.
+/* analyze.h: the analysis stage.  From a profile and a rule set to one
+ * value, ga_analysis, that every reporter only formats: per kernel its
+ * class, scores, findings with estimates, roofline placement, occupancy and
+ * source-line ranking; per program the ranked findings, the processes and
+ * the roofline's peaks.  Pure computation: no I/O but optional verbose
+ * notes.
  *
  * Launches are grouped by (pid, mangled name, grid, block).  A group's metric
  * values are the duration-weighted means of its launches' values (plain mean
  * when durations are unknown).  Launches left unprofiled by the per-kernel
- * bound are charged the mean duration of the profiled ones.  Each group gets one class; each rule whose
- * `when` holds for the group gives a finding, ranked by the fraction of the
- * whole program's GPU time it is estimated to save:
+ * bound are charged the mean duration of the profiled ones.  Each group gets
+ * one class; each rule whose `when` holds for the group gives a finding,
+ * ranked by the fraction of the whole program's GPU time it is estimated to
+ * save:
  *     saving = group share of total GPU time x rule estimate (clamped 0..1).
+ *
+ * The cut-offs of the roofline and of the source ranking are constants of
+ * the classifier (its `metrics:`, read with ga_classifier_value); a
+ * classifier without one of them is an error of the rule set.
  *
  * Names available to expressions, besides the profile's metrics:
  *   launch__grid_size, launch__block_size, launch__registers_per_thread,
@@ -20,14 +29,19 @@
  *   device__mem_bandwidth_gbs, device__cc (e.g. 9.0),
  *   program__kernels_same_launch (kernels of the same process launched with
  *   the same grid and block, this one included), plus any named
- *   expression defined earlier in the same rule or in the classifier. */
-#ifndef GA_ENGINE_H
-#define GA_ENGINE_H
+ *   expression defined earlier in the same rule or in the classifier.
+ * Warps are counted in the device's warp size (device.warp_size); a profile
+ * that records none leaves device__max_warps_per_sm and
+ * launch__waves_per_sm unavailable. */
+#ifndef GA_ANALYZE_H
+#define GA_ANALYZE_H
 
 #include <stddef.h>
 
 #include "../profile.h"
-#include "rules.h"
+#include "../rules/rules.h"
+#include "../source.h"
+#include "roofline.h"
 
 typedef struct {
 	char *name;               /* metric or named expression */
@@ -41,6 +55,8 @@ typedef struct {
 	size_t group;             /* index into analysis->groups */
 	double estimate;          /* fraction of the kernel's time saved, 0..1 */
 	double saving;            /* fraction of all GPU time saved, 0..1 */
+	double speedup;           /* of the kernel: ga_estimate_speedup(estimate) */
+	double speedup_min, speedup_max;  /* the rule's expected range for its fix */
 	ga_evidence *evidence;
 	size_t n_evidence;
 } ga_finding;
@@ -69,9 +85,25 @@ struct ga_group {
 	int below_min_share;      /* some of them for its small share of GPU time (--min-share) */
 	const ga_rule **unchecked;/* rules whose metrics were not measured for it */
 	size_t n_unchecked, cap_unchecked;
+	/* Source-level data: the profile's entry for this kernel (same
+	 * mangled name and pid, the same grid and block preferred; borrowed),
+	 * or NULL, and its ranked lines (at most GA_SOURCE_TOP_LINES). */
+	const ga_source *source;
+	int source_sass;          /* some PC has SASS counts */
+	int source_sampled;       /* the entry has PC sampling totals */
+	ga_source_line *lines;
+	size_t n_lines;
 };
 
+/* One process of the analysed profile. */
 typedef struct {
+	int pid;
+	size_t n_kernels, n_launches;
+	double total_ns;          /* GPU time of its kernels */
+	double share;             /* of all profiled GPU time, 0..1 (NAN when none is known) */
+} ga_process;
+
+struct ga_analysis {
 	const ga_profile *profile;  /* borrowed */
 	ga_group *groups;           /* ordered by total time, descending */
 	size_t n_groups;
@@ -80,7 +112,12 @@ typedef struct {
 	double total_ns;
 	char **notes;               /* --verbose: why rules did not fire, etc. */
 	size_t n_notes;
-} ga_analysis;
+	size_t n_launches;          /* profiled launches of all groups */
+	size_t n_class[GA_CLASS__COUNT];  /* groups of each class */
+	ga_process *processes;      /* in the order of their first launch */
+	size_t n_processes;
+	ga_roofline roofline;       /* kernels[i] is groups[i]'s placement and occupancy */
+};
 
 typedef struct {
 	int verbose;                /* collect notes on rules that could not be evaluated */
@@ -88,9 +125,26 @@ typedef struct {
 
 int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts *opts,
                ga_analysis *out, ga_error *err);
+/* Whether ga_analyze accepts rs: a classifier that defines every constant
+ * the analysis reads.  0, or -1 with err set as ga_analyze sets it (for
+ * --check-rules, which loads rules without analysing). */
+int ga_analyze_check_rules(const ga_ruleset *rs, ga_error *err);
 void ga_analysis_free(ga_analysis *a);
 
 /* Highest severity among findings, or -1 when there are none. */
 int ga_analysis_max_severity(const ga_analysis *a);
+
+/* Speedup of a kernel whose time shrinks by the fraction estimate:
+ * 1 / (1 - estimate); INFINITY when estimate >= 1, NAN when it is NAN or
+ * negative. */
+double ga_estimate_speedup(double estimate);
+
+/* The classifier constants the analysis reads: the roofline's and the
+ * source ranking's cut-offs.  Each one's unit is in its name. */
+#define GA_CUT_LATENCY_LINE "latency_line_pct"
+#define GA_CUT_TENSOR_MIN "roofline_tensor_min_pct"
+#define GA_CUT_SOURCE_WASTE "source_min_waste_pct"
+#define GA_CUT_SOURCE_STALL "source_min_stall_pct"
+#define GA_CUT_BRANCH_DROP "source_branch_drop_lanes"
 
 #endif

@@ -20,13 +20,16 @@
  *
  * The verdict follows the DRAM roofline: left of the ridge (intensity below
  * peak FLOP/s / DRAM bandwidth) is memory, right is compute.  It is set
- * against the kernel's class; where they differ the model says why. */
-#ifndef GA_ROOFLINE_H
-#define GA_ROOFLINE_H
+ * against the kernel's class; where they differ the model says why.
+ *
+ * The analysis computes it (analyze.h: ga_analysis.roofline); reporters
+ * draw it (report.h: ga_roof_plot, the HTML chart). */
+#ifndef GA_ANALYZE_ROOFLINE_H
+#define GA_ANALYZE_ROOFLINE_H
 
 #include <stddef.h>
 
-#include "../rules/engine.h"
+typedef struct ga_analysis ga_analysis;
 
 typedef enum { GA_ROOF_FP32, GA_ROOF_FP64, GA_ROOF_FP16, GA_ROOF_TENSOR, GA_ROOF__PREC } ga_roof_prec;
 typedef enum { GA_ROOF_DRAM, GA_ROOF_L2, GA_ROOF_L1, GA_ROOF__LEVELS } ga_roof_level;
@@ -44,6 +47,7 @@ typedef struct {
 	ga_peak_source flops_src[GA_ROOF__PREC];
 	double bw[GA_ROOF__LEVELS];           /* bytes/s; NAN when missing */
 	ga_peak_source bw_src[GA_ROOF__LEVELS];
+	double ridge[GA_ROOF__PREC];          /* flops / DRAM bw, FLOP/byte; NAN unknown */
 } ga_roof_peaks;
 
 typedef struct {
@@ -72,26 +76,25 @@ typedef struct {
 	size_t n_placed;                /* kernels with a verdict */
 } ga_roofline;
 
-/* Fill r from a (which must have a profile).  Free with ga_roofline_free. */
-void ga_roofline_compute(const ga_analysis *a, ga_roofline *r);
+/* The roofline's cut-offs, from the classifier's constants. */
+typedef struct {
+	double latency_frac;      /* a latency-class kernel is far below the roofs under
+	                           * this fraction of its attainable FLOP/s */
+	double tensor_min_pct;    /* tensor-pipe utilisation below this is no tensor work */
+} ga_roof_cuts;
+
+/* Fill r from a's groups (their values and classes; a must have a
+ * profile).  Free with ga_roofline_free. */
+void ga_roofline_compute(const ga_analysis *a, const ga_roof_cuts *cuts, ga_roofline *r);
 void ga_roofline_free(ga_roofline *r);
 
-/* Whether a precision's flat roof is drawn: its peak is known, and it is
- * FP32 or FP64, or some placed kernel does work in it. */
-int ga_roof_prec_drawn(const ga_roofline *r, ga_roof_prec p);
-/* The plot's extent in decades (log10): intensity x0..x1 (FLOP/byte) and
- * FLOP/s y0..y1, covering the placed kernels, the drawn roofs and their
- * DRAM ridges with some margin.  Returns 0, or -1 when nothing is placed. */
-int ga_roof_axes(const ga_roofline *r, double *x0, double *x1, double *y0, double *y1);
-/* The terminal chart (roofplot.c): a log-log plot in Unicode braille and
- * box drawing, at most width columns (>= 60), appended to b.  Kernel i is
- * drawn as the character ga_roof_label(i). */
-void ga_roof_plot(ga_buf *b, const ga_roofline *r, size_t width);
-/* The one-character label of kernel i: 'A'..'Z', 'a'..'z', or 0 beyond. */
-char ga_roof_label(size_t i);
-
-/* The metrics the roofline reads, a static list (borrowed): what a live
- * run collects besides the rules' metrics. */
+/* The metrics the roofline reads, a static list (borrowed), and in *bundle
+ * (when not NULL) the bundle of each, numbered from 0: the bytes, peaks,
+ * clocks, tensor utilisation, occupancy and duration in bundle 0, the FLOP
+ * counts (SASS instruction counts, a replay pass of their own) in bundle 1.
+ * What a live run collects besides the rules' metrics (plan.h). */
+size_t ga_roofline_metrics(const char *const **names, const size_t **bundle);
+/* The same names without their bundles. */
 size_t ga_roofline_metric_names(const char ***out);
 
 /* Display names: "FP32", "FP64", "FP16", "tensor"; "DRAM", "L2", "L1";
@@ -100,9 +103,5 @@ const char *ga_roof_prec_name(ga_roof_prec p);
 const char *ga_roof_level_name(ga_roof_level l);
 const char *ga_peak_source_name(ga_peak_source s);
 const char *ga_roof_verdict_name(ga_roof_verdict v);
-
-/* FLOP/s or bytes/s with an SI prefix and unit, three significant digits:
- * "66.9 TFLOP/s", "4.81 TB/s"; NAN -> "n/a". */
-const char *ga_fmt_rate(double v, const char *unit, char *buf, size_t len);
 
 #endif

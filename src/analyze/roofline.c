@@ -1,5 +1,5 @@
 /* roofline.c: the roofline model of an analysis.  See roofline.h. */
-#include "roofline.h"
+#include "analyze.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -8,18 +8,12 @@
 #define M_DURATION "gpu__time_duration.sum"
 #define M_TENSOR "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
 #define M_WARPS "sm__warps_active.avg.pct_of_peak_sustained_active"
-/* Tensor-pipe utilisation below this is not taken for tensor work: on the
- * H200, kernels with no tensor instruction read up to 5.7 % (and the HMMA
- * instruction counter was not zero for them either), a WMMA matmul 8.2 %,
- * cuBLAS's FP64 tensor GEMM 44 %. */
-#define TENSOR_PCT_MIN 10.0
 #define M_SM_CLOCK "sm__cycles_elapsed.avg.per_second"
 #define SASS(op) "sm__sass_thread_inst_executed_op_" op "_pred_on.sum"
 
-/* A latency-class kernel is "far below the roofs" under this fraction of
- * its attainable FLOP/s (the classifier's own "both below 40 %"). */
-#define LATENCY_ROOF_FRAC 0.4
-
+/* What the roofline reads and the bundle a live run collects each in: the
+ * FLOP counts, thread-level SASS instruction counts, take a replay pass of
+ * their own (bundle 1); everything else fits beside the classifier's. */
 static const char *const metric_names[] = {
 	SASS("fadd"), SASS("fmul"), SASS("ffma"),
 	SASS("dadd"), SASS("dmul"), SASS("dfma"),
@@ -32,6 +26,20 @@ static const char *const metric_names[] = {
 	SASS("ffma") ".peak_sustained", SASS("dfma") ".peak_sustained",
 	SASS("hfma") ".peak_sustained", M_SM_CLOCK,
 };
+static const size_t metric_bundle[GA_ARRAY_LEN(metric_names)] = {
+	1, 1, 1,
+	1, 1, 1,
+	1, 1, 1,
+	/* the rest 0 */
+};
+
+size_t ga_roofline_metrics(const char *const **names, const size_t **bundle)
+{
+	*names = metric_names;
+	if (bundle)
+		*bundle = metric_bundle;
+	return GA_ARRAY_LEN(metric_names);
+}
 
 size_t ga_roofline_metric_names(const char ***out)
 {
@@ -135,6 +143,8 @@ static void compute_peaks(const ga_analysis *a, ga_roof_peaks *pk)
 	}
 	set_peak(&pk->bw[GA_ROOF_DRAM], &pk->bw_src[GA_ROOF_DRAM], d->mem_bandwidth_gbs * 1e9,
 	         GA_PEAK_TABLE);
+	for (int p = 0; p < GA_ROOF__PREC; p++)
+		pk->ridge[p] = pk->flops[p] / pk->bw[GA_ROOF_DRAM];
 }
 
 /* add + mul + 2 fma per second, NAN when any count is missing. */
@@ -145,21 +155,22 @@ static double prec_rate(const ga_analysis *a, const ga_group *g, int p, double s
 }
 
 /* Tensor FLOP/s, estimated from tensor-pipe utilisation, only where the
- * pipe is clearly busy: the counter is not zero for kernels that run no
- * tensor instruction at all. */
-static double tensor_rate(const ga_analysis *a, const ga_group *g, const ga_roof_peaks *pk)
+ * pipe is clearly busy (cuts->tensor_min_pct): the counter is not zero for
+ * kernels that run no tensor instruction at all. */
+static double tensor_rate(const ga_analysis *a, const ga_group *g, const ga_roof_peaks *pk,
+                          const ga_roof_cuts *cuts)
 {
 	double pct = gval(a, g, M_TENSOR);
 
 	if (!isfinite(pct))
 		return NAN;
-	if (pct < TENSOR_PCT_MIN)
+	if (pct < cuts->tensor_min_pct)
 		return 0;
 	return pct / 100.0 * pk->flops[GA_ROOF_TENSOR];
 }
 
 static void measure(const ga_analysis *a, const ga_group *g, const ga_roof_peaks *pk,
-                    ga_roof_kernel *k)
+                    const ga_roof_cuts *cuts, ga_roof_kernel *k)
 {
 	double dur = gval(a, g, M_DURATION);
 	double secs = (isfinite(dur) && dur > 0 ? dur : g->mean_ns) * 1e-9;
@@ -168,7 +179,7 @@ static void measure(const ga_analysis *a, const ga_group *g, const ga_roof_peaks
 	k->flops_total = NAN;
 	k->prec = GA_ROOF_FP32;
 	for (int p = 0; p < GA_ROOF__PREC; p++) {
-		k->flops[p] = p == GA_ROOF_TENSOR ? tensor_rate(a, g, pk) : prec_rate(a, g, p, secs);
+		k->flops[p] = p == GA_ROOF_TENSOR ? tensor_rate(a, g, pk, cuts) : prec_rate(a, g, p, secs);
 		if (!isfinite(k->flops[p]))
 			continue;
 		counted |= p != GA_ROOF_TENSOR;
@@ -203,7 +214,7 @@ static const char *unplaceable(const ga_roof_kernel *k, const ga_roof_peaks *pk)
 /* The tightest roof at the kernel's intensities. */
 static void place(ga_roof_kernel *k, const ga_roof_peaks *pk)
 {
-	k->ridge = pk->flops[k->prec] / pk->bw[GA_ROOF_DRAM];
+	k->ridge = pk->ridge[k->prec];
 	k->verdict = k->intensity[GA_ROOF_DRAM] < k->ridge ? GA_ROOF_MEMORY : GA_ROOF_COMPUTE;
 	k->attainable = pk->flops[k->prec];
 	k->binding = GA_ROOF_DRAM;
@@ -219,7 +230,7 @@ static void place(ga_roof_kernel *k, const ga_roof_peaks *pk)
 	k->roof_frac = k->flops_total / k->attainable;
 }
 
-static void agree(ga_roof_kernel *k, ga_class klass)
+static void agree(ga_roof_kernel *k, ga_class klass, const ga_roof_cuts *cuts)
 {
 	const char *lv = ga_roof_level_name(k->binding);
 	double pct = k->roof_frac * 100.0;
@@ -250,7 +261,7 @@ static void agree(ga_roof_kernel *k, ga_class klass)
 		}
 		break;
 	case GA_CLASS_LATENCY:
-		if (k->roof_frac < LATENCY_ROOF_FRAC) {
+		if (k->roof_frac < cuts->latency_frac) {
 			k->reason = ga_xasprintf("below both roofs (%.2g%% of attainable): neither "
 			        "limit is reached, as expected of a latency-bound kernel", pct);
 		} else {
@@ -281,7 +292,7 @@ static void occupancy(const ga_analysis *a, const ga_group *g, ga_roof_kernel *k
 	                       l->occ_limit_smem) ? ga_launch_limiter(l) : NULL;
 }
 
-void ga_roofline_compute(const ga_analysis *a, ga_roofline *r)
+void ga_roofline_compute(const ga_analysis *a, const ga_roof_cuts *cuts, ga_roofline *r)
 {
 	memset(r, 0, sizeof(*r));
 	if (!a->profile)
@@ -292,7 +303,7 @@ void ga_roofline_compute(const ga_analysis *a, ga_roofline *r)
 	for (size_t i = 0; i < r->n; i++) {
 		const ga_group *g = &a->groups[i];
 		ga_roof_kernel *k = &r->kernels[i];
-		measure(a, g, &r->peaks, k);
+		measure(a, g, &r->peaks, cuts, k);
 		occupancy(a, g, k);
 		k->ridge = k->attainable = k->roof_frac = NAN;
 		const char *why = unplaceable(k, &r->peaks);
@@ -303,7 +314,7 @@ void ga_roofline_compute(const ga_analysis *a, ga_roofline *r)
 			continue;
 		}
 		place(k, &r->peaks);
-		agree(k, g->klass);
+		agree(k, g->klass, cuts);
 		r->n_placed++;
 	}
 }
@@ -336,72 +347,4 @@ const char *ga_peak_source_name(ga_peak_source s)
 const char *ga_roof_verdict_name(ga_roof_verdict v)
 {
 	return v == GA_ROOF_MEMORY ? "memory" : v == GA_ROOF_COMPUTE ? "compute" : "not placed";
-}
-
-const char *ga_fmt_rate(double v, const char *unit, char *buf, size_t len)
-{
-	static const char *const pre[] = { "", "K", "M", "G", "T", "P", "E" };
-	size_t i = 0;
-	if (!isfinite(v)) {
-		snprintf(buf, len, "n/a");
-		return buf;
-	}
-	while (i + 1 < GA_ARRAY_LEN(pre) && fabs(v) >= 999.5) {
-		v /= 1000.0;
-		i++;
-	}
-	snprintf(buf, len, "%.3g %s%s", v, pre[i], unit);
-	return buf;
-}
-
-int ga_roof_prec_drawn(const ga_roofline *r, ga_roof_prec p)
-{
-	if (!isfinite(r->peaks.flops[p]))
-		return 0;
-	if (p == GA_ROOF_FP32 || p == GA_ROOF_FP64)
-		return 1;
-	for (size_t i = 0; i < r->n; i++)
-		if (r->kernels[i].verdict != GA_ROOF_NOT_PLACED && r->kernels[i].flops[p] > 0)
-			return 1;
-	return 0;
-}
-
-static void widen(double *lo, double *hi, double v)
-{
-	if (!isfinite(v) || v <= 0)
-		return;
-	v = log10(v);
-	if (!(*lo <= v))
-		*lo = v;
-	if (!(*hi >= v))
-		*hi = v;
-}
-
-int ga_roof_axes(const ga_roofline *r, double *x0, double *x1, double *y0, double *y1)
-{
-	double xl = NAN, xh = NAN, yl = NAN, yh = NAN;
-	if (r->n_placed == 0)
-		return -1;
-	for (size_t i = 0; i < r->n; i++) {
-		const ga_roof_kernel *k = &r->kernels[i];
-		if (k->verdict == GA_ROOF_NOT_PLACED)
-			continue;
-		widen(&xl, &xh, k->intensity[GA_ROOF_DRAM]);
-		widen(&yl, &yh, k->flops_total);
-	}
-	for (int p = 0; p < GA_ROOF__PREC; p++)
-		if (ga_roof_prec_drawn(r, (ga_roof_prec)p)) {
-			widen(&xl, &xh, r->peaks.flops[p] / r->peaks.bw[GA_ROOF_DRAM]);
-			widen(&yl, &yh, r->peaks.flops[p]);
-		}
-	*x0 = floor(xl - 0.5);
-	*x1 = ceil(xh + 0.5);
-	*y0 = floor(yl - 0.5);
-	*y1 = ceil(yh + 0.2);
-	return 0;
-}
-
-char ga_roof_label(size_t i)
-{
-	return i < 26 ? (char)('A' + i) : i < 52 ? (char)('a' + i - 26) : 0;
 }

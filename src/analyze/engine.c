@@ -1,6 +1,8 @@
 /* engine.c: group launches into kernels, classify each kernel, fire rules and
- * rank findings by estimated whole-program time saved.  See engine.h. */
-#include "engine.h"
+ * rank findings by estimated whole-program time saved; then the rest of the
+ * analysis value (summary.c).  See analyze.h. */
+#include "analyze.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -329,7 +331,8 @@ static int lookup_pseudo(const env *e, const char *name, double *out)
 	const ga_group *g = e->g;
 	double threads = (double)l->block[0] * l->block[1] * l->block[2];
 	double grid = (double)l->grid[0] * l->grid[1] * l->grid[2];
-	double max_warps = d->max_threads_per_sm / 32.0;
+	double warp = d->warp_size > 0 ? (double)d->warp_size : NAN;
+	double max_warps = d->max_threads_per_sm / warp;
 	const char *lim = limiter_of(l);
 
 #define PSEUDO(n, expr, valid)                       \
@@ -355,7 +358,7 @@ static int lookup_pseudo(const env *e, const char *name, double *out)
 	PSEUDO("launch__occupancy_limiter_is_warps", strcmp(lim, "warps") == 0, l->occ_limiter);
 	PSEUDO("launch__occupancy_limiter_is_blocks", strcmp(lim, "blocks") == 0, l->occ_limiter);
 	if (strcmp(name, "launch__waves_per_sm") == 0) {
-		double warps_per_block = ceil(threads / 32.0);
+		double warps_per_block = ceil(threads / warp);
 		double blocks_per_sm = l->occ_theoretical_pct / 100.0 * max_warps / warps_per_block;
 		if (!(blocks_per_sm > 0) || d->sm_count <= 0)
 			return -1;
@@ -544,17 +547,9 @@ static int finding_cmp(const void *x, const void *y)
 	return strcmp(a->rule->id, b->rule->id);
 }
 
-int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts *opts,
-               ga_analysis *a, ga_error *err)
+/* Group the launches, aggregate their values, share out the GPU time. */
+static void group_launches(const ga_profile *p, ga_analysis *a)
 {
-	size_t note_cap = 0, find_cap = 0;
-	int verbose = opts && opts->verbose;
-
-	memset(a, 0, sizeof(*a));
-	a->profile = p;
-	if (!rs->has_classifier)
-		return ga_fail(err, GA_ERR_RULES, "no classifier: the rules directory has no "
-		               "classify.yaml");
 	build_groups(p, a);
 	for (size_t i = 0; i < a->n_groups; i++) {
 		aggregate(p, &a->groups[i]);
@@ -568,7 +563,31 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 	if (a->n_groups)
 		qsort(a->groups, a->n_groups, sizeof(*a->groups), group_cmp);
 	count_same_launch(a);
+}
 
+/* A fired rule's finding for group gi, its estimate clamped to 0..1. */
+static ga_finding make_finding(env *e, const ga_rule *r, size_t gi, double est)
+{
+	ga_finding f = {0};
+	if (est < 0)
+		est = 0;
+	if (est > 1)
+		est = 1;
+	f.rule = r;
+	f.group = gi;
+	f.estimate = est;
+	f.saving = e->g->share * est;
+	f.speedup = ga_estimate_speedup(est);
+	f.speedup_min = r->speedup_min;
+	f.speedup_max = r->speedup_max;
+	evidence_for(e, r->evidence, r->n_evidence, &f.evidence, &f.n_evidence);
+	return f;
+}
+
+/* Classify every group and fire every rule on it. */
+static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_analysis *a)
+{
+	size_t note_cap = 0, find_cap = 0;
 	resolver names;
 	resolver_init(&names, p, rs);
 	named_val *named = NULL;      /* one array for every kernel's names */
@@ -608,16 +627,7 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 						"ranked with no saving", g->name, r->id, why));
 				est = 0;
 			}
-			if (est < 0)
-				est = 0;
-			if (est > 1)
-				est = 1;
-			ga_finding f = {0};
-			f.rule = r;
-			f.group = gi;
-			f.estimate = est;
-			f.saving = g->share * est;
-			evidence_for(&e, r->evidence, r->n_evidence, &f.evidence, &f.n_evidence);
+			ga_finding f = make_finding(&e, r, gi, est);
 			GA_PUSH(a->findings, a->n_findings, find_cap, f);
 		}
 		named = e.named;
@@ -625,6 +635,11 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 	}
 	free(named);
 	resolver_free(&names);
+}
+
+/* Rank the findings, and list each group's in rank order. */
+static void rank_findings(ga_analysis *a)
+{
 	if (a->n_findings)
 		qsort(a->findings, a->n_findings, sizeof(*a->findings), finding_cmp);
 	for (size_t fi = 0; fi < a->n_findings; fi++)
@@ -638,6 +653,35 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 		ga_group *g = &a->groups[a->findings[fi].group];
 		g->findings[g->n_findings++] = fi;
 	}
+}
+
+static int check_rules(const ga_ruleset *rs, ga_cuts *cuts, ga_error *err)
+{
+	if (!rs->has_classifier)
+		return ga_fail(err, GA_ERR_RULES, "no classifier: the rules directory has no "
+		               "classify.yaml");
+	return ga_cuts_read(rs, cuts, err);
+}
+
+int ga_analyze_check_rules(const ga_ruleset *rs, ga_error *err)
+{
+	ga_cuts cuts;
+	return check_rules(rs, &cuts, err);
+}
+
+int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts *opts,
+               ga_analysis *a, ga_error *err)
+{
+	ga_cuts cuts;
+
+	memset(a, 0, sizeof(*a));
+	a->profile = p;
+	if (check_rules(rs, &cuts, err) != 0)
+		return -1;
+	group_launches(p, a);
+	evaluate(p, rs, opts && opts->verbose, a);
+	rank_findings(a);
+	ga_summarize(a, &cuts);
 	return 0;
 }
 
@@ -659,6 +703,7 @@ void ga_analysis_free(ga_analysis *a)
 		free(g->class_note);
 		free(g->findings);
 		free(g->unchecked);
+		free(g->lines);
 		free_evidence(g->class_evidence, g->n_class_evidence);
 	}
 	free(a->groups);
@@ -668,6 +713,8 @@ void ga_analysis_free(ga_analysis *a)
 	for (size_t i = 0; i < a->n_notes; i++)
 		free(a->notes[i]);
 	free(a->notes);
+	free(a->processes);
+	ga_roofline_free(&a->roofline);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -675,7 +722,16 @@ int ga_analysis_max_severity(const ga_analysis *a)
 {
 	int max = -1;
 	for (size_t i = 0; i < a->n_findings; i++)
-		if ((int)a->findings[i].rule->severity > max)
+		if (a->findings[i].rule && (int)a->findings[i].rule->severity > max)
 			max = (int)a->findings[i].rule->severity;
 	return max;
+}
+
+double ga_estimate_speedup(double estimate)
+{
+	if (isnan(estimate) || estimate < 0)
+		return NAN;
+	if (estimate >= 1)
+		return INFINITY;
+	return 1.0 / (1.0 - estimate);
 }

@@ -1,0 +1,22 @@
+/* internal.h: what the files of the analysis stage share and nobody else
+ * sees. */
+#ifndef GA_ANALYZE_INTERNAL_H
+#define GA_ANALYZE_INTERNAL_H
+
+#include "analyze.h"
+
+/* The cut-offs the analysis reads from the classifier's constants. */
+typedef struct {
+	ga_roof_cuts roof;
+	ga_source_cuts source;    /* warp_size: set per profile, from its device */
+} ga_cuts;
+
+/* Read every cut-off; a classifier that lacks one fails with
+ * GA_ERR_RULES, naming its file and the constant. */
+int ga_cuts_read(const ga_ruleset *rs, ga_cuts *cuts, ga_error *err);
+
+/* The parts of the analysis computed from the ranked groups and findings:
+ * counts, processes, the roofline and the source lines (summary.c). */
+void ga_summarize(ga_analysis *a, const ga_cuts *cuts);
+
+#endif

@@ -1,0 +1,40 @@
+/* plan.h: what a live run collects, from the rule set and the roofline.
+ *
+ * The metrics come in bundles that the collector keeps together in one
+ * metric set (see ga_ruleset_metric_bundles), numbered from 0 in order of
+ * importance (a bundle whose metrics were all planned earlier leaves its
+ * number unused):
+ *   0      the classifier's metrics (so that set 0 classifies) and the
+ *          duration, which weighs every launch;
+ *   1, 2   the roofline's bundles (ga_roofline_metrics): its byte, peak
+ *          and clock counters, then its FLOP counters;
+ *   3 ...  each rule's further metrics, rules in checklist order;
+ *   last   the user's --metrics.
+ * --quick takes only the classifier's required metrics (bundle 0), no
+ * roofline and no rule's, then --metrics (bundle 1).  A metric already
+ * planned keeps its first bundle. */
+#ifndef GA_PLAN_H
+#define GA_PLAN_H
+
+#include <stddef.h>
+
+#include "../rules/rules.h"
+
+typedef struct {
+	int quick;                       /* --quick */
+	const char *const *extra;        /* --metrics, collected last */
+	size_t n_extra;
+} ga_plan_opts;
+
+typedef struct {
+	char **names;                    /* metric names, in plan order */
+	size_t *bundle;                  /* bundle[i] of names[i], ascending */
+	size_t n, cap;
+} ga_plan;
+
+/* Fill *out (freed with ga_plan_free) for rule set rs; o may be NULL (no
+ * --quick, no --metrics). */
+void ga_plan_metrics(const ga_ruleset *rs, const ga_plan_opts *o, ga_plan *out);
+void ga_plan_free(ga_plan *p);
+
+#endif

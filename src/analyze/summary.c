@@ -1,0 +1,132 @@
+/* summary.c: the parts of the analysis computed once the groups are
+ * classified and the findings ranked: counts, the processes, the roofline,
+ * each kernel's source lines; and the cut-offs they use, read from the
+ * classifier.  See analyze.h. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One classifier constant into *out, as a fraction when scale is 100. */
+static int read_cut(const ga_ruleset *rs, const char *name, const char *what, double scale,
+                    double *out, ga_error *err)
+{
+	double v = ga_classifier_value(rs, name);
+	if (isnan(v))
+		return ga_fail(err, GA_ERR_RULES, "%s: the classifier does not define %s as a "
+		               "constant under metrics: (%s)",
+		               rs->classifier.path ? rs->classifier.path : "classify.yaml", name, what);
+	*out = v / scale;
+	return 0;
+}
+
+int ga_cuts_read(const ga_ruleset *rs, ga_cuts *cuts, ga_error *err)
+{
+	memset(cuts, 0, sizeof(*cuts));
+	cuts->source.warp_size = NAN;
+	if (read_cut(rs, GA_CUT_LATENCY_LINE, "the roofline's line for latency-bound kernels",
+	             100.0, &cuts->roof.latency_frac, err) ||
+	    read_cut(rs, GA_CUT_TENSOR_MIN, "the roofline's least tensor-pipe utilisation",
+	             1.0, &cuts->roof.tensor_min_pct, err) ||
+	    read_cut(rs, GA_CUT_SOURCE_WASTE, "the source ranking's least share of a waste",
+	             100.0, &cuts->source.min_share, err) ||
+	    read_cut(rs, GA_CUT_SOURCE_STALL, "the source ranking's least share of stalls",
+	             100.0, &cuts->source.min_stall_share, err) ||
+	    read_cut(rs, GA_CUT_BRANCH_DROP, "the source ranking's least drop of active lanes",
+	             1.0, &cuts->source.branch_drop, err))
+		return -1;
+	return 0;
+}
+
+static void count(ga_analysis *a)
+{
+	for (size_t i = 0; i < a->n_groups; i++) {
+		const ga_group *g = &a->groups[i];
+		a->n_launches += g->n_launches;
+		if (g->klass >= 0 && g->klass < GA_CLASS__COUNT)
+			a->n_class[g->klass]++;
+	}
+}
+
+/* The processes in the order of their first launch, with their kernels'
+ * GPU time. */
+static void processes(ga_analysis *a)
+{
+	const ga_profile *p = a->profile;
+	size_t cap = 0;
+
+	for (size_t i = 0; p && i < p->n_launches; i++) {
+		int pid = p->launches[i].pid;
+		size_t k = 0;
+		while (k < a->n_processes && a->processes[k].pid != pid)
+			k++;
+		if (k == a->n_processes) {
+			ga_process np = { .pid = pid };
+			GA_PUSH(a->processes, a->n_processes, cap, np);
+		}
+		a->processes[k].n_launches++;
+	}
+	for (size_t gi = 0; gi < a->n_groups; gi++) {
+		const ga_group *g = &a->groups[gi];
+		for (size_t k = 0; k < a->n_processes; k++) {
+			if (a->processes[k].pid != g->pid)
+				continue;
+			a->processes[k].n_kernels++;
+			if (isfinite(g->total_ns))
+				a->processes[k].total_ns += g->total_ns;
+			break;
+		}
+	}
+	for (size_t k = 0; k < a->n_processes; k++)
+		a->processes[k].share = a->total_ns > 0 ? a->processes[k].total_ns / a->total_ns
+		                                        : NAN;
+}
+
+/* The source-level data measured for a group (same mangled name and pid;
+ * the same grid and block preferred), or NULL. */
+static const ga_source *group_source(const ga_profile *p, const ga_group *g)
+{
+	const ga_source *loose = NULL;
+	if (!p || !g->mangled)
+		return NULL;
+	for (size_t i = 0; i < p->n_sources; i++) {
+		const ga_source *s = &p->sources[i];
+		if (s->pid != g->pid || !s->mangled || strcmp(s->mangled, g->mangled) != 0)
+			continue;
+		if (memcmp(s->grid, g->grid, sizeof(s->grid)) == 0 &&
+		    memcmp(s->block, g->block, sizeof(s->block)) == 0)
+			return s;
+		if (!loose)
+			loose = s;
+	}
+	return loose;
+}
+
+static void source_lines(ga_analysis *a, const ga_source_cuts *cuts)
+{
+	for (size_t gi = 0; gi < a->n_groups; gi++) {
+		ga_group *g = &a->groups[gi];
+		const ga_source *src = group_source(a->profile, g);
+		if (!src)
+			continue;
+		g->source = src;
+		for (size_t i = 0; i < src->n_pcs && !g->source_sass; i++)
+			g->source_sass = isfinite(src->pcs[i].inst);
+		g->source_sampled = src->samples_total > 0 || src->sample_period > 0;
+		g->lines = ga_xcalloc(GA_SOURCE_TOP_LINES, sizeof(*g->lines));
+		g->n_lines = ga_source_rank(src, cuts, g->lines, GA_SOURCE_TOP_LINES);
+	}
+}
+
+void ga_summarize(ga_analysis *a, const ga_cuts *cuts)
+{
+	ga_source_cuts sc = cuts->source;
+
+	count(a);
+	processes(a);
+	ga_roofline_compute(a, &cuts->roof, &a->roofline);
+	if (a->profile && a->profile->device.warp_size > 0)
+		sc.warp_size = a->profile->device.warp_size;
+	source_lines(a, &sc);
+}

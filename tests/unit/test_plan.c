@@ -1,0 +1,209 @@
+/* test_plan.c: the collection plan (src/analyze/plan.c) for the shipped
+ * rules, against the plan that main.c's plan_metrics made before the plan
+ * moved to the analysis stage.
+ *
+ * reference_plan below is that function as it was, with its strstr: the
+ * roofline's FLOP counters are the names with "__sass_" and no ".peak_".
+ * Besides matching it name by name and bundle by bundle, the shape of the
+ * plan is checked on its own terms. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/plan.h"
+#include "analyze/roofline.h"
+#include "rules/rules.h"
+#include "util.h"
+
+#include "helpers.h"
+
+#ifndef GA_TEST_RULES
+#error "GA_TEST_RULES must name the shipped rules directory"
+#endif
+
+#define DURATION "gpu__time_duration.sum"
+
+static ga_ruleset shipped;
+
+static int setup(void **state)
+{
+	(void)state;
+	load_rules(&shipped, GA_TEST_RULES);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ga_ruleset_free(&shipped);
+	return 0;
+}
+
+/* ---- main.c's plan_metrics, as it was ---------------------------------- */
+
+static void ref_add(ga_plan *mp, const char *name, size_t bundle)
+{
+	for (size_t j = 0; j < mp->n; j++)
+		if (strcmp(mp->names[j], name) == 0)
+			return;
+	mp->names = ga_xrealloc(mp->names, (mp->n + 1) * sizeof(*mp->names));
+	mp->bundle = ga_xrealloc(mp->bundle, (mp->n + 1) * sizeof(*mp->bundle));
+	mp->names[mp->n] = ga_xstrdup(name);
+	mp->bundle[mp->n++] = bundle;
+}
+
+static void reference_plan(int quick, char **extra, size_t n_extra, ga_plan *mp)
+{
+	char **names = NULL;
+	size_t *bundle = NULL, n, next = 0;
+
+	memset(mp, 0, sizeof(*mp));
+	if (quick) {
+		n = ga_classifier_required_metric_names(&shipped, &names);
+		bundle = ga_xcalloc(n ? n : 1, sizeof(*bundle));
+	} else {
+		n = ga_ruleset_metric_bundles(&shipped, &names, &bundle);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (bundle[i] == 0)
+			ref_add(mp, names[i], 0);
+	ref_add(mp, DURATION, 0);
+	next = 1;
+	if (!quick) {
+		const char **roof = NULL;
+		size_t n_roof = ga_roofline_metric_names(&roof);
+		for (int flops = 0; flops < 2; flops++, next++)
+			for (size_t i = 0; i < n_roof; i++)
+				if ((strstr(roof[i], "__sass_") && !strstr(roof[i], ".peak_")) == flops)
+					ref_add(mp, roof[i], next);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (bundle[i] > 0)
+			ref_add(mp, names[i], next + bundle[i] - 1);
+	if (n && bundle[n - 1] > 0)
+		next += bundle[n - 1];
+	for (size_t i = 0; i < n_extra; i++)
+		ref_add(mp, extra[i], next);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(bundle);
+}
+
+/* ---- checks ------------------------------------------------------------- */
+
+static void same_plan(const ga_plan *got, const ga_plan *want)
+{
+	assert_int_equal(got->n, want->n);
+	for (size_t i = 0; i < want->n; i++) {
+		assert_string_equal(got->names[i], want->names[i]);
+		if (got->bundle[i] != want->bundle[i])
+			fail_msg("%s: bundle %zu, expected %zu", want->names[i], got->bundle[i],
+			         want->bundle[i]);
+	}
+}
+
+static long find(const ga_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->names[i], name) == 0)
+			return (long)i;
+	return -1;
+}
+
+static int is_flop_count(const char *name)
+{
+	return strncmp(name, "sm__sass_thread_inst_executed_op_", 33) == 0 &&
+	       !strstr(name, ".peak_");
+}
+
+static void test_full_plan(void **state)
+{
+	ga_plan got, want;
+	char *extra[] = { "foo__bar.sum", "dram__bytes.sum" };
+	(void)state;
+
+	ga_plan_metrics(&shipped, &(ga_plan_opts){ .extra = (const char *const *)extra,
+	                                           .n_extra = 2 }, &got);
+	reference_plan(0, extra, 2, &want);
+	same_plan(&got, &want);
+
+	/* Bundles ascend; the duration and the classifier's come first. */
+	for (size_t i = 1; i < got.n; i++)
+		assert_true(got.bundle[i] >= got.bundle[i - 1]);
+	assert_int_equal(got.bundle[find(&got, DURATION)], 0);
+	assert_int_equal(got.bundle[find(&got, "smsp__issue_active.avg.pct_of_peak_sustained_active")],
+	                 0);
+	/* The roofline's bytes and peaks in bundle 1, its nine FLOP counters
+	 * alone in bundle 2, the rules' from 3 on. */
+	assert_int_equal(got.bundle[find(&got, "dram__bytes.sum")], 1);
+	assert_int_equal(got.bundle[find(&got, "sm__sass_thread_inst_executed_op_ffma_pred_on.sum"
+	                                       ".peak_sustained")], 1);
+	size_t flops = 0;
+	for (size_t i = 0; i < got.n; i++) {
+		assert_int_equal(is_flop_count(got.names[i]), got.bundle[i] == 2);
+		flops += got.bundle[i] == 2;
+	}
+	assert_int_equal(flops, 9);
+	assert_true(got.bundle[find(&got, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")]
+	            >= 3);
+	/* --metrics last, in a bundle of their own; one already planned stays. */
+	assert_int_equal(find(&got, "foo__bar.sum"), (long)got.n - 1);
+	assert_int_equal(got.bundle[got.n - 1], got.bundle[got.n - 2] + 1);
+	assert_int_equal(got.bundle[find(&got, "dram__bytes.sum")], 1);
+	ga_plan_free(&got);
+	ga_plan_free(&want);
+}
+
+static void test_quick_plan(void **state)
+{
+	ga_plan got, want;
+	char *extra[] = { "foo__bar.sum" };
+	(void)state;
+
+	ga_plan_metrics(&shipped, &(ga_plan_opts){ .quick = 1,
+	                                           .extra = (const char *const *)extra,
+	                                           .n_extra = 1 }, &got);
+	reference_plan(1, extra, 1, &want);
+	same_plan(&got, &want);
+	/* No roofline, no rule: the classifier's required names and the
+	 * duration in bundle 0, --metrics in bundle 1. */
+	assert_int_equal(find(&got, "dram__bytes.sum"), -1);
+	assert_int_equal(find(&got, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"),
+	                 -1);  /* wrapped in avail(): not required */
+	for (size_t i = 0; i + 1 < got.n; i++)
+		assert_int_equal(got.bundle[i], 0);
+	assert_string_equal(got.names[got.n - 1], "foo__bar.sum");
+	assert_int_equal(got.bundle[got.n - 1], 1);
+	ga_plan_free(&got);
+	ga_plan_free(&want);
+}
+
+/* No options: the full plan without --metrics. */
+static void test_no_options(void **state)
+{
+	ga_plan got, want;
+	(void)state;
+	ga_plan_metrics(&shipped, NULL, &got);
+	reference_plan(0, NULL, 0, &want);
+	same_plan(&got, &want);
+	ga_plan_free(&got);
+	ga_plan_free(&want);
+	assert_null(got.names);
+	assert_int_equal(got.n, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_plan),
+		cmocka_unit_test(test_quick_plan),
+		cmocka_unit_test(test_no_options),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
