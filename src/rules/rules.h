@@ -3,7 +3,7 @@
  * A rules directory holds classify.yaml (the classifier) and one file per
  * rule (*.yaml).  Loading several directories in order lets later ones add
  * rules or override rules with the same id, and replace the classifier.
- * Only src/rules/load.c includes libyaml. */
+ * Only the loader (src/rules/load.c, parse.c) includes libyaml. */
 #ifndef GA_RULES_H
 #define GA_RULES_H
 
