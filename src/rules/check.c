@@ -1,5 +1,6 @@
 /* check.c: what needs the whole rule set: cross-file checks (ids, names a
- * rule borrows from the classifier) and the lists of metrics to collect. */
+ * rule borrows from the classifier), the lists of metrics to collect and
+ * the collector's trigger for source lines. */
 #include "loader.h"
 
 #include <stdlib.h>
@@ -55,12 +56,148 @@ static void validate_rule_names(ga_diags *d, const ga_rule *r, const ga_classifi
 	ga_expr_foreach_name(r->when, report_unknown, &w);
 	w.what = "estimate";
 	ga_expr_foreach_name(r->estimate, report_unknown, &w);
+	w.what = "source_lines";
+	ga_expr_foreach_name(r->source_lines, report_unknown, &w);
 	for (i = 0; i < r->n_evidence; i++) {
 		if (!name_known(r->evidence[i], r->metrics, r->n_metrics, cls))
 			ga_diags_add(d, r->path, r->line, 0, "rule '%s': evidence '%s' is neither a "
 			             "named expression of the rule or the classifier nor a metric "
 			             "name (metric names contain '__')", r->id, r->evidence[i]);
 	}
+}
+
+/* ---- the source-line trigger ---- */
+
+/* One rule's inlined `source_lines` may be this long.  Inlining copies a
+ * named expression at every use, so a hostile file could double the text
+ * with each of its 256 names; the shipped rules need about 2 KB. */
+#define MAX_SOURCE_TRIGGER (64 * 1024)
+
+/* Which named expressions a name may refer to where it is printed: the
+ * rule's first n_rule (none inside the classifier's), then the
+ * classifier's first n_cls, as the engine resolves them. */
+struct inliner {
+	const ga_rule *r;
+	const ga_classifier *cls;
+	size_t n_rule, n_cls;
+	size_t start;             /* where the rule's text starts in out */
+	int *too_long;
+};
+
+static int inline_name(void *ctx, const char *name, ga_buf *out)
+{
+	const struct inliner *in = ctx;
+	struct inliner inner = *in;
+	const ga_named_expr *def = NULL;
+	ssize_t k = in->r ? named_index(in->r->metrics, in->n_rule, name) : -1;
+
+	if (*in->too_long || out->len - in->start > MAX_SOURCE_TRIGGER) {
+		*in->too_long = 1;
+		return 1;
+	}
+	if (k >= 0) {
+		def = &in->r->metrics[k];
+		inner.n_rule = (size_t)k;
+	} else if (in->cls && (k = named_index(in->cls->metrics, in->n_cls, name)) >= 0) {
+		def = &in->cls->metrics[k];
+		inner.r = NULL;
+		inner.n_cls = (size_t)k;
+	}
+	if (!def)
+		return 0;
+	ga_buf_putc(out, '(');
+	ga_expr_print(def->expr, inline_name, &inner, out);
+	ga_buf_putc(out, ')');
+	return 1;
+}
+
+/* r's `source_lines` with every named expression inlined in parentheses,
+ * appended to out, and parsed back as the collector will, or NULL with why
+ * set: longer than MAX_SOURCE_TRIGGER, or beyond the parser's nesting
+ * limits. */
+static ga_expr *rule_trigger(const ga_rule *r, const ga_classifier *cls, ga_buf *out,
+                             char *why, size_t len)
+{
+	int too_long = 0;
+	size_t start = out->len, off;
+	struct inliner in = { r, cls, r->n_metrics, cls ? cls->n_metrics : 0, start, &too_long };
+	ga_expr *e = NULL;
+	char msg[256];
+
+	ga_expr_print(r->source_lines, inline_name, &in, out);
+	if (too_long || out->len - start > MAX_SOURCE_TRIGGER)
+		snprintf(why, len, "is longer than %d KiB once its named expressions are "
+		         "written out", MAX_SOURCE_TRIGGER / 1024);
+	else if (!(e = ga_expr_parse(out->s + start, &off, msg, sizeof(msg))))
+		snprintf(why, len, "with its named expressions written out does not parse: %s",
+		         msg);
+	return e;
+}
+
+struct pseudo_find {
+	const char *hit;
+};
+
+static void find_pseudo(void *ctx, const char *name)
+{
+	struct pseudo_find *f = ctx;
+
+	if (!f->hit && is_pseudo_metric(name))
+		f->hit = name;
+}
+
+/* What the loader could not check in a rule's `source_lines`: the
+ * classifier's names it uses must not read pseudo metrics either, and the
+ * text written out must be short enough and parse. */
+static void validate_trigger(ga_diags *d, const ga_rule *r, const ga_classifier *cls)
+{
+	char why[320];
+	ga_buf b = {0};
+	ga_expr *e = rule_trigger(r, cls, &b, why, sizeof(why));
+	struct pseudo_find f = { NULL };
+
+	ga_buf_free(&b);
+	if (!e) {
+		ga_diags_add(d, r->path, r->line, 0, "rule '%s': 'source_lines' %s", r->id, why);
+		return;
+	}
+	ga_expr_foreach_name(e, find_pseudo, &f);
+	if (f.hit)
+		ga_diags_add(d, r->path, r->line, 0, "rule '%s': 'source_lines' reads '%s' "
+		             "through a classifier name; the collector does not measure it",
+		             r->id, f.hit);
+	ga_expr_free(e);
+}
+
+char *ga_ruleset_source_trigger(const ga_ruleset *rs)
+{
+	ga_buf b = {0};
+	char why[320];
+	size_t i;
+
+	for (i = 0; i < rs->n_rules; i++) {
+		const ga_rule *r = &rs->rules[i];
+		size_t before;
+		ga_expr *e;
+		if (!r->source_lines)
+			continue;
+		before = b.len;
+		ga_buf_puts(&b, before ? " or avail(" : "avail(");
+		e = rule_trigger(r, classifier_of(rs), &b, why, sizeof(why));
+		if (!e) {
+			/* Left out; ga_ruleset_validate reports it. */
+			b.len = before;
+			b.s[before] = '\0';
+			continue;
+		}
+		ga_buf_puts(&b, ", 0)");
+		ga_expr_free(e);
+	}
+	if (!b.len) {
+		ga_buf_free(&b);
+		return NULL;
+	}
+	return ga_buf_take(&b);
 }
 
 int ga_ruleset_validate(const ga_ruleset *rs, ga_diags *d)
@@ -86,6 +223,8 @@ int ga_ruleset_validate(const ga_ruleset *rs, ga_diags *d)
 				             r->id, rs->rules[j].path);
 		}
 		validate_rule_names(d, r, cls);
+		if (r->source_lines)
+			validate_trigger(d, r, cls);
 	}
 	return (int)(d->n - n0);
 }
@@ -103,8 +242,7 @@ static void add_metric(void *ctx, const char *name)
 {
 	struct metric_walk *w = ctx;
 
-	if (ga_str_has_prefix(name, "launch__") || ga_str_has_prefix(name, "device__") ||
-	    ga_str_has_prefix(name, "program__"))
+	if (is_pseudo_metric(name))
 		return;
 	if (named_index(w->m, w->n_m, name) >= 0 ||
 	    (w->cls && named_index(w->cls->metrics, w->cls->n_metrics, name) >= 0))
@@ -166,8 +304,8 @@ size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out)
 
 	for (size_t i = 0; i < rs->n_rules; i++) {
 		const ga_rule *r = &rs->rules[i];
-		const ga_expr *e[2] = { r->when, r->estimate };
-		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 2, r->evidence,
+		const ga_expr *e[3] = { r->when, r->estimate, r->source_lines };
+		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 3, r->evidence,
 		           r->n_evidence, 0);
 	}
 	if (rs->has_classifier)
@@ -229,9 +367,9 @@ size_t ga_ruleset_metric_bundles(const ga_ruleset *rs, char ***out, size_t **bun
 		qsort(order, rs->n_rules, sizeof(*order), rule_priority_cmp);
 	for (size_t i = 0; i < rs->n_rules; i++) {
 		const ga_rule *r = order[i];
-		const ga_expr *e[2] = { r->when, r->estimate };
+		const ga_expr *e[3] = { r->when, r->estimate, r->source_lines };
 		size_t before = all.n;
-		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 2, r->evidence,
+		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 3, r->evidence,
 		           r->n_evidence, 0);
 		add_bundle(&all, bundle, &cap_b, &l, nb);
 		if (all.n > before)

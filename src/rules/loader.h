@@ -76,6 +76,14 @@ void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spe
                   size_t n_spec, yaml_node_t **keys, yaml_node_t **vals);
 ssize_t named_index(const ga_named_expr *m, size_t n, const char *name);
 int is_metric_name(const char *s);
+int is_pseudo_metric(const char *name);     /* launch__*, device__*, program__* */
+/* The first pseudo metric that e reads, directly or through the named
+ * expressions m[0..n_m), of which m[k] reads reached[k] (NULL: none).  NULL
+ * when it reads none; the string belongs to e or m. */
+const char *pseudo_reached(const ga_expr *e, const ga_named_expr *m, size_t n_m,
+                           const char *const *reached);
+/* reached[] for m, for pseudo_reached; the caller frees the array. */
+const char **pseudo_table(const ga_named_expr *m, size_t n_m);
 void load_rule(struct loader *L, yaml_node_t *map);
 void load_classifier(struct loader *L, yaml_node_t *map);
 

@@ -425,6 +425,91 @@ static void check_expr_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, 
 		check_refs(L, n, e, what, m, n_m, n_m, strict);
 }
 
+int is_pseudo_metric(const char *name)
+{
+	return ga_str_has_prefix(name, "launch__") || ga_str_has_prefix(name, "device__") ||
+	       ga_str_has_prefix(name, "program__");
+}
+
+struct pseudo_walk {
+	const ga_named_expr *m;
+	size_t n_m;
+	const char *const *reached;
+	const char *hit;
+};
+
+static void pseudo_visit(void *ctx, const char *name)
+{
+	struct pseudo_walk *w = ctx;
+	ssize_t k = named_index(w->m, w->n_m, name);
+
+	if (w->hit)
+		return;
+	if (k >= 0)
+		w->hit = w->reached[k];
+	else if (is_pseudo_metric(name))
+		w->hit = name;
+}
+
+const char *pseudo_reached(const ga_expr *e, const ga_named_expr *m, size_t n_m,
+                           const char *const *reached)
+{
+	struct pseudo_walk w = { m, n_m, reached, NULL };
+
+	ga_expr_foreach_name(e, pseudo_visit, &w);
+	return w.hit;
+}
+
+const char **pseudo_table(const ga_named_expr *m, size_t n_m)
+{
+	const char **reached = ga_xcalloc(n_m ? n_m : 1, sizeof(*reached));
+	size_t k;
+
+	/* A named expression uses only the ones before it. */
+	for (k = 0; k < n_m; k++)
+		reached[k] = pseudo_reached(m[k].expr, m, k, (const char *const *)reached);
+	return reached;
+}
+
+struct collected_walk {
+	struct loader *L;
+	yaml_node_t *n;
+	const ga_named_expr *m;
+	size_t n_m;
+	const char **reached;
+};
+
+static void collected_visit(void *ctx, const char *name)
+{
+	struct collected_walk *w = ctx;
+	ssize_t k = named_index(w->m, w->n_m, name);
+	int line, col;
+
+	if (!(k < 0 ? is_pseudo_metric(name) : w->reached[k] != NULL) || !lerr_room(w->L))
+		return;
+	scalar_pos(w->L, w->n, find_word(scalar(w->n), name), &line, &col);
+	if (k < 0)
+		lerr(w->L, line, col, "in 'source_lines': '%s' is computed by gpuadvise, not "
+		     "measured by the collector; use CUPTI metrics only", name);
+	else
+		lerr(w->L, line, col, "in 'source_lines': '%s' reads '%s', which the collector "
+		     "does not measure; use CUPTI metrics only", name, w->reached[k]);
+}
+
+/* The collector evaluates `source_lines` over the metrics it measured:
+ * pseudo metrics (launch__*, device__*, program__*), which the engine
+ * computes afterwards, are not there, neither directly nor through the
+ * rule's named expressions.  The classifier's are checked by
+ * ga_ruleset_validate. */
+static void check_collected(struct loader *L, yaml_node_t *n, const ga_expr *e,
+                            const ga_named_expr *m, size_t n_m)
+{
+	struct collected_walk w = { L, n, m, n_m, pseudo_table(m, n_m) };
+
+	ga_expr_foreach_name(e, collected_visit, &w);
+	free(w.reached);
+}
+
 static const char *class_list(void)
 {
 	return "compute, memory, latency, divergence";
@@ -434,7 +519,8 @@ static const char *class_list(void)
 
 enum {
 	RK_ID, RK_TITLE, RK_CLASS, RK_CHECKLIST, RK_SEVERITY, RK_SPEEDUP, RK_METRICS,
-	RK_WHEN, RK_ESTIMATE, RK_EVIDENCE, RK_FIX, RK_EXAMPLE, RK_EXPLAIN, RK__COUNT
+	RK_WHEN, RK_ESTIMATE, RK_EVIDENCE, RK_FIX, RK_EXAMPLE, RK_EXPLAIN, RK_SOURCE_LINES,
+	RK__COUNT
 };
 
 static const struct key_spec rule_keys[RK__COUNT] = {
@@ -451,6 +537,7 @@ static const struct key_spec rule_keys[RK__COUNT] = {
 	[RK_FIX] = { "fix", 1 },
 	[RK_EXAMPLE] = { "example", 1 },
 	[RK_EXPLAIN] = { "explain", 1 },
+	[RK_SOURCE_LINES] = { "source_lines", 0 },
 };
 
 static void load_speedup(struct loader *L, yaml_node_t *n, ga_rule *r)
@@ -555,6 +642,12 @@ void load_rule(struct loader *L, yaml_node_t *map)
 	    get_expr(L, v[RK_ESTIMATE], "estimate", &r.estimate_src, &r.estimate) == 0)
 		check_expr_refs(L, v[RK_ESTIMATE], r.estimate, "estimate", r.metrics, r.n_metrics,
 		                0);
+	if (v[RK_SOURCE_LINES] && get_expr(L, v[RK_SOURCE_LINES], "source_lines",
+	                                   &r.source_lines_src, &r.source_lines) == 0) {
+		check_expr_refs(L, v[RK_SOURCE_LINES], r.source_lines, "source_lines", r.metrics,
+		                r.n_metrics, 0);
+		check_collected(L, v[RK_SOURCE_LINES], r.source_lines, r.metrics, r.n_metrics);
+	}
 	if (v[RK_EVIDENCE])
 		load_evidence(L, v[RK_EVIDENCE], r.metrics, r.n_metrics, 0, &r.evidence,
 		              &r.n_evidence);

@@ -164,6 +164,8 @@ void rule_free(ga_rule *r)
 	ga_expr_free(r->when);
 	free(r->estimate_src);
 	ga_expr_free(r->estimate);
+	free(r->source_lines_src);
+	ga_expr_free(r->source_lines);
 	strv_free(r->evidence, r->n_evidence);
 	free(r->fix);
 	free(r->example);
