@@ -16,60 +16,17 @@
 #include <string.h>
 
 #include "../util.h"
+#include "expr_tree.h"
 
 #define MAX_NESTING 200      /* parentheses, unary minus, not, calls */
 #define MAX_HEIGHT 1000      /* height of the syntax tree */
 
-enum node_kind {
-	N_NUM,
-	N_NAME,
-	N_NEG,
-	N_NOT,
-	N_BINARY,
-	N_CALL,
-};
-
-enum op {
-	OP_ADD, OP_SUB, OP_MUL, OP_DIV,
-	OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
-	OP_AND, OP_OR,
-};
-
-enum func {
-	FN_MIN,
-	FN_MAX,
-	FN_ABS,
-	FN_CLAMP,
-	FN_AVAIL,
-};
-
-static const struct {
-	const char *name;
-	size_t min_args, max_args;   /* max 0: no upper limit */
-} funcs[] = {
+const struct expr_func expr_funcs[] = {
 	[FN_MIN] = { "min", 1, 0 },
 	[FN_MAX] = { "max", 1, 0 },
 	[FN_ABS] = { "abs", 1, 1 },
 	[FN_CLAMP] = { "clamp", 3, 3 },
 	[FN_AVAIL] = { "avail", 2, 2 },
-};
-
-struct node {
-	enum node_kind kind;
-	size_t off, len;             /* source span */
-	size_t height;
-	double num;                  /* N_NUM */
-	char *name;                  /* N_NAME */
-	enum op op;                  /* N_BINARY */
-	enum func fn;                /* N_CALL */
-	struct node *lhs, *rhs;      /* N_BINARY; N_NEG/N_NOT use lhs */
-	struct node **args;          /* N_CALL */
-	size_t n_args;
-};
-
-struct ga_expr {
-	char *src;
-	struct node *root;
 };
 
 /* ---- lexer ---- */
@@ -426,14 +383,14 @@ static struct node *parse_or(struct parser *p);
 static struct node *parse_call(struct parser *p, size_t name_off, size_t name_len)
 {
 	struct node *n = NULL;
-	size_t open_off, fi, i, found = GA_ARRAY_LEN(funcs), cap = 0;
+	size_t open_off, fi, i, found = GA_ARRAY_LEN(expr_funcs), cap = 0;
 
-	for (fi = 0; fi < GA_ARRAY_LEN(funcs); fi++) {
-		if (strlen(funcs[fi].name) == name_len &&
-		    memcmp(funcs[fi].name, p->src + name_off, name_len) == 0)
+	for (fi = 0; fi < GA_ARRAY_LEN(expr_funcs); fi++) {
+		if (strlen(expr_funcs[fi].name) == name_len &&
+		    memcmp(expr_funcs[fi].name, p->src + name_off, name_len) == 0)
 			found = fi;
 	}
-	if (found == GA_ARRAY_LEN(funcs)) {
+	if (found == GA_ARRAY_LEN(expr_funcs)) {
 		fail_at(p, name_off, "unknown function '%.*s'", (int)name_len, p->src + name_off);
 		return NULL;
 	}
@@ -461,19 +418,19 @@ static struct node *parse_call(struct parser *p, size_t name_off, size_t name_le
 		if (p->tok.kind == T_EOF && !p->failed)
 			fail_at(p, p->tok.off, "expected ')' to close '(' at offset %zu", open_off);
 		else if (!p->failed)
-			fail_at(p, p->tok.off, "expected ',' or ')' in call to %s", funcs[found].name);
+			fail_at(p, p->tok.off, "expected ',' or ')' in call to %s", expr_funcs[found].name);
 		goto fail;
 	}
 	n->len = p->tok.off + 1 - n->off;
 	i = n->n_args;
-	if (i < funcs[found].min_args || (funcs[found].max_args && i > funcs[found].max_args)) {
-		if (funcs[found].min_args == funcs[found].max_args)
+	if (i < expr_funcs[found].min_args || (expr_funcs[found].max_args && i > expr_funcs[found].max_args)) {
+		if (expr_funcs[found].min_args == expr_funcs[found].max_args)
 			fail_at(p, name_off, "wrong number of arguments to %s: expected %zu, got %zu",
-			        funcs[found].name, funcs[found].min_args, i);
+			        expr_funcs[found].name, expr_funcs[found].min_args, i);
 		else
 			fail_at(p, name_off,
 			        "wrong number of arguments to %s: expected at least %zu, got %zu",
-			        funcs[found].name, funcs[found].min_args, i);
+			        expr_funcs[found].name, expr_funcs[found].min_args, i);
 		goto fail;
 	}
 	leave(p);
@@ -895,64 +852,4 @@ ga_eval_status ga_expr_eval(const ga_expr *e, ga_lookup_fn lookup, void *ctx,
 	if (out)
 		*out = st == GA_EVAL_OK ? v : NAN;
 	return st;
-}
-
-/* ---- names ---- */
-
-/* Names already reported, as a hash set: an expression such as
- * min(a1, a2, ...) may hold tens of thousands of names, and a list searched
- * for each one made a large rule file take minutes. */
-struct name_walk {
-	ga_map seen;                 /* names borrowed from the tree */
-	void (*fn)(void *ctx, const char *name);
-	void *ctx;
-	int required_only;           /* skip the first argument of avail() */
-};
-
-/* Add name; returns 0 when it was there already. */
-static int seen_add(struct name_walk *w, const char *name)
-{
-	size_t n = w->seen.n;
-
-	ga_strmap_put(&w->seen, name, 0);
-	return w->seen.n != n;
-}
-
-static void walk_names(struct name_walk *w, const struct node *n)
-{
-	size_t i;
-
-	if (!n)
-		return;
-	if (n->kind == N_NAME) {
-		if (seen_add(w, n->name))
-			w->fn(w->ctx, n->name);
-		return;
-	}
-	walk_names(w, n->lhs);
-	walk_names(w, n->rhs);
-	for (i = 0; i < n->n_args; i++)
-		if (!(w->required_only && n->kind == N_CALL && n->fn == FN_AVAIL && i == 0))
-			walk_names(w, n->args[i]);
-}
-
-void ga_expr_foreach_required_name(const ga_expr *e, void (*fn)(void *ctx, const char *name),
-                                   void *ctx)
-{
-	struct name_walk w = { .fn = fn, .ctx = ctx, .required_only = 1 };
-
-	if (!e)
-		return;
-	walk_names(&w, e->root);
-	ga_map_free(&w.seen);
-}
-
-void ga_expr_foreach_name(const ga_expr *e, void (*fn)(void *ctx, const char *name), void *ctx)
-{
-	struct name_walk w = { .fn = fn, .ctx = ctx };
-
-	if (!e)
-		return;
-	walk_names(&w, e->root);
-	ga_map_free(&w.seen);
 }

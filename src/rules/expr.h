@@ -25,6 +25,8 @@
 
 #include <stddef.h>
 
+#include "../util.h"
+
 typedef struct ga_expr ga_expr;
 
 typedef enum {
@@ -53,5 +55,17 @@ void ga_expr_foreach_name(const ga_expr *e, void (*fn)(void *ctx, const char *na
  * first argument of avail(). */
 void ga_expr_foreach_required_name(const ga_expr *e, void (*fn)(void *ctx, const char *name),
                                    void *ctx);
+
+/* Write a name's replacement to out and return 1, or return 0 to keep the
+ * name.  A replacement must be a primary: a name, a number, a call or a
+ * parenthesised expression. */
+typedef int (*ga_expr_subst_fn)(void *ctx, const char *name, ga_buf *out);
+
+/* Append e to out as text that ga_expr_parse reads back into the same tree:
+ * parentheses only where precedence needs them, numbers as written, every
+ * name passed to subst (may be NULL) first.  With subst inlining named
+ * expressions as "(" text ")", the result evaluates as the original did
+ * with those names bound, operation for operation. */
+void ga_expr_print(const ga_expr *e, ga_expr_subst_fn subst, void *ctx, ga_buf *out);
 
 #endif

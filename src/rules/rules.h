@@ -3,7 +3,7 @@
  * A rules directory holds classify.yaml (the classifier) and one file per
  * rule (*.yaml).  Loading several directories in order lets later ones add
  * rules or override rules with the same id, and replace the classifier.
- * Only src/rules/load.c includes libyaml. */
+ * Only the loader (src/rules/load.c, parse.c) includes libyaml. */
 #ifndef GA_RULES_H
 #define GA_RULES_H
 
@@ -54,6 +54,8 @@ typedef struct {
 	ga_expr *when;
 	char *estimate_src;       /* fraction of the kernel's time the fix saves, 0..1 */
 	ga_expr *estimate;
+	char *source_lines_src;   /* when the collector should measure source lines, or NULL */
+	ga_expr *source_lines;
 	char **evidence;          /* names (metrics or named exprs) to show as evidence */
 	size_t n_evidence;
 	char *fix;                /* what to do, one paragraph */
@@ -146,5 +148,16 @@ size_t ga_classifier_required_metric_names(const ga_ruleset *rs, char ***out);
  * A collector fills replay passes bundle by bundle, so a rule's inputs are
  * measured together. */
 size_t ga_ruleset_metric_bundles(const ga_ruleset *rs, char ***out, size_t **bundle);
+
+/* When the collector should measure a kernel's source lines: one
+ * self-contained expression over CUPTI metric names only, the rules'
+ * `source_lines` joined as "avail(t1, 0) or avail(t2, 0) or ...", in which
+ * every named expression (the rule's, the classifier's) is inlined in
+ * parentheses.  avail() makes a rule whose metrics a launch did not measure
+ * count as false instead of hiding the others.  The collector parses it
+ * with ga_expr_parse and evaluates it over the metrics it measured.
+ * malloc'd; NULL when no rule has `source_lines`.  A rule whose trigger
+ * is too long to write out is left out (ga_ruleset_validate reports it). */
+char *ga_ruleset_source_trigger(const ga_ruleset *rs);
 
 #endif

@@ -545,6 +545,127 @@ static void test_foreach_name(void **state)
 	ga_expr_free(NULL);
 }
 
+/* ---- printing ---- */
+
+static char *print_str(const char *src, ga_expr_subst_fn subst, void *ctx)
+{
+	char msg[256];
+	size_t off;
+	ga_expr *e = ga_expr_parse(src, &off, msg, sizeof(msg));
+	ga_buf b = {0};
+
+	if (!e)
+		fail_msg("'%s' does not parse: %s", src, msg);
+	ga_expr_print(e, subst, ctx, &b);
+	ga_expr_free(e);
+	return ga_buf_take(&b);
+}
+
+/* Parentheses only where the grammar needs them, numbers as written. */
+static void test_print(void **state)
+{
+	static const struct {
+		const char *src, *printed;
+	} cases[] = {
+		{ "a*b+c", "a * b + c" },
+		{ "a - (b - c)", "a - (b - c)" },
+		{ "(a - b) - c", "a - b - c" },
+		{ "a / (b * c)", "a / (b * c)" },
+		{ "(a / b) * c", "a / b * c" },
+		{ "not (a < b)", "not a < b" },
+		{ "(not a) < b", "(not a) < b" },
+		{ "not not a", "not not a" },
+		{ "-(a + b) * 2", "-(a + b) * 2" },
+		{ "- -a", "- -a" },
+		{ "-(-a)", "- -a" },
+		{ "(a or b) and not c", "(a or b) and not c" },
+		{ "a or (b and c)", "a or b and c" },
+		{ "a or (b or c)", "a or (b or c)" },
+		{ "(a < b) == (c < d)", "(a < b) == (c < d)" },
+		{ "max(a, (b), 1e6, .5)", "max(a, b, 1e6, .5)" },
+		{ "avail(x__y.sum / 2, 0)", "avail(x__y.sum / 2, 0)" },
+		{ "clamp((x), 0, (1))", "clamp(x, 0, 1)" },
+		{ "2.50", "2.50" },
+		{ "(((x)))", "x" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < GA_ARRAY_LEN(cases); i++) {
+		char *got = print_str(cases[i].src, NULL, NULL);
+		char *again = print_str(got, NULL, NULL);
+		if (strcmp(got, cases[i].printed) != 0)
+			fail_msg("'%s' printed as '%s', expected '%s'", cases[i].src, got,
+			         cases[i].printed);
+		assert_string_equal(again, got);        /* a fixed point */
+		free(got);
+		free(again);
+	}
+}
+
+/* What is printed evaluates as the original, whatever the values. */
+static void test_print_evaluates_the_same(void **state)
+{
+	static const char *const srcs[] = {
+		"x - y - zero * x / y",
+		"x - (y - (x - y))",
+		"x / y / (x / y) + -x * -(y - x)",
+		"not x < y and (zero or y) == 1 or not (x != y)",
+		"(x > y) + (x >= y) * 2 - (x < y) / 4",
+		"clamp(x - y * 2, -(y), max(x, y, zero)) + abs(y - x) + min(x)",
+	};
+	static const double values[][3] = {
+		{ 4, 2, 0 }, { -3, 7.5, 1 }, { 0.1, 0.3, 0 }, { 1e300, -1e-300, 2 }, { 5, 5, 5 },
+	};
+	size_t i, k;
+
+	(void)state;
+	for (i = 0; i < GA_ARRAY_LEN(srcs); i++) {
+		char *printed = print_str(srcs[i], NULL, NULL);
+		ga_expr *a = ga_expr_parse(srcs[i], NULL, NULL, 0);
+		ga_expr *b = ga_expr_parse(printed, NULL, NULL, 0);
+		assert_non_null(b);
+		for (k = 0; k < GA_ARRAY_LEN(values); k++) {
+			const struct var v[] = {
+				{ "x", values[k][0] }, { "y", values[k][1] }, { "zero", values[k][2] },
+			};
+			struct vars vs = { v, GA_ARRAY_LEN(v), 0 };
+			double ra, rb;
+			ga_eval_status sa = ga_expr_eval(a, lookup, &vs, &ra, NULL, 0);
+			ga_eval_status sb = ga_expr_eval(b, lookup, &vs, &rb, NULL, 0);
+			assert_int_equal(sa, sb);
+			if (sa == GA_EVAL_OK && memcmp(&ra, &rb, sizeof(ra)) != 0)
+				fail_msg("'%s' gave %.17g, printed '%s' %.17g", srcs[i], ra, printed, rb);
+		}
+		ga_expr_free(a);
+		ga_expr_free(b);
+		free(printed);
+	}
+}
+
+/* subst replaces x and keeps every other name. */
+static int subst_x(void *ctx, const char *name, ga_buf *out)
+{
+	int *calls = ctx;
+
+	(*calls)++;
+	if (strcmp(name, "x") != 0)
+		return 0;
+	ga_buf_puts(out, "(a__b + 1)");
+	return 1;
+}
+
+static void test_print_subst(void **state)
+{
+	int calls = 0;
+	char *got = print_str("x * x - y / max(x, 2)", subst_x, &calls);
+
+	(void)state;
+	assert_string_equal(got, "(a__b + 1) * (a__b + 1) - y / max((a__b + 1), 2)");
+	assert_int_equal(calls, 4);
+	free(got);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +685,9 @@ int main(void)
 		cmocka_unit_test(test_nan_and_inf),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_foreach_name),
+		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_print_evaluates_the_same),
+		cmocka_unit_test(test_print_subst),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

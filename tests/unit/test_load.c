@@ -1,4 +1,5 @@
-/* test_load.c: rule and classifier files (src/rules/load.c).
+/* test_load.c: rule and classifier files (src/rules/: ruleset.c, load.c,
+ * parse.c, check.c).
  *
  * Fixtures live in tests/fixtures (GA_TEST_FIXTURES); the tests chdir there
  * so diagnostics name files relative to it, e.g. rules-bad/empty.yaml.
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "profile.h"
 #include "rules/rules.h"
 #include "util.h"
 
@@ -715,6 +717,95 @@ static void test_expression_positions(void **state)
 	remove_scratch();
 }
 
+/* A rule's `source_lines`: what the collector can evaluate (no pseudo
+ * metrics, neither directly nor through a named expression), and the
+ * trigger text with every named expression written out. */
+static void test_source_lines(void **state)
+{
+	static const char rule_head[] =
+		"id: src\ntitle: t\nclass: memory\nchecklist: 2\nseverity: low\n"
+		"speedup: [1, 2]\nmetrics:\n  waves: launch__waves_per_sm\n"
+		"  ratio: a__b.sum / max(c__d.sum, 1)\n  busy: mem - 1\n"
+		"when: ratio > 2\nestimate: 0.5\nfix: f\nexample: e\nexplain: x\n";
+	ga_ruleset rs;
+	ga_diags d = {0};
+	char *path, *s, *expect, *trigger;
+
+	(void)state;
+	snprintf(scratch, sizeof(scratch), "/tmp/ga-test-load-XXXXXX");
+	assert_non_null(mkdtemp(scratch));
+	path = ga_xasprintf("%s/src.yaml", scratch);
+
+	/* Pseudo metrics, directly and through 'waves', at their columns. */
+	s = ga_xasprintf("%ssource_lines: ratio > 2 and waves < 1 or launch__grid_size < 9\n",
+	                 rule_head);
+	write_file("src.yaml", s);
+	free(s);
+	ga_ruleset_init(&rs);
+	assert_int_equal(ga_rules_load_file(&rs, path, &d), 2);
+	assert_int_equal(rs.n_rules, 0);
+	s = print_diags(&d);
+	expect = ga_xasprintf(
+	        "%s:16:29: error: in 'source_lines': 'waves' reads 'launch__waves_per_sm', "
+	        "which the collector does not measure; use CUPTI metrics only\n"
+	        "%s:16:42: error: in 'source_lines': 'launch__grid_size' is computed by "
+	        "gpuadvise, not measured by the collector; use CUPTI metrics only\n", path, path);
+	assert_string_equal(s, expect);
+	free(s);
+	free(expect);
+	ga_diags_free(&d);
+	ga_ruleset_free(&rs);
+
+	/* A rule's own names and the classifier's are written out in
+	 * parentheses, recursively; metric names stay. */
+	s = ga_xasprintf("%ssource_lines: ratio > 2 and busy > sm\n", rule_head);
+	write_file("src.yaml", s);
+	free(s);
+	ga_ruleset_init(&rs);
+	assert_int_equal(ga_rules_load_file(&rs, path, &d), 0);
+	assert_int_equal(ga_rules_load_dir(&rs, "rules-good", &d), 0);
+	if (ga_ruleset_validate(&rs, &d) != 0)
+		fail_with_diags(&d, "source_lines");
+	trigger = ga_ruleset_source_trigger(&rs);
+	assert_non_null(trigger);
+	assert_string_equal(trigger,
+	        "avail((a__b.sum / max(c__d.sum, 1)) > 2 and "
+	        "((max(dram__throughput.avg.pct_of_peak_sustained_elapsed, "
+	        "l1tex__throughput.avg.pct_of_peak_sustained_active)) - 1) > "
+	        "(sm__throughput.avg.pct_of_peak_sustained_elapsed), 0)");
+	free(trigger);
+	ga_ruleset_free(&rs);
+
+	/* No rule with source_lines: no trigger. */
+	ga_ruleset_init(&rs);
+	assert_int_equal(ga_rules_load_dir(&rs, "rules-good", &d), 0);
+	assert_null(ga_ruleset_source_trigger(&rs));
+	ga_ruleset_free(&rs);
+
+	/* A classifier name that reads a pseudo metric is reported once the
+	 * classifier is known. */
+	write_file("classify.yaml", "classifier:\n  metrics:\n    sm: launch__block_size\n"
+	           "    mem: x__y\n  order:\n"
+	           "    - {class: compute, when: sm > 1, score: 1}\n"
+	           "    - {class: memory, when: mem > 1, score: 1}\n"
+	           "    - {class: latency, when: 1, score: 1}\n"
+	           "    - {class: divergence, when: 0, score: 1}\n");
+	ga_ruleset_init(&rs);
+	assert_int_equal(ga_rules_load_dir(&rs, scratch, &d), 0);
+	assert_int_equal(ga_ruleset_validate(&rs, &d), 1);
+	s = print_diags(&d);
+	expect = ga_xasprintf("%s:1: error: rule 'src': 'source_lines' reads "
+	                      "'launch__block_size' through a classifier name; the collector "
+	                      "does not measure it\n", path);
+	assert_string_equal(s, expect);
+	free(s);
+	free(expect);
+	ga_ruleset_free(&rs);
+	ga_diags_free(&d);
+	free(path);
+	remove_scratch();
+}
+
 #ifdef GA_TEST_RULES
 /* The shipped rules load and validate cleanly, and read only metric names. */
 static void test_shipped_rules(void **state)
@@ -747,6 +838,202 @@ static void test_shipped_rules(void **state)
 }
 #endif
 
+#ifdef GA_TEST_RULES
+/* Named expressions evaluated as the engine does: a rule's own names (those
+ * before the one being evaluated), then the classifier's, then the launch's
+ * metrics.  A failed named value makes its reader fail. */
+struct scoped {
+	const ga_named_expr *rule, *cls;
+	size_t n_rule, n_cls;
+	const ga_profile *p;
+	const ga_launch *l;
+	const double *scale;      /* per metric, to move ratios across cut-offs */
+};
+
+static int scoped_lookup(void *ctx, const char *name, double *out)
+{
+	const struct scoped *sc = ctx;
+	struct scoped inner = *sc;
+	const ga_expr *e = NULL;
+	size_t i;
+
+	for (i = 0; i < sc->n_rule && !e; i++) {
+		if (strcmp(sc->rule[i].name, name) == 0) {
+			e = sc->rule[i].expr;
+			inner.n_rule = i;
+		}
+	}
+	for (i = 0; i < sc->n_cls && !e; i++) {
+		if (strcmp(sc->cls[i].name, name) == 0) {
+			e = sc->cls[i].expr;
+			inner.rule = NULL;
+			inner.n_rule = 0;
+			inner.n_cls = i;
+		}
+	}
+	if (e)
+		return ga_expr_eval(e, scoped_lookup, &inner, out, NULL, 0) == GA_EVAL_OK ? 0 : -1;
+	for (i = 0; i < sc->p->n_metrics; i++) {
+		if (strcmp(sc->p->metrics[i], name) == 0 && isfinite(sc->l->values[i])) {
+			*out = sc->l->values[i] * sc->scale[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Metrics only, as the collector has them. */
+static int metric_lookup(void *ctx, const char *name, double *out)
+{
+	const struct scoped *sc = ctx;
+	size_t i;
+
+	assert_true(strstr(name, "__") != NULL);
+	for (i = 0; i < sc->p->n_metrics; i++) {
+		if (strcmp(sc->p->metrics[i], name) == 0 && isfinite(sc->l->values[i])) {
+			*out = sc->l->values[i] * sc->scale[i];
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void no_pseudo(void *ctx, const char *name)
+{
+	(void)ctx;
+	if (!strstr(name, "__") || ga_str_has_prefix(name, "launch__") ||
+	    ga_str_has_prefix(name, "device__") || ga_str_has_prefix(name, "program__"))
+		fail_msg("the source-line trigger reads '%s'", name);
+}
+
+#define N_TRIALS 40
+
+/* Truth of a trigger (a failure counts as false, as in the collector). */
+static int trigger_holds(const ga_expr *e, struct scoped *sc)
+{
+	double v;
+
+	return ga_expr_eval(e, metric_lookup, sc, &v, NULL, 0) == GA_EVAL_OK && v != 0;
+}
+
+/* The shipped rules' trigger parses, reads only CUPTI metrics, and holds
+ * on the launches of the H200 recording exactly where a rule's own
+ * `source_lines`, with its named expressions, does; each rule's part
+ * alone too.  It picks the kernels that get the three findings the source
+ * view can place on lines. */
+static void test_shipped_source_trigger(void **state)
+{
+	static const struct {
+		const char *kernel;     /* prefix of the launch's name */
+		int holds;
+	} expect[] = {
+		{ "copy_strided(", 1 },          /* uncoalesced-global-access */
+		{ "transpose_naive(", 1 },       /* uncoalesced-global-access */
+		{ "branch_evenodd(", 1 },        /* thread-divergence */
+		{ "smem_conflict(", 1 },         /* shared-bank-conflicts */
+		{ "copy_coalesced(", 0 },
+		{ "fma_loop(", 0 },
+	};
+	ga_ruleset rs;
+	ga_diags d = {0};
+	ga_profile p;
+	ga_error err;
+	char *text;
+	ga_expr *all;
+	size_t i, k, with_lines = 0, seen[GA_ARRAY_LEN(expect)] = {0};
+	size_t held[GA_ARRAY_LEN(expect)] = {0}, trials_held = 0;
+	double *scale;
+	uint64_t lcg = 21;
+
+	(void)state;
+	ga_ruleset_init(&rs);
+	if (ga_rules_load_dir(&rs, GA_TEST_RULES, &d) != 0 || ga_ruleset_validate(&rs, &d) != 0)
+		fail_with_diags(&d, GA_TEST_RULES);
+	ga_profile_init(&p);
+	assert_int_equal(ga_profile_load(&p, "recorded/testapp-all.json", &err), 0);
+	text = ga_ruleset_source_trigger(&rs);
+	assert_non_null(text);
+	all = ga_expr_parse(text, NULL, NULL, 0);
+	assert_non_null(all);
+	ga_expr_foreach_name(all, no_pseudo, NULL);
+
+	scale = ga_xcalloc(p.n_metrics * N_TRIALS, sizeof(*scale));
+	for (k = 0; k < p.n_metrics * N_TRIALS; k++) {
+		/* Trial 0 as recorded; the others scale each metric by its own
+		 * factor between 1/8 and 8 (a fixed LCG), which moves ratios
+		 * such as sectors per request into every band of the rules. */
+		lcg = lcg * 6364136223846793005u + 1442695040888963407u;
+		scale[k] = k < p.n_metrics ? 1 : exp2((double)(lcg >> 11) / 9007199254740992.0 * 6 - 3);
+	}
+	for (i = 0; i < p.n_launches * N_TRIALS; i++) {
+		struct scoped sc = { NULL, rs.classifier.metrics, 0, rs.classifier.n_metrics, &p,
+		                     &p.launches[i % p.n_launches],
+		                     scale + i / p.n_launches * p.n_metrics };
+		int any = 0;
+		for (k = 0; k < rs.n_rules; k++) {
+			const ga_rule *r = &rs.rules[k];
+			ga_ruleset one = rs;
+			char *part_text;
+			ga_expr *part;
+			double v;
+			int own;
+			if (!r->source_lines)
+				continue;
+			sc.rule = r->metrics;
+			sc.n_rule = r->n_metrics;
+			own = ga_expr_eval(r->source_lines, scoped_lookup, &sc, &v, NULL, 0) ==
+			      GA_EVAL_OK && v != 0;
+			one.rules = &rs.rules[k];
+			one.n_rules = 1;
+			part_text = ga_ruleset_source_trigger(&one);
+			part = ga_expr_parse(part_text, NULL, NULL, 0);
+			assert_non_null(part);
+			if (trigger_holds(part, &sc) != own)
+				fail_msg("%s on %s (trial %zu): rule says %d, trigger %s", r->id,
+				         sc.l->name, i / p.n_launches, own, part_text);
+			any |= own;
+			ga_expr_free(part);
+			free(part_text);
+		}
+		assert_int_equal(trigger_holds(all, &sc), any);
+		if (i >= p.n_launches) {
+			trials_held += any;
+			continue;
+		}
+		/* Launches measured different metric sets: the trigger holds on
+		 * those that measured the rule's inputs. */
+		for (k = 0; k < GA_ARRAY_LEN(expect); k++) {
+			if (ga_str_has_prefix(p.launches[i].name, expect[k].kernel)) {
+				if (any && !expect[k].holds)
+					fail_msg("%s: trigger holds", p.launches[i].name);
+				held[k] += any;
+				seen[k]++;
+			}
+		}
+	}
+	/* The scaled trials are not all on one side of the cut-offs. */
+	assert_true(trials_held > 0 && trials_held < p.n_launches * (N_TRIALS - 1));
+	for (k = 0; k < rs.n_rules; k++)
+		with_lines += rs.rules[k].source_lines != NULL;
+	assert_int_equal(with_lines, 3);
+	assert_non_null(ga_ruleset_find(&rs, "uncoalesced-global-access")->source_lines);
+	assert_non_null(ga_ruleset_find(&rs, "shared-bank-conflicts")->source_lines);
+	assert_non_null(ga_ruleset_find(&rs, "thread-divergence")->source_lines);
+	for (k = 0; k < GA_ARRAY_LEN(expect); k++) {
+		assert_true(seen[k] > 0);
+		if (expect[k].holds && held[k] == 0)
+			fail_msg("%s: the trigger holds on none of its launches", expect[k].kernel);
+	}
+
+	free(scale);
+	ga_expr_free(all);
+	free(text);
+	ga_profile_free(&p);
+	ga_ruleset_free(&rs);
+	ga_diags_free(&d);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -762,8 +1049,10 @@ int main(void)
 		cmocka_unit_test(test_classifier_value),
 		cmocka_unit_test(test_validate_names),
 		cmocka_unit_test(test_expression_positions),
+		cmocka_unit_test(test_source_lines),
 #ifdef GA_TEST_RULES
 		cmocka_unit_test(test_shipped_rules),
+		cmocka_unit_test(test_shipped_source_trigger),
 #endif
 	};
 

@@ -1,0 +1,90 @@
+/* loader.h: what the files of the rule loader share; private to src/rules.
+ *
+ *   ruleset.c  class and severity names, diagnostics, freeing, look-ups
+ *   load.c     reading a file or a directory, YAML limits, positions
+ *   parse.c    the keys of a rule or classifier, from libyaml's node tree
+ *   check.c    whole-set checks, the metric lists, the source-line trigger
+ *
+ * Only load.c and parse.c include libyaml. */
+#ifndef GA_RULES_LOADER_H
+#define GA_RULES_LOADER_H
+
+#include <stdarg.h>
+#include <sys/types.h>
+
+#include <yaml.h>
+
+#include "rules.h"
+#include "../util.h"
+
+/* One file being loaded. */
+struct loader {
+	ga_ruleset *rs;
+	ga_diags *d;
+	const char *path;
+	char *text;              /* raw file contents */
+	size_t len;
+	size_t *lines;           /* byte offset of each line start */
+	size_t n_lines, cap_lines;
+	yaml_document_t doc;
+	int errors;              /* problems found in this file */
+	int hidden;              /* of them, not reported (MAX_FILE_DIAGS) */
+	char ***dir_ids;         /* ids loaded from the same directory, or NULL */
+	size_t *n_dir_ids, *cap_dir_ids;
+};
+
+/* A hostile file can hold a problem on every line, or tens of thousands of
+ * unknown names in one expression: past this many, problems are counted
+ * (the rule is still rejected) but neither located nor reported, which
+ * keeps both the work and the output bounded. */
+#define MAX_FILE_DIAGS 50
+
+struct key_spec {
+	const char *name;
+	int required;
+};
+
+struct strlist {
+	char **v;
+	size_t n, cap;
+};
+
+/* ruleset.c */
+void diags_vadd(ga_diags *d, const char *file, int line, int col, const char *fmt, va_list ap);
+void diags_sort_from(ga_diags *d, size_t from);
+void named_free(ga_named_expr *m, size_t n);
+void strv_free(char **v, size_t n);
+void rule_free(ga_rule *r);
+void classifier_free(ga_classifier *c);
+
+/* load.c */
+int lerr_room(struct loader *L);
+void lerr(struct loader *L, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define node_err(L, n, ...) \
+	lerr((L), (int)(n)->start_mark.line + 1, (int)(n)->start_mark.column + 1, __VA_ARGS__)
+void byte_linecol(const struct loader *L, size_t off, size_t *line, size_t *col);
+void scalar_pos(const struct loader *L, const yaml_node_t *n, size_t off, int *out_line,
+                int *out_col);
+int is_ws(char c);
+int cmp_str(const void *a, const void *b);
+
+/* parse.c */
+yaml_node_t *node_at(struct loader *L, int index);
+const char *scalar(const yaml_node_t *n);
+void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spec,
+                  size_t n_spec, yaml_node_t **keys, yaml_node_t **vals);
+ssize_t named_index(const ga_named_expr *m, size_t n, const char *name);
+int is_metric_name(const char *s);
+int is_pseudo_metric(const char *name);     /* launch__*, device__*, program__* */
+/* The first pseudo metric that e reads, directly or through the named
+ * expressions m[0..n_m), of which m[k] reads reached[k] (NULL: none).  NULL
+ * when it reads none; the string belongs to e or m. */
+const char *pseudo_reached(const ga_expr *e, const ga_named_expr *m, size_t n_m,
+                           const char *const *reached);
+/* reached[] for m, for pseudo_reached; the caller frees the array. */
+const char **pseudo_table(const ga_named_expr *m, size_t n_m);
+void load_rule(struct loader *L, yaml_node_t *map);
+void load_classifier(struct loader *L, yaml_node_t *map);
+
+#endif
