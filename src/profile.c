@@ -1,5 +1,6 @@
 /* profile.c: the profile model: building a profile, looking up its metrics,
- * freeing it.  Its JSON form is in profile_json.c.  See profile.h.
+ * pooling the launches of several profiles, freeing it.  Its JSON form is
+ * in profile_json.c.  See profile.h.
  *
  * Ownership: every string and array reachable from a ga_profile belongs to
  * it and is released by ga_profile_free. */
@@ -139,4 +140,27 @@ double ga_launch_total_threads(const ga_launch *l)
 {
 	return (double)l->grid[0] * l->grid[1] * l->grid[2] *
 	       (double)l->block[0] * l->block[1] * l->block[2];
+}
+
+/* Launches are moved, not copied: their strings change owner, and only the
+ * values are remapped, since the two profiles may list their metrics in a
+ * different order or not list the same ones. */
+void ga_profile_merge(ga_profile *into, ga_profile *from)
+{
+	for (size_t k = 0; k < from->n_launches; k++) {
+		ga_launch *src = &from->launches[k];
+		ga_launch *dst = ga_profile_add_launch(into);
+		double *vals = dst->values;
+		*dst = *src;
+		dst->values = vals;
+		for (size_t m = 0; m < from->n_metrics; m++) {
+			size_t slot = ga_profile_add_metric(into, from->metrics[m]);
+			/* a new metric grows every launch's values: dst moves */
+			dst = &into->launches[into->n_launches - 1];
+			dst->values[slot] = src->values[m];
+		}
+		free(src->values);
+		memset(src, 0, sizeof(*src));
+	}
+	ga_profile_free(from);
 }

@@ -130,6 +130,13 @@ double ga_launch_total_threads(const ga_launch *l);
  * is limited by the block count, not by shared memory it does not use. */
 const char *ga_launch_limiter(const ga_launch *l);
 
+/* Pool the launches of *from into *into, as --import of several files does
+ * (processes stay apart by pid).  Metrics are matched by name: a metric only
+ * one side has is NAN in the other side's launches.  Only the launches move:
+ * into keeps its own device, collection, unprofiled launches and sources,
+ * and *from is freed (left as after ga_profile_init). */
+void ga_profile_merge(ga_profile *into, ga_profile *from);
+
 /* JSON (profile_json.c).  Load reports malformed input with line:column and
  * names missing or ill-typed fields.  Both return 0 on success, -1 with err
  * set.  A JSON report of gpuadvise (format "gpuadvise-report") is read as the
