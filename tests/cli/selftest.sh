@@ -1,8 +1,10 @@
 #!/bin/sh
-# tests/cli/selftest.sh: the test scripts' own helpers (tap.sh), checked on
-# a scratch directory: a golden file that matches passes; one that differs
-# fails; UPDATE_GOLDEN rewrites it, says so and makes the run fail, so an
-# update run is never reported as passing.
+# tests/cli/selftest.sh: the test setup checked.  The scripts' helpers
+# (tap.sh), on a scratch directory: a golden file that matches passes; one
+# that differs fails; UPDATE_GOLDEN rewrites it, says so and makes the run
+# fail, so an update run is never reported as passing.  And every unit test
+# file is built: tests/meson.build lists it (a listed file that is missing
+# stops meson itself).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 S=$(mktemp -d "${TMPDIR:-/tmp}/gpuadvise-selftest.XXXXXX") || exit 1
@@ -45,6 +47,17 @@ expect "UPDATE_GOLDEN, missing golden file: written, no pass" \
 	[ "$(golden 1 new "")" = "0 0 1 1" ]
 expect "UPDATE_GOLDEN, missing golden file: its content" \
 	[ "$(cat "$S/src/g/gold.txt")" = new ]
+
+# Every tests/unit/test_NAME.c is in tests/meson.build's unit_tests (or is
+# the CUPTI evaluation test, built on its own there).
+sed -n '/^unit_tests = \[/,/\]/p' "$here/../meson.build" >"$S/unit_tests"
+for f in "$here"/../unit/test_*.c; do
+	t=$(basename "$f" .c)
+	t=${t#test_}
+	[ "$t" = cupti_eval ] && continue
+	expect "tests/unit/test_$t.c is built and run by meson" \
+		grep -q "'$t'" "$S/unit_tests"
+done
 
 echo "$bad failed"
 [ "$bad" = 0 ]
