@@ -112,10 +112,15 @@ typedef struct {
 
 void ga_profile_init(ga_profile *p);
 void ga_profile_free(ga_profile *p);
+/* Free a launch's strings and values (not the launch itself). */
+void ga_launch_free(ga_launch *l);
 /* Index of a metric name, or -1. */
 long ga_profile_metric_index(const ga_profile *p, const char *name);
 /* Add a metric name (if new) and return its index; grows every launch's values. */
 size_t ga_profile_add_metric(ga_profile *p, const char *name);
+/* The same for a name known not to be there yet (no lookup; the loader
+ * keeps an index of its own). */
+size_t ga_profile_append_metric(ga_profile *p, const char *name);
 /* Append a zeroed launch with values all NAN; returns it (valid until next append). */
 ga_launch *ga_profile_add_launch(ga_profile *p);
 double ga_launch_total_threads(const ga_launch *l);
@@ -125,10 +130,17 @@ double ga_launch_total_threads(const ga_launch *l);
  * is limited by the block count, not by shared memory it does not use. */
 const char *ga_launch_limiter(const ga_launch *l);
 
-/* JSON.  Load reports malformed input with line:column and names missing or
- * ill-typed fields.  Both return 0 on success, -1 with err set.  A JSON
- * report of gpuadvise (format "gpuadvise-report") is read as the profile it
- * embeds. */
+/* Pool the launches of *from into *into, as --import of several files does
+ * (processes stay apart by pid).  Metrics are matched by name: a metric only
+ * one side has is NAN in the other side's launches.  Only the launches move:
+ * into keeps its own device, collection, unprofiled launches and sources,
+ * and *from is freed (left as after ga_profile_init). */
+void ga_profile_merge(ga_profile *into, ga_profile *from);
+
+/* JSON (profile_json.c).  Load reports malformed input with line:column and
+ * names missing or ill-typed fields.  Both return 0 on success, -1 with err
+ * set.  A JSON report of gpuadvise (format "gpuadvise-report") is read as the
+ * profile it embeds. */
 int ga_profile_load(ga_profile *p, const char *path, ga_error *err);
 int ga_profile_load_string(ga_profile *p, const char *text, const char *label, ga_error *err);
 /* Serialise to a malloc'd string (pretty when indent > 0). */

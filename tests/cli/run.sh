@@ -20,7 +20,9 @@
 # intended change of the reports, regenerate them with
 #     UPDATE_GOLDEN=1 tests/cli/run.sh
 # then READ the diff (git diff tests/fixtures/golden) and check it is right
-# before committing: these files are expectations, not snapshots.
+# before committing: these files are expectations, not snapshots.  A run
+# that rewrote a golden file fails (it compared nothing); the next run
+# without UPDATE_GOLDEN is the one that passes.
 #
 # Cases that need a machine without a GPU (PROGRAM -> "no NVIDIA GPU", the
 # recorded demos) are skipped with a notice where a GPU is present; the GPU
@@ -435,22 +437,8 @@ fi
 
 # ---------------------------------------------------------------------------
 # Golden reports.
-[ -n "$UPDATE_GOLDEN" ] && mkdir -p "$SRCDIR/$GOLDEN"
-# Compare $T/out with the golden file $1 (or rewrite it with UPDATE_GOLDEN).
-golden_check() {
-	gold=$1
-	if [ -n "$UPDATE_GOLDEN" ]; then
-		cp "$T/out" "$SRCDIR/$gold"
-		ok "golden $gold: rewritten (UPDATE_GOLDEN) - review it before committing"
-	elif [ ! -f "$SRCDIR/$gold" ]; then
-		not_ok "golden $gold: missing (UPDATE_GOLDEN=1 $0 writes it)"
-	elif cmp -s "$T/out" "$SRCDIR/$gold"; then
-		ok "golden $gold: same bytes"
-	else
-		not_ok "golden $gold: report differs (UPDATE_GOLDEN=1 $0 rewrites it; review the diff)"
-		diff -u "$SRCDIR/$gold" "$T/out" | head -40 | sed 's/^/#   /'
-	fi
-}
+# golden_check (tap.sh) compares $T/out with a golden file, or rewrites it
+# with UPDATE_GOLDEN.
 for fmt in text:txt json:json markdown:md; do
 	name=${fmt%%:*}
 	ext=${fmt#*:}

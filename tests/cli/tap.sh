@@ -3,6 +3,7 @@
 passed=0
 failed=0
 skipped=0
+rewritten=0
 
 ok() {
 	passed=$((passed + 1))
@@ -28,9 +29,35 @@ show() {
 	fi
 }
 
-# The summary; its status is the script's: 1 if any check failed.
+# golden_check GOLD: compare $T/out with the golden file GOLD (relative to
+# $SRCDIR).  With UPDATE_GOLDEN set, a golden file that differs (or is
+# missing) is rewritten instead: that compares nothing, so it is no pass,
+# and the run ends failing (tap_end) until it is run again without it.
+golden_check() {
+	gold=$1
+	if [ -f "$SRCDIR/$gold" ] && cmp -s "$T/out" "$SRCDIR/$gold"; then
+		ok "golden $gold: same bytes"
+	elif [ -n "${UPDATE_GOLDEN:-}" ]; then
+		mkdir -p "$(dirname "$SRCDIR/$gold")"
+		cp "$T/out" "$SRCDIR/$gold"
+		rewritten=$((rewritten + 1))
+		echo "not ok - golden $gold: REWRITTEN (UPDATE_GOLDEN), not compared"
+	elif [ ! -f "$SRCDIR/$gold" ]; then
+		not_ok "golden $gold: missing (UPDATE_GOLDEN=1 $0 writes it)"
+	else
+		not_ok "golden $gold: report differs (UPDATE_GOLDEN=1 $0 rewrites it; review the diff)"
+		diff -u "$SRCDIR/$gold" "$T/out" | head -40 | sed 's/^/#   /'
+	fi
+}
+
+# The summary; its status is the script's: 1 if any check failed or a
+# golden file was rewritten.
 tap_end() {
 	echo "$passed passed, $failed failed"
 	[ "$skipped" -gt 0 ] && echo "# $skipped skipped"
-	[ "$failed" = 0 ]
+	if [ "$rewritten" -gt 0 ]; then
+		echo "# $rewritten golden file(s) rewritten by UPDATE_GOLDEN: review git diff, then"
+		echo "# run again without UPDATE_GOLDEN; until then this run does not pass"
+	fi
+	[ "$failed" = 0 ] && [ "$rewritten" = 0 ]
 }

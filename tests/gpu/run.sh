@@ -33,6 +33,12 @@ check() { # description, command...
 no_rundir() {
 	[ -z "$(ls -A "$TMPDIR")" ]
 }
+# reference DESCRIPTION STATUS: a run that later checks compare with must
+# itself succeed, or they compare with nothing (an empty output, a missing
+# report) and may pass.
+reference() {
+	if [ "$2" -eq 0 ]; then pass "reference run: $1"; else fail "reference run: $1 (status $2)"; fi
+}
 
 # 1. Every kernel three times (the default --max-passes 3 gives three metric sets on
 # GH100, one per launch in turn; --min-share 0 so that the small kernels take
@@ -42,8 +48,12 @@ no_rundir() {
 st=$?
 [ $st -eq 0 ] && pass "full run exits 0" || { fail "full run exits 0 (got $st)"; cat "$T/all.err"; }
 "$APP" >"$T/plain.out" 2>&1
+reference "the test application without gpuadvise" $?
 grep '^kernel ' "$T/plain.out" >"$T/plain.lines"
-"$GA" "$APP" 2>/dev/null | grep '^kernel ' >"$T/prof.lines"
+"$GA" "$APP" >"$T/prof.out" 2>/dev/null
+reference "the test application under gpuadvise" $?
+grep '^kernel ' "$T/prof.out" >"$T/prof.lines"
+check "the application prints its kernel lines" test -s "$T/plain.lines"
 check "metric sets of at most 3 passes, taken in turn" $CHECK sets "$T/all.json" 3
 check "application output unchanged under profiling" cmp "$T/plain.lines" "$T/prof.lines"
 check "kernel names, launch configuration and metric sanity" $CHECK testapp "$T/all.json"
@@ -79,6 +89,7 @@ same_as_default() { # name, what differs
 	check "classes of the known kernels $2" $CHECK classes "$T/$1.report.json"
 }
 env_run def ""
+reference "the default run the start-up settings are compared with" $?
 check "classes of the known kernels, default run" $CHECK classes "$T/def.report.json"
 # The counter availability image is not read for a chip this CUPTI lists
 # (GH100 here), and is with GPUADVISE_COUNTER_AVAILABILITY=1.
@@ -104,6 +115,7 @@ LOOPK=branch_evenodd,chain_one_warp,fma_loop,smem_conflict,tiny_add
 st=$?
 "$GA" --no-loop-replay -f json --log-file "$T/replay.report.json" "$APP" --only $LOOPK \
 	--rounds 12 >/dev/null 2>&1
+reference "--no-loop-replay, which loop replay is compared with" $?
 check "loop replay: every set, classes and counts as replayed" \
 	$CHECK loop "$T/loop.report.json" "$T/replay.report.json" 10
 if [ $st -eq 0 ] && [ "$(grep -c ' ok$' "$T/loop.app.out")" -eq 60 ]; then
@@ -188,7 +200,9 @@ check "coalescing demo: top source line is the strided load" \
 	$CHECK source_line "$T/coal.report.json" coalescing_strided "$KSRC/demo_coalescing.cu" uncoalesced
 check "coalescing demo --stalls: the strided load line stalls on memory (PC sampling)" \
 	$CHECK stall_reason "$T/coal.report.json" coalescing_strided
-n_plain=$("$BUILDDIR/kernels/gpuadvise-demo-coalescing" --reps 4 --warmup 1 | grep -c 'check ok')
+"$BUILDDIR/kernels/gpuadvise-demo-coalescing" --reps 4 --warmup 1 >"$T/coal.plain" 2>&1
+reference "the coalescing demo without gpuadvise" $?
+n_plain=$(grep -c 'check ok' "$T/coal.plain")
 if [ "$n_plain" -gt 0 ] && [ "$(grep -c 'check ok' "$T/coal.out")" -eq "$n_plain" ] &&
    ! grep -q FAILED "$T/coal.out"; then
 	pass "coalescing demo --stalls: the program's output is shown once, results correct"

@@ -22,7 +22,7 @@ MAX_FUNC_LINES = 120
 # includes the other.
 LAYERS = [
     ("base", ["util", "json_fast", "outname", "source"]),
-    ("profile", ["profile"]),
+    ("profile", ["profile", "profile_json"]),
     ("rules", ["rules/"]),
     ("collect", ["collect/", "loop"]),
     ("analyze", ["analyze/", "baseline"]),

@@ -1,4 +1,5 @@
-/* test_profile.c: the profile model and its JSON form (profile.c).
+/* test_profile.c: the profile model (profile.c) and its JSON form
+ * (profile_json.c).
  *
  * Every profile in this file is SYNTHETIC: device figures, kernel names and
  * metric values are made up to exercise the code, not measured on a GPU. */
@@ -310,6 +311,58 @@ static void test_init_and_model(void **state)
 	assert_int_equal(p.n_metrics, 0);
 	assert_int_equal(p.collection.app_status, -1);
 	ga_profile_free(&p);
+}
+
+/* Two files of one run (--import a.json --import b.json): b's launches are
+ * appended to a's with their own pid and names, and their values land under
+ * the right names although b lists other metrics, in another order. */
+static void test_merge(void **state)
+{
+	ga_profile a, b;
+
+	(void)state;
+	load_ok(&a, HEAD "\"metrics\": [\"x\", \"y\"], \"launches\": ["
+	            "{\"name\": \"ka\", \"pid\": 100, \"grid\": [1, 1, 1], \"block\": [32, 1, 1],"
+	            " \"values\": {\"x\": 1, \"y\": 2}}],"
+	            " \"unprofiled\": [{\"mangled\": \"ka\", \"pid\": 100, \"grid\": [1, 1, 1],"
+	            " \"block\": [32, 1, 1], \"launches\": 4}]}");
+	load_ok(&b, HEAD "\"metrics\": [\"z\", \"y\"], \"launches\": ["
+	            "{\"name\": \"kb\", \"pid\": 200, \"grid\": [7, 1, 1], \"block\": [64, 1, 1],"
+	            " \"duration_ns\": 5000, \"values\": {\"z\": 30, \"y\": 20}},"
+	            "{\"name\": \"kc\", \"pid\": 200, \"grid\": [1, 1, 1], \"block\": [1, 1, 1],"
+	            " \"values\": {\"y\": 21}}]}");
+
+	ga_profile_merge(&a, &b);
+	assert_int_equal(a.n_launches, 3);
+	assert_int_equal(a.n_metrics, 3);
+	assert_string_equal(a.metrics[0], "x");
+	assert_string_equal(a.metrics[1], "y");
+	assert_string_equal(a.metrics[2], "z");
+	/* a's launch: its values kept, NAN for the metric only b has. */
+	assert_string_equal(a.launches[0].name, "ka");
+	assert_int_equal(a.launches[0].pid, 100);
+	assert_true(a.launches[0].values[0] == 1 && a.launches[0].values[1] == 2);
+	assert_true(isnan(a.launches[0].values[2]));
+	/* b's launches: moved with their fields, values remapped by name. */
+	assert_string_equal(a.launches[1].name, "kb");
+	assert_int_equal(a.launches[1].pid, 200);
+	assert_int_equal(a.launches[1].grid[0], 7);
+	assert_int_equal(a.launches[1].block[0], 64);
+	assert_true(a.launches[1].duration_ns == 5000);
+	assert_true(isnan(a.launches[1].values[0]));
+	assert_true(a.launches[1].values[1] == 20 && a.launches[1].values[2] == 30);
+	assert_string_equal(a.launches[2].name, "kc");
+	assert_true(isnan(a.launches[2].values[0]) && isnan(a.launches[2].values[2]));
+	assert_true(a.launches[2].values[1] == 21);
+	/* Only launches move: a keeps its own unprofiled entries; b is emptied. */
+	assert_int_equal(a.n_unprofiled, 1);
+	assert_int_equal(a.unprofiled[0].launches, 4);
+	assert_int_equal(b.n_launches, 0);
+	assert_int_equal(b.n_metrics, 0);
+	assert_null(b.launches);
+	assert_null(b.device.name);
+	ga_profile_free(&a);
+	ga_profile_free(&b);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -979,6 +1032,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_and_model),
+		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_output_layout),
 		cmocka_unit_test(test_non_finite),

@@ -1,0 +1,171 @@
+/* rules.c: the rule commands, `--check-rules DIR`, `--list-rules` and
+ * `--explain ID`, and loading the rules every other command uses (the
+ * installed ones, the user's, then each --rules DIR). */
+#include "cmd.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	OPT_LIST_RULES = 1300,
+	OPT_EXPLAIN,
+	OPT_CHECK_RULES,
+	OPT_NO_DEFAULT_RULES,
+};
+
+static const struct argp_option options[] = {
+	{"rules", 'r', "DIR", 0, "Also load rules from DIR; rules with the same id replace "
+	 "earlier ones (repeatable)", 0},
+	{"no-default-rules", OPT_NO_DEFAULT_RULES, 0, 0, "Do not load the installed rules", 0},
+	{"list-rules", OPT_LIST_RULES, 0, 0, "List the loaded rules", 0},
+	{"explain", OPT_EXPLAIN, "ID", 0, "Explain a rule: what it measures, why it matters, the "
+	 "fix", 0},
+	{"check-rules", OPT_CHECK_RULES, "DIR", 0, "Check the rule files in DIR and report every "
+	 "error as FILE:LINE:COL", 0},
+	{0},
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	ga_cmd_parse *ps = state->input;
+	ga_config *c = ps->cfg;
+
+	switch (key) {
+	case 'r':
+		GA_PUSH(c->rule_dirs, c->n_rule_dirs, ps->cap_rule_dirs, arg);
+		break;
+	case OPT_NO_DEFAULT_RULES:
+		c->no_default_rules = 1;
+		break;
+	case OPT_LIST_RULES:
+		c->list_rules = 1;
+		break;
+	case OPT_EXPLAIN:
+		c->explain = arg;
+		break;
+	case OPT_CHECK_RULES:
+		c->check_rules = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+const struct argp ga_cmd_rules_argp = {options, parse_opt, NULL, NULL, NULL, NULL, NULL};
+
+int ga_cmd_load_rules(const ga_config *cfg, ga_ruleset *rs)
+{
+	ga_diags d = {0};
+	char *def = NULL, *user = NULL;
+	int rc = 0;
+
+	if (!cfg->no_default_rules) {
+		def = ga_default_rules_dir();
+		if (!def) {
+			fprintf(stderr, "gpuadvise: the installed rules were not found (set "
+			        "GPUADVISE_RULES_DIR or use --rules DIR)\n");
+			return GA_EXIT_RULES;
+		}
+		ga_rules_load_dir(rs, def, &d);
+		user = ga_user_rules_dir();
+		if (user)
+			ga_rules_load_dir(rs, user, &d);
+	}
+	for (size_t i = 0; i < cfg->n_rule_dirs; i++)
+		ga_rules_load_dir(rs, cfg->rule_dirs[i], &d);
+	if (d.n == 0)
+		ga_ruleset_validate(rs, &d);
+	if (d.n) {
+		ga_diags_print(&d, stderr);
+		fprintf(stderr, "gpuadvise: %zu error%s in rule files\n", d.n, d.n == 1 ? "" : "s");
+		rc = GA_EXIT_RULES;
+	}
+	ga_diags_free(&d);
+	free(def);
+	free(user);
+	return rc;
+}
+
+int ga_cmd_check_rules(const char *dir)
+{
+	ga_ruleset rs;
+	ga_diags d = {0};
+	int rc = 0;
+	char *cls = ga_xasprintf("%s/classify.yaml", dir);
+	char *base = NULL;
+
+	ga_ruleset_init(&rs);
+	/* A directory of additions or overrides has no classifier of its own:
+	 * check it on top of the installed rules, the way gpuadvise uses it. */
+	if (access(cls, F_OK) != 0 && (base = ga_default_rules_dir()) != NULL)
+		ga_rules_load_dir(&rs, base, &d);
+	free(cls);
+	ga_rules_load_dir(&rs, dir, &d);
+	if (d.n == 0)
+		ga_ruleset_validate(&rs, &d);
+	if (d.n) {
+		ga_diags_print(&d, stderr);
+		fprintf(stderr, "gpuadvise: %zu error%s in %s\n", d.n, d.n == 1 ? "" : "s", dir);
+		rc = GA_EXIT_RULES;
+	} else {
+		printf("%s: %zu rules and the classifier are valid%s%s%s\n", dir, rs.n_rules,
+		       base ? " (checked on top of the installed rules in " : "",
+		       base ? base : "", base ? ")" : "");
+	}
+	ga_diags_free(&d);
+	ga_ruleset_free(&rs);
+	free(base);
+	return rc;
+}
+
+int ga_cmd_list_rules(const ga_ruleset *rs)
+{
+	printf("%-30s %-10s %-6s %-9s %s\n", "ID", "CLASS", "ORDER", "SEVERITY", "TITLE");
+	for (size_t i = 0; i < rs->n_rules; i++) {
+		const ga_rule *r = &rs->rules[i];
+		printf("%-30s %-10s %-6d %-9s %s\n", r->id, ga_class_name(r->klass), r->checklist,
+		       ga_severity_name(r->severity), r->title);
+	}
+	return 0;
+}
+
+static void print_block(const char *title, const char *text, int indent)
+{
+	if (!text || !*text)
+		return;
+	printf("%s\n", title);
+	const char *p = text;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		printf("%*s%.*s\n", n ? indent : 0, "", (int)n, p);
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	printf("\n");
+}
+
+int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
+{
+	const ga_rule *r = ga_ruleset_find(rs, id);
+	if (!r) {
+		fprintf(stderr, "gpuadvise: no rule '%s' (gpuadvise --list-rules shows them)\n", id);
+		return GA_EXIT_USAGE;
+	}
+	printf("%s: %s\n", r->id, r->title);
+	printf("class %s, checklist item %d, severity %s, expected speedup %g-%gx\n",
+	       ga_class_name(r->klass), r->checklist, ga_severity_name(r->severity),
+	       r->speedup_min, r->speedup_max);
+	printf("file: %s\n\n", r->path ? r->path : "?");
+	print_block("Why it matters:", r->explain, 2);
+	print_block("Fix:", r->fix, 2);
+	print_block("Example:", r->example, 4);
+	printf("Fires when: %s\n", r->when_src);
+	printf("Estimated saving (fraction of the kernel's time): %s\n", r->estimate_src);
+	for (size_t i = 0; i < r->n_metrics; i++)
+		printf("  %s = %s\n", r->metrics[i].name, r->metrics[i].src);
+	return 0;
+}

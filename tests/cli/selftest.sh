@@ -1,0 +1,63 @@
+#!/bin/sh
+# tests/cli/selftest.sh: the test setup checked.  The scripts' helpers
+# (tap.sh), on a scratch directory: a golden file that matches passes; one
+# that differs fails; UPDATE_GOLDEN rewrites it, says so and makes the run
+# fail, so an update run is never reported as passing.  And every unit test
+# file is built: tests/meson.build lists it (a listed file that is missing
+# stops meson itself).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+S=$(mktemp -d "${TMPDIR:-/tmp}/gpuadvise-selftest.XXXXXX") || exit 1
+trap 'rm -rf "$S"' EXIT INT TERM
+bad=0
+expect() { # description, condition...
+	d=$1; shift
+	if "$@"; then echo "ok - $d"; else echo "not ok - $d"; bad=$((bad + 1)); fi
+}
+
+# golden MODE OUT GOLD: run golden_check and tap_end in a subshell, with
+# $T/out holding OUT and the golden file GOLD ("" for none); prints
+# "passed failed rewritten status" and leaves the golden file in $S/src.
+golden() {
+	rm -rf "$S/src" "$S/t"
+	mkdir -p "$S/src/g" "$S/t"
+	printf '%s' "$2" >"$S/t/out"
+	[ -n "$3" ] && printf '%s' "$3" >"$S/src/g/gold.txt"
+	(
+		SRCDIR=$S/src T=$S/t UPDATE_GOLDEN=$1
+		. "$here/tap.sh"
+		golden_check g/gold.txt >"$S/log"
+		tap_end >>"$S/log"
+		echo "$passed $failed $rewritten $?"
+	)
+}
+
+expect "same bytes: a pass" [ "$(golden "" same same)" = "1 0 0 0" ]
+expect "different bytes: a failure" [ "$(golden "" new old)" = "0 1 0 1" ]
+expect "different bytes: the golden file untouched" [ "$(cat "$S/src/g/gold.txt")" = old ]
+expect "missing golden file: a failure" [ "$(golden "" new "")" = "0 1 0 1" ]
+expect "UPDATE_GOLDEN, same bytes: a pass" [ "$(golden 1 same same)" = "1 0 0 0" ]
+expect "UPDATE_GOLDEN, different bytes: no pass, the run fails" \
+	[ "$(golden 1 new old)" = "0 0 1 1" ]
+expect "UPDATE_GOLDEN: the golden file rewritten" [ "$(cat "$S/src/g/gold.txt")" = new ]
+expect "UPDATE_GOLDEN: the run says it rewrote the file" grep -q 'REWRITTEN' "$S/log"
+expect "UPDATE_GOLDEN: the summary says the run does not pass" \
+	grep -q 'this run does not pass' "$S/log"
+expect "UPDATE_GOLDEN, missing golden file: written, no pass" \
+	[ "$(golden 1 new "")" = "0 0 1 1" ]
+expect "UPDATE_GOLDEN, missing golden file: its content" \
+	[ "$(cat "$S/src/g/gold.txt")" = new ]
+
+# Every tests/unit/test_NAME.c is in tests/meson.build's unit_tests (or is
+# the CUPTI evaluation test, built on its own there).
+sed -n '/^unit_tests = \[/,/\]/p' "$here/../meson.build" >"$S/unit_tests"
+for f in "$here"/../unit/test_*.c; do
+	t=$(basename "$f" .c)
+	t=${t#test_}
+	[ "$t" = cupti_eval ] && continue
+	expect "tests/unit/test_$t.c is built and run by meson" \
+		grep -q "'$t'" "$S/unit_tests"
+done
+
+echo "$bad failed"
+[ "$bad" = 0 ]
