@@ -1,4 +1,5 @@
-/* sass.h: source-level collection inside the injection library (sass.c).
+/* sass.h: source-level collection inside the injection library (sass.c,
+ * pcsamp.c).
  *
  * CUPTI SASS metrics on one later launch of a kernel whose profiled launch
  * showed trouble (or of every kernel with --source), and in the stall run
@@ -24,10 +25,9 @@
 
 #include <cuda.h>
 
-/* Modes (GA_ENV_SOURCE): "auto" (default), "force" (--source), "off". */
-typedef void (*ga_sass_writer)(void *json);   /* takes a json_t * record */
-
-void ga_sass_init(int pid, ga_sass_writer write);
+/* Modes (GA_ENV_SOURCE): "auto" (default), "force" (--source), "off".
+ * Records go out through writer.h. */
+void ga_sass_init(int pid);
 /* 1 in the stall run (GA_ENV_STALLS set): PC sampling only. */
 int ga_sass_stall_run(void);
 /* Stall run: enable PC sampling in a new context / disable it. */
