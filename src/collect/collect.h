@@ -28,6 +28,11 @@ typedef struct {
 	const char *keep_image;     /* NULL: none */
 	int quiet_stdout;           /* send the application's stdout to /dev/null */
 	const char *source_mode;    /* GA_ENV_SOURCE value; NULL: auto */
+	/* Source lines, automatically, for a kernel whose profiled launch makes
+	 * this rule expression (over CUPTI metric names) hold: GA_ENV_SOURCE_WHEN.
+	 * NULL or "": no kernel gets them automatically ("force" still gives
+	 * every profiled kernel its source lines). */
+	const char *source_when;
 	int stalls;                 /* run again with PC sampling on the kernels with sources */
 } ga_live_opts;
 

@@ -212,6 +212,12 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 			setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
 		if (o->source_mode)
 			setenv(GA_ENV_SOURCE, o->source_mode, 1);
+		/* Only the rules' trigger decides, not one the user's
+		 * environment happens to hold. */
+		if (o->source_when && *o->source_when)
+			setenv(GA_ENV_SOURCE_WHEN, o->source_when, 1);
+		else
+			unsetenv(GA_ENV_SOURCE_WHEN);
 		if (stalls)
 			setenv(GA_ENV_STALLS, stalls, 1);
 		else

@@ -29,6 +29,10 @@
 #define GA_ENV_KEEP_IMAGE     "GPUADVISE_KEEP_IMAGE"     /* write the first raw counter-data image here */
 #define GA_ENV_TOOL_VERSION   "GPUADVISE_TOOL_VERSION"
 #define GA_ENV_SOURCE         "GPUADVISE_SOURCE"         /* auto (default), force, off */
+/* Source lines, automatically: an expression of the rule language
+ * (src/rules/expr.h) over CUPTI metric names that holds for a kernel whose
+ * source lines are worth collecting.  Unset or empty: none (but "force"). */
+#define GA_ENV_SOURCE_WHEN    "GPUADVISE_SOURCE_WHEN"
 #define GA_ENV_STALLS         "GPUADVISE_STALLS"         /* stall run: file of kernels to PC-sample */
 #define GA_ENV_MIN_SHARE      "GPUADVISE_MIN_SHARE"      /* percent of GPU time for more profiled launches */
 #define GA_ENV_LOOP_REPLAY    "GPUADVISE_LOOP_REPLAY"    /* 0: measure no loop across its iterations */

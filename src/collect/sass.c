@@ -1,20 +1,11 @@
 /* sass.c: source-level data for flagged kernels (see sass.h).
  *
  * Which kernels.  "auto" (the default) measures a kernel when one of its
- * range-profiled launches crossed one of these thresholds, computed from
- * metrics the default set already collects (a metric that is missing from
- * the launch, NAN, tests nothing):
- *   global load or store sectors per request > 4
- *     (l1tex__t_sectors_pipe_lsu_mem_global_op_{ld,st}.sum /
- *      l1tex__t_requests_pipe_lsu_mem_global_op_{ld,st}.sum; a warp's
- *      coalesced 4-byte access needs 4)
- *   active threads per warp instruction < 24
- *     (smsp__thread_inst_executed.sum / smsp__inst_executed.sum)
- *   shared bank conflicts > 25 % of shared wavefronts
- *     (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{ld,st}.sum /
- *      l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{ld,st}.sum)
- * "force" (--source) measures every profiled kernel, "off" none and keeps
- * no cubins.
+ * range-profiled launches makes the rules' source trigger hold
+ * (GA_ENV_SOURCE_WHEN, evaluated by trigger.c over that launch's values);
+ * without a trigger, or with one that does not parse (an error record says
+ * so), none.  "force" (--source) measures every profiled kernel, "off"
+ * none and keeps no cubins.
  *
  * How.  The kernel's next launch in the same context (after the profiled
  * one) runs with SASS metrics instead of the range profiler: SetConfig for
@@ -68,6 +59,7 @@
 #include "collect.h"
 #include "protocol.h"
 #include "sassint.h"
+#include "trigger.h"
 #include "writer.h"
 
 #define MAX_CUBIN_BYTES (512UL << 20)   /* keep at most this much cubin text */
@@ -148,6 +140,21 @@ static void read_stall_list(const char *path)
 	fclose(f);
 }
 
+/* The rules' trigger, parsed once; a parse error is said once, in an
+ * error record naming the variable, and leaves no automatic source lines. */
+static void read_trigger(void)
+{
+	const char *when = getenv(GA_ENV_SOURCE_WHEN);
+	char msg[512];
+
+	if (!when || !*when)
+		return;
+	sass.trigger = ga_trigger_parse(when, msg, sizeof(msg));
+	if (!sass.trigger)
+		sass_note("%s does not parse (%s): no kernel gets source lines automatically",
+		          GA_ENV_SOURCE_WHEN, msg);
+}
+
 void ga_sass_init(int pid)
 {
 	const char *m = getenv(GA_ENV_SOURCE);
@@ -161,6 +168,11 @@ void ga_sass_init(int pid)
 	if (log && *log)
 		sass.log = fopen(log, "a");
 	read_stall_list(getenv(GA_ENV_STALLS));
+	if (sass.mode == MODE_AUTO && !sass.stall_run)   /* the stall run flags none */
+		read_trigger();
+	/* Automatic without a trigger: nothing to flag, no cubins to keep. */
+	if (sass.mode == MODE_AUTO && !sass.trigger && !sass.stall_run)
+		sass.mode = MODE_OFF;
 	if (sass.stall_run && sass.mode == MODE_OFF)
 		sass.mode = MODE_AUTO;   /* the cubins map PCs to lines */
 	sass_logf("pid %d: source mode %d%s", pid, sass.mode, sass.stall_run ? ", stall run" : "");
@@ -222,44 +234,21 @@ static double val(char *const *names, const double *v, size_t n, const char *nam
 	return NAN;
 }
 
-static double ratio(char *const *names, const double *v, size_t n, const char *a, const char *b)
-{
-	double x = val(names, v, n, a), y = val(names, v, n, b);
-	return isfinite(x) && isfinite(y) && y > 0 ? x / y : NAN;
-}
-
 void ga_sass_note(const char *mangled, uint32_t ctx, char *const *names, const double *v,
                   size_t n)
 {
-	char trig[256] = "";
-	double r;
+	char *trig = NULL;
 
 	if (sass.mode == MODE_OFF || sass.stall_run || !mangled || find_want(mangled, ctx))
 		return;
-	if (sass.mode == MODE_FORCE) {
-		snprintf(trig, sizeof(trig), "--source");
-	} else if ((r = ratio(names, v, n, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-	                      "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")) > 4) {
-		snprintf(trig, sizeof(trig), "%.1f global load sectors/request > 4", r);
-	} else if ((r = ratio(names, v, n, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-	                      "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")) > 4) {
-		snprintf(trig, sizeof(trig), "%.1f global store sectors/request > 4", r);
-	} else if ((r = ratio(names, v, n, "smsp__thread_inst_executed_pred_on.sum",
-	                      "smsp__inst_executed.sum")) < 24) {
-		snprintf(trig, sizeof(trig), "%.1f active threads per instruction < 24", r);
-	} else if ((r = ratio(names, v, n, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-	                      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")) > 0.25 ||
-	           (r = ratio(names, v, n, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-	                      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")) > 0.25) {
-		snprintf(trig, sizeof(trig), "shared bank conflicts in %.0f%% of wavefronts > 25%%",
-		         100 * r);
-	} else {
+	if (sass.mode == MODE_FORCE)
+		trig = ga_xstrdup("--source");
+	else if (!ga_trigger_holds(sass.trigger, names, v, n, &trig))
 		return;
-	}
 	want *w = ga_xcalloc(1, sizeof(*w));
 	w->mangled = ga_xstrdup(mangled);
 	w->ctx = ctx;
-	w->trigger = ga_xstrdup(trig);
+	w->trigger = trig;
 	w->duration_ns = val(names, v, n, "gpu__time_duration.sum");
 	w->pcs_done = 1;   /* stall reasons come from the stall run */
 	w->next = sass.wants;

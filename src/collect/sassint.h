@@ -11,10 +11,12 @@
 #include <cupti.h>
 #include <cupti_pcsampling.h>
 
+#include "trigger.h"
 
 #define PCS_DEFAULT_PERIOD 12           /* 2^12 cycles, until a launch says otherwise */
 
 enum { M_INST, M_THREADS, M_SECT, M_SECT_IDEAL, M_WF, M_WF_IDEAL, M_N };
+
 typedef struct cubin {
 	uint64_t crc;
 	uint8_t *data;
@@ -47,6 +49,7 @@ enum { MODE_OFF, MODE_AUTO, MODE_FORCE };
 typedef struct {
 	int mode;
 	int pid;
+	ga_trigger *trigger;      /* the rules' source trigger; NULL: none */
 	cubin *cubins;
 	size_t cubin_bytes;
 	int cubins_dropped;
