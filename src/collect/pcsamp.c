@@ -341,7 +341,7 @@ void pcs_end(void)
 	double nonuser = 0;
 
 	sass.active = NULL;
-	sass.active_kind = 0;
+	sass.active_kind = ACT_NONE;
 	{
 		CUresult cr = cuCtxSynchronize();
 		sass_logf("cuCtxSynchronize -> %d", (int)cr);

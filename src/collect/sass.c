@@ -175,7 +175,7 @@ void ga_sass_init(int pid)
 		sass.mode = MODE_OFF;
 	if (sass.stall_run && sass.mode == MODE_OFF)
 		sass.mode = MODE_AUTO;   /* the cubins map PCs to lines */
-	sass_logf("pid %d: source mode %d%s", pid, sass.mode, sass.stall_run ? ", stall run" : "");
+	sass_logf("pid %d: source mode %d%s", pid, (int)sass.mode, sass.stall_run ? ", stall run" : "");
 }
 
 int ga_sass_stall_run(void)
@@ -357,8 +357,8 @@ static int configure(int dev)
 	return 0;
 }
 
-void set_active(want *w, int kind, CUcontext ctx, CUdevice dev, const unsigned grid[3],
-                const unsigned block[3])
+void set_active(want *w, sass_activity kind, CUcontext ctx, CUdevice dev,
+                const unsigned grid[3], const unsigned block[3])
 {
 	sass.active = w;
 	sass.active_kind = kind;

@@ -34,7 +34,8 @@ typedef struct want {
 	struct want *next;
 } want;
 
-enum { ACT_SASS = 1, ACT_PCS = 2 };
+/* What the launch being measured is measured with. */
+typedef enum { ACT_NONE, ACT_SASS, ACT_PCS } sass_activity;
 
 typedef struct pcs_ctx {      /* a context with PC sampling enabled */
 	CUcontext ctx;
@@ -42,12 +43,13 @@ typedef struct pcs_ctx {      /* a context with PC sampling enabled */
 	struct pcs_ctx *next;
 } pcs_ctx;
 
-enum { MODE_OFF, MODE_AUTO, MODE_FORCE };
+/* GA_ENV_SOURCE: off, auto (the trigger's kernels), force (every kernel). */
+typedef enum { MODE_OFF, MODE_AUTO, MODE_FORCE } sass_mode;
 
 #define MAX_DEVICES 64
 
 typedef struct {
-	int mode;
+	sass_mode mode;
 	int pid;
 	ga_trigger *trigger;      /* the rules' source trigger; NULL: none */
 	cubin *cubins;
@@ -62,7 +64,7 @@ typedef struct {
 	int have[MAX_DEVICES][M_N];
 	/* the launch being measured */
 	want *active;
-	int active_kind;          /* ACT_* */
+	sass_activity active_kind;
 	CUcontext ctx;
 	int dev;
 	unsigned grid[3], block[3];
@@ -88,8 +90,8 @@ void sass_logf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 CUptiResult sass_logged(CUptiResult r, const char *what);
 void sass_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The launch being measured, until ga_sass_end. */
-void set_active(want *w, int kind, CUcontext ctx, CUdevice dev, const unsigned grid[3],
-                const unsigned block[3]);
+void set_active(want *w, sass_activity kind, CUcontext ctx, CUdevice dev,
+                const unsigned grid[3], const unsigned block[3]);
 /* The cubin holding fn, and a PC's file and line in it. */
 const cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc);
 int correlate(const cubin *c, const char *fn, uint32_t pc, char **file, int *line);
