@@ -238,6 +238,7 @@ static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *pro
 			.metrics = c->metrics,
 			.bundles = c->bundles,
 			.n_metrics = c->n_metrics,
+			.source_when = c->source_when,
 			.max_passes = c->cfg->max_passes,
 			.launch_count = -1,
 			.quiet_stdout = 1,

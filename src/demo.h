@@ -16,6 +16,7 @@ typedef struct {
 	char **metrics;         /* what to collect */
 	const size_t *bundles;  /* metric bundles, see ga_live_opts */
 	size_t n_metrics;
+	const char *source_when; /* the rules' trigger for source lines, see ga_plan */
 	int color;
 } ga_demo_ctx;
 

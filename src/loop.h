@@ -4,7 +4,7 @@
  * one per (name, grid, block)) in a ring and asks, at every launch, whether
  * the last 2p of them are two copies of the same p: a loop iteration seen
  * twice in a row.  Its kernels can then be measured together across the
- * next iterations (inject.c, loop replay). */
+ * next iterations (loopreplay.c, with policy.c deciding). */
 #ifndef GA_LOOP_H
 #define GA_LOOP_H
 

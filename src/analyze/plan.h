@@ -30,6 +30,11 @@ typedef struct {
 	char **names;                    /* metric names, in plan order */
 	size_t *bundle;                  /* bundle[i] of names[i], ascending */
 	size_t n, cap;
+	/* When the collector measures a kernel's source lines on its own: the
+	 * rules' source_lines triggers as one expression over metric names
+	 * (ga_ruleset_source_trigger), malloc'd; NULL when no rule has one,
+	 * and with --quick, which collects none of their metrics. */
+	char *source_when;
 } ga_plan;
 
 /* Fill *out (freed with ga_plan_free) for rule set rs; o may be NULL (no

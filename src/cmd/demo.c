@@ -42,6 +42,7 @@ int ga_cmd_demo(const ga_config *cfg, const ga_ruleset *rs)
 		.metrics = mp.names,
 		.bundles = mp.bundle,
 		.n_metrics = mp.n,
+		.source_when = mp.source_when,
 		.color = ga_cmd_use_color(cfg, stdout),
 	};
 	rc = ga_demo_main(&dc);

@@ -179,9 +179,8 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 		.source_mode = cfg->source > 0 ? "force" : cfg->source < 0 ? "off" : "auto",
 		.stalls = cfg->stalls,
 		/* Which kernels get source lines in "auto" mode is the rules'
-		 * call: their trigger for source lines goes here, as text the
-		 * collector evaluates:
-		 * .source_when = ga_ruleset_source_trigger(rs), */
+		 * call, as text the collector evaluates. */
+		.source_when = mp.source_when,
 	};
 	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);

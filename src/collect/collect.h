@@ -1,6 +1,7 @@
 /* collect.h: the collector stage.  Live profiling runs the application with
  * the injection library (inject.c) and assembles the records it writes into
- * a profile.  Only files under src/collect include CUDA or CUPTI headers. */
+ * a profile.  Only files under src/collect include CUDA or CUPTI headers.
+ * The launcher<->injection library protocol: protocol.h. */
 #ifndef GA_COLLECT_H
 #define GA_COLLECT_H
 
@@ -9,22 +10,7 @@
 
 #include "../profile.h"
 #include "../util.h"
-
-/* Environment variables shared by the launcher and the injection library. */
-#define GA_ENV_RUN_DIR       "GPUADVISE_RUN_DIR"       /* where records go */
-#define GA_ENV_METRICS       "GPUADVISE_METRICS"       /* metric names: ',' within a bundle, ';' between */
-#define GA_ENV_MAX_PASSES    "GPUADVISE_MAX_PASSES"    /* replay passes per launch, 0: no limit */
-#define GA_ENV_KERNEL        "GPUADVISE_KERNEL"        /* NAME or regex:RE */
-#define GA_ENV_LAUNCH_SKIP   "GPUADVISE_LAUNCH_SKIP"
-#define GA_ENV_LAUNCH_COUNT  "GPUADVISE_LAUNCH_COUNT"
-#define GA_ENV_MAX_PER_KERNEL "GPUADVISE_MAX_PER_KERNEL" /* repeats of one (name, grid, block) */
-#define GA_ENV_KEEP_IMAGE    "GPUADVISE_KEEP_IMAGE"    /* write the first raw counter-data image here */
-#define GA_ENV_TOOL_VERSION  "GPUADVISE_TOOL_VERSION"
-#define GA_ENV_SOURCE        "GPUADVISE_SOURCE"        /* auto (default), force, off */
-#define GA_ENV_STALLS        "GPUADVISE_STALLS"        /* stall run: file of kernels to PC-sample */
-#define GA_ENV_MIN_SHARE     "GPUADVISE_MIN_SHARE"     /* percent of GPU time for more profiled launches */
-#define GA_ENV_CACHE_DIR     "GPUADVISE_CACHE_DIR"     /* metric-set cache; "" or off: none */
-#define GA_ENV_LOOP_REPLAY   "GPUADVISE_LOOP_REPLAY"   /* 0: measure no loop across its iterations */
+#include "protocol.h"
 
 typedef struct {
 	char *const *argv;          /* PROGRAM ARGS..., NULL-terminated */
@@ -42,6 +28,11 @@ typedef struct {
 	const char *keep_image;     /* NULL: none */
 	int quiet_stdout;           /* send the application's stdout to /dev/null */
 	const char *source_mode;    /* GA_ENV_SOURCE value; NULL: auto */
+	/* Source lines, automatically, for a kernel whose profiled launch makes
+	 * this rule expression (over CUPTI metric names) hold: GA_ENV_SOURCE_WHEN.
+	 * NULL or "": no kernel gets them automatically ("force" still gives
+	 * every profiled kernel its source lines). */
+	const char *source_when;
 	int stalls;                 /* run again with PC sampling on the kernels with sources */
 } ga_live_opts;
 

@@ -3,17 +3,8 @@
  *
  * The run directory is private (mkdtemp: mode 0700, unique name under
  * $TMPDIR) and removed afterwards.  Each process of the application (children
- * inherit CUDA_INJECTION64_PATH) appends JSON lines to <dir>/<pid>.rec:
- *   start  {pid, ppid, tool_version}
- *   device {pid, context, device{...}, passes, metrics[...], sets[{passes, metrics}]}
- *   launch {the launch object of the profile schema}
- *   error  {pid, code, message[, metric]}   (code "source": a note on source-level data)
- *   source {an entry of the profile's "sources" array}
- *   unprofiled {an entry of the profile's "unprofiled" array}
- *   end    {pid, launches, matched, profiled, setup_seconds, measure_seconds,
- *           loop_launches}
- *                                                 (missing if the process died)
- * A last line without its newline was cut short by a kill and is skipped. */
+ * inherit CUDA_INJECTION64_PATH) appends its records (protocol.h) to
+ * <dir>/<pid>.rec; records.c reads them. */
 #include "collect.h"
 
 #include <dirent.h>
@@ -31,29 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "ga_build.h"
-
-/* CUPTI_ERROR_HARDWARE_BUSY, said so that the user knows what to stop. */
-#define COUNTERS_BUSY                                                                  \
-	"the GPU's performance counters are in use by another profiler or monitor: "   \
-	"DCGM's profiling module or dcgm-exporter, ncu, nsys, or another gpuadvise run"
-
-typedef struct {
-	int n_processes, n_ended;
-	int permission, another_profiler, unsupported, cupti_errors, busy, counters_busy;
-	char *busy_msg;
-	char *first_error;          /* message of the first fatal-kind error */
-	char **bad_metrics;
-	size_t n_bad, cap_bad;
-	int truncated_lines;
-	int have_device;
-	char *source_msg;           /* first note about source-level collection */
-	int source_notes;
-	int stall_pass;             /* the stall run: only source records and notes */
-	int stall_records;          /* source records it gave */
-} gather_state;
+#include "protocol.h"
+#include "records.h"
 
 char *ga_find_program(const char *prog, ga_error *err)
 {
@@ -137,188 +108,6 @@ int ga_probe_gpu(ga_error *err)
 		               vis ? "'" : "");
 	}
 	return 0;
-}
-
-static void note_error(gather_state *g, json_t *rec)
-{
-	const char *code = json_string_value(json_object_get(rec, "code"));
-	const char *msg = json_string_value(json_object_get(rec, "message"));
-	if (!code)
-		code = "cupti";
-	if (!msg)
-		msg = "";
-	if (strcmp(code, "bad_metric") == 0) {
-		const char *m = json_string_value(json_object_get(rec, "metric"));
-		for (size_t i = 0; m && i < g->n_bad; i++)
-			if (strcmp(g->bad_metrics[i], m) == 0)
-				return;
-		if (m)
-			GA_PUSH(g->bad_metrics, g->n_bad, g->cap_bad, ga_xstrdup(m));
-		return;
-	}
-	if (strcmp(code, "source") == 0) {
-		if (!g->source_msg)
-			g->source_msg = ga_xstrdup(msg);
-		g->source_notes++;
-		return;
-	}
-	if (strcmp(code, "busy") == 0) {
-		if (!g->busy_msg)
-			g->busy_msg = ga_xstrdup(msg);
-		g->busy++;
-		return;
-	}
-	if (strcmp(code, "permission") == 0)
-		g->permission++;
-	else if (strcmp(code, "another_profiler") == 0)
-		g->another_profiler++;
-	else if (strcmp(code, "counters_busy") == 0)
-		g->counters_busy++;
-	else if (strcmp(code, "unsupported") == 0)
-		g->unsupported++;
-	else
-		g->cupti_errors++;
-	if (!g->first_error)
-		g->first_error = ga_xstrdup(msg);
-}
-
-static void add_source(ga_profile *p, ga_source *s, int any_pid);
-
-static void gather_free(gather_state *g)
-{
-	free(g->first_error);
-	free(g->busy_msg);
-	free(g->source_msg);
-	for (size_t i = 0; i < g->n_bad; i++)
-		free(g->bad_metrics[i]);
-	free(g->bad_metrics);
-}
-
-static int gather_file(const char *path, ga_profile *p, gather_state *g, ga_error *err)
-{
-	size_t len = 0;
-	char *text = ga_read_file(path, &len, err);
-	char *line, *next;
-	long lineno = 0;
-
-	if (!text)
-		return -1;
-	for (line = text; line && *line; line = next) {
-		char *nl = strchr(line, '\n');
-		lineno++;
-		if (!nl) {
-			g->truncated_lines++;   /* cut short by a kill */
-			break;
-		}
-		*nl = '\0';
-		next = nl + 1;
-		json_error_t jerr;
-		json_t *rec = json_loads(line, 0, &jerr);
-		if (!rec) {
-			g->truncated_lines++;
-			continue;
-		}
-		const char *type = json_string_value(json_object_get(rec, "type"));
-		if (!type || (g->stall_pass && strcmp(type, "source") && strcmp(type, "error"))) {
-			json_decref(rec);
-			continue;
-		}
-		if (strcmp(type, "start") == 0) {
-			g->n_processes++;
-		} else if (strcmp(type, "end") == 0) {
-			g->n_ended++;
-			p->collection.profiler_setup_seconds +=
-				json_number_value(json_object_get(rec, "setup_seconds"));
-			p->collection.profiler_measure_seconds +=
-				json_number_value(json_object_get(rec, "measure_seconds"));
-			p->collection.loop_replay_launches +=
-				(long)json_integer_value(json_object_get(rec, "loop_launches"));
-		} else if (strcmp(type, "device") == 0) {
-			if (!g->have_device) {
-				char *where = ga_xasprintf("%s:%ld", path, lineno);
-				if (ga_device_from_json(&p->device, json_object_get(rec, "device"), where,
-				                        err) == 0)
-					g->have_device = 1;
-				free(where);
-				json_t *passes = json_object_get(rec, "passes");
-				if (json_is_integer(passes))
-					p->collection.passes = (int)json_integer_value(passes);
-				p->collection.metric_sets = (int)json_array_size(json_object_get(rec, "sets"));
-				json_t *ms = json_object_get(rec, "metrics");
-				size_t i;
-				json_t *m;
-				json_array_foreach(ms, i, m)
-					if (json_is_string(m))
-						ga_profile_add_metric(p, json_string_value(m));
-			}
-		} else if (strcmp(type, "launch") == 0) {
-			char *where = ga_xasprintf("%s:%ld", path, lineno);
-			ga_error lerr = {0};
-			if (ga_launch_from_json(p, rec, where, &lerr) != 0)
-				g->truncated_lines++;
-			free(where);
-		} else if (strcmp(type, "unprofiled") == 0) {
-			ga_error uerr = {0};
-			if (ga_unprofiled_from_json(p, rec, path, &uerr) != 0)
-				g->truncated_lines++;
-		} else if (strcmp(type, "source") == 0) {
-			char *where = ga_xasprintf("%s:%ld", path, lineno);
-			ga_error serr = {0};
-			ga_source *one = NULL;
-			size_t n1 = 0, cap1 = 0;
-			if (ga_source_from_json(&one, &n1, &cap1, rec, where, &serr) != 0) {
-				g->truncated_lines++;
-			} else {
-				g->stall_records += g->stall_pass;
-				add_source(p, &one[0], g->stall_pass);
-			}
-			free(one);
-			free(where);
-		} else if (strcmp(type, "error") == 0) {
-			note_error(g, rec);
-		}
-		json_decref(rec);
-	}
-	free(text);
-	return 0;
-}
-
-/* A kernel's source-level records (SASS metrics of one launch, PC samples
- * of the stall run) become one "sources" entry: merged by process (any
- * process for the stall run's, whose pids are new) and kernel, preferring
- * the entry of the same grid and block.  Takes s over; a stall-run record
- * of a kernel without one joins it under the pid of the kernel's first
- * launch, and one of a kernel the first run did not profile is dropped. */
-static void add_source(ga_profile *p, ga_source *s, int any_pid)
-{
-	ga_source *to = NULL;
-	for (size_t i = 0; i < p->n_sources; i++) {
-		ga_source *t = &p->sources[i];
-		if ((!any_pid && t->pid != s->pid) || !t->mangled || !s->mangled ||
-		    strcmp(t->mangled, s->mangled))
-			continue;
-		if (!to || (memcmp(t->grid, s->grid, sizeof(t->grid)) == 0 &&
-		            memcmp(t->block, s->block, sizeof(t->block)) == 0))
-			to = t;
-	}
-	if (to) {
-		s->pid = to->pid;
-		ga_source_merge(to, s);
-		ga_source_free(s);
-		return;
-	}
-	if (any_pid) {   /* a kernel with stall samples only: under its first-run pid */
-		size_t i = 0;
-		while (i < p->n_launches &&
-		       (!p->launches[i].mangled || strcmp(p->launches[i].mangled, s->mangled)))
-			i++;
-		if (i == p->n_launches) {
-			ga_source_free(s);
-			return;
-		}
-		s->pid = p->launches[i].pid;
-	}
-	GA_PUSH(p->sources, p->n_sources, p->cap_sources, *s);
 }
 
 static int launch_cmp(const void *a, const void *b)
@@ -423,6 +212,12 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 			setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
 		if (o->source_mode)
 			setenv(GA_ENV_SOURCE, o->source_mode, 1);
+		/* Only the rules' trigger decides, not one the user's
+		 * environment happens to hold. */
+		if (o->source_when && *o->source_when)
+			setenv(GA_ENV_SOURCE_WHEN, o->source_when, 1);
+		else
+			unsetenv(GA_ENV_SOURCE_WHEN);
 		if (stalls)
 			setenv(GA_ENV_STALLS, stalls, 1);
 		else
@@ -459,23 +254,6 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 	return 0;
 }
 
-static void gather_dir(const char *dir, ga_profile *p, gather_state *g)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (!ga_str_has_suffix(e->d_name, ".rec"))
-			continue;
-		char *f = ga_xasprintf("%s/%s", dir, e->d_name);
-		ga_error ferr = {0};
-		gather_file(f, p, g, &ferr);
-		free(f);
-	}
-	closedir(d);
-}
-
 static char *make_run_dir(ga_error *err)
 {
 	const char *tmpdir = getenv("TMPDIR");
@@ -497,7 +275,7 @@ static void stall_run(const ga_live_opts *o, const char *prog, const char *metri
 {
 	ga_error err = {0};
 	ga_app_result r2 = {0};
-	gather_state g = {0};
+	ga_records g = {0};
 	char *dir = NULL, *list = NULL;
 	FILE *f;
 	ga_map names = {0};           /* kernel -> its place in order */
@@ -546,7 +324,7 @@ static void stall_run(const ga_live_opts *o, const char *prog, const char *metri
 		goto out;
 	}
 	g.stall_pass = 1;
-	gather_dir(dir, p, &g);
+	ga_records_read_dir(dir, p, &g);
 	ga_buf_printf(note, "stall reasons: the program ran a second time under PC sampling "
 	              "(%.1f s); %d of %zu kernel(s) sampled", r2.wall_seconds, g.stall_records,
 	              listed);
@@ -568,14 +346,79 @@ out:
 	free(sum);
 	free(cnt);
 	ga_map_free(&names);
-	gather_free(&g);
+	ga_records_free(&g);
+}
+
+/* The collection part of the profile: when, where, what ran and how. */
+static void fill_collection(const ga_live_opts *o, const ga_app_result *res, ga_profile *p)
+{
+	char host[256] = "";
+
+	free(p->collection.date);
+	p->collection.date = iso_now();
+	free(p->collection.mode);
+	p->collection.mode = ga_xstrdup("live");
+	free(p->collection.command);
+	p->collection.command = join_argv(o->argv);
+	free(p->collection.tool_version);
+	p->collection.tool_version = ga_xstrdup(GA_VERSION);
+	gethostname(host, sizeof(host) - 1);
+	free(p->collection.host);
+	p->collection.host = ga_xstrdup(host);
+	p->collection.wall_seconds = res->wall_seconds;
+	p->collection.min_share_pct = o->min_share;
+	p->collection.app_status = res->exited ? res->exit_status : -1;
+	p->collection.app_signal = res->signal;
+	p->collection.app_peak_rss_kb = res->peak_rss_kb;
+}
+
+/* The profile's collection note: how the program ended, what the records
+ * said, what the stall run did. */
+static void fill_note(const ga_app_result *res, const ga_records *g, const ga_buf *stall_note,
+                      ga_profile *p)
+{
+	ga_buf note = {0};
+
+	if (res->signal) {
+		p->collection.incomplete = 1;
+		ga_buf_printf(&note, "the application was killed by signal %d (%s); "
+		              "kernels profiled before that are reported. ",
+		              res->signal, strsignal(res->signal));
+	} else if (res->exited && res->exit_status != 0) {
+		p->collection.incomplete = 1;
+		ga_buf_printf(&note, "the application exited with status %d; kernels profiled "
+		              "before that are reported. ", res->exit_status);
+	}
+	ga_records_note_run(g, &note);
+	if (stall_note->len)
+		ga_buf_puts(&note, stall_note->s);
+	ga_records_note_data(g, &note);
+	if (note.len) {
+		note.s[note.len - 1] = '\0';
+		free(p->collection.note);
+		p->collection.note = ga_buf_take(&note);
+	}
+	ga_buf_free(&note);
+}
+
+/* The metric list for GA_ENV_METRICS: ',' within a bundle, ';' between. */
+static char *metrics_arg(const ga_live_opts *o)
+{
+	ga_buf mb = {0};
+
+	for (size_t i = 0; i < o->n_metrics; i++) {
+		if (i)
+			ga_buf_putc(&mb, o->bundles && o->bundles[i] != o->bundles[i - 1] ? ';' : ',');
+		ga_buf_puts(&mb, o->metrics[i]);
+	}
+	return ga_buf_take(&mb);
 }
 
 int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga_error *err)
 {
 	char *dir = NULL, *prog = NULL, *metrics = NULL;
-	ga_buf mb = {0}, stall_note = {0};
-	gather_state g = {0};
+	ga_buf stall_note = {0};
+	ga_records g = {0};
 	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
@@ -595,12 +438,7 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	}
 	if (!(dir = make_run_dir(err)))
 		goto out;
-	for (size_t i = 0; i < o->n_metrics; i++) {
-		if (i)
-			ga_buf_putc(&mb, o->bundles && o->bundles[i] != o->bundles[i - 1] ? ';' : ',');
-		ga_buf_puts(&mb, o->metrics[i]);
-	}
-	metrics = ga_buf_take(&mb);
+	metrics = metrics_arg(o);
 	for (size_t i = 0; i < o->n_metrics; i++)
 		ga_profile_add_metric(p, o->metrics[i]);
 
@@ -608,7 +446,7 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 		goto out;
 
 	/* Gather every process's records. */
-	gather_dir(dir, p, &g);
+	ga_records_read_dir(dir, p, &g);
 	res->launched = g.n_processes > 0 || !(res->exited && res->exit_status == 127);
 	res->cuda_processes = g.n_processes;
 	/* Nothing profiled: a driver without a usable GPU says so here (the
@@ -623,111 +461,10 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	 * at hand, so that --import shows it on any machine. */
 	for (size_t i = 0; i < p->n_sources; i++)
 		ga_source_fill_text(&p->sources[i]);
-
-	free(p->collection.date);
-	p->collection.date = iso_now();
-	free(p->collection.mode);
-	p->collection.mode = ga_xstrdup("live");
-	free(p->collection.command);
-	p->collection.command = join_argv(o->argv);
-	free(p->collection.tool_version);
-	p->collection.tool_version = ga_xstrdup(GA_VERSION);
-	{
-		char host[256] = "";
-		gethostname(host, sizeof(host) - 1);
-		free(p->collection.host);
-		p->collection.host = ga_xstrdup(host);
-	}
-	p->collection.wall_seconds = res->wall_seconds;
-	p->collection.min_share_pct = o->min_share;
-	p->collection.app_status = res->exited ? res->exit_status : -1;
-	p->collection.app_signal = res->signal;
-	p->collection.app_peak_rss_kb = res->peak_rss_kb;
-	{
-		ga_buf note = {0};
-		if (res->signal) {
-			p->collection.incomplete = 1;
-			ga_buf_printf(&note, "the application was killed by signal %d (%s); "
-			              "kernels profiled before that are reported. ",
-			              res->signal, strsignal(res->signal));
-		} else if (res->exited && res->exit_status != 0) {
-			p->collection.incomplete = 1;
-			ga_buf_printf(&note, "the application exited with status %d; kernels profiled "
-			              "before that are reported. ", res->exit_status);
-		}
-		if (g.n_ended < g.n_processes)
-			ga_buf_printf(&note, "%d of %d processes ended without the normal exit path "
-			              "(crash, signal or _exit). ", g.n_processes - g.n_ended,
-			              g.n_processes);
-		if (g.busy)
-			ga_buf_printf(&note, "%d process(es) ran unprofiled: %s. ", g.busy, g.busy_msg);
-		if (g.counters_busy)
-			ga_buf_printf(&note, "%d process(es) found the counters taken and ran on "
-			              "unprofiled: %s. ", g.counters_busy, COUNTERS_BUSY);
-		if (g.cupti_errors)
-			ga_buf_printf(&note, "%d CUPTI error(s) while profiling, the first: %s. ",
-			              g.cupti_errors, g.first_error ? g.first_error : "?");
-		if (g.source_notes)
-			ga_buf_printf(&note, "source lines: %s%s. ", g.source_msg,
-			              g.source_notes > 1 ? " (and more notes like it)" : "");
-		if (stall_note.len)
-			ga_buf_puts(&note, stall_note.s);
-		if (g.truncated_lines)
-			ga_buf_printf(&note, "%d record(s) were cut short and skipped. ",
-			              g.truncated_lines);
-		if (g.n_bad) {
-			ga_buf_puts(&note, "metrics unknown to this GPU, not collected:");
-			for (size_t i = 0; i < g.n_bad; i++)
-				ga_buf_printf(&note, " %s", g.bad_metrics[i]);
-			ga_buf_puts(&note, ". ");
-		}
-		if (note.len) {
-			note.s[note.len - 1] = '\0';
-			free(p->collection.note);
-			p->collection.note = ga_buf_take(&note);
-		}
-		ga_buf_free(&note);
-	}
-
-	if (g.permission) {
-		ga_fail(err, GA_ERR_PERMISSION,
-		        "no permission to read GPU performance counters "
-		        "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, ncu calls it ERR_NVGPUCTRPERM).\n"
-		        "  Fix one of:\n"
-		        "  - run as root: sudo gpuadvise ...\n"
-		        "  - grant the capability: sudo setcap cap_sys_admin+ep (or cap_perfmon+ep on "
-		        "newer drivers) on the program\n"
-		        "  - allow every user: put 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' "
-		        "in /etc/modprobe.d/nvidia-profiling.conf, then reload the driver or reboot\n"
-		        "  /proc/driver/nvidia/params shows RmProfilingAdminOnly: 1 while restricted.");
+	fill_collection(o, res, p);
+	fill_note(res, &g, &stall_note, p);
+	if (ga_records_failure(&g, p, err) != 0)
 		goto out;
-	}
-	if (g.another_profiler) {
-		ga_fail(err, GA_ERR_PROFILING, "%s. Only one CUPTI-based tool can attach to a process: "
-		        "run the program without ncu, nsys, cuda-gdb or framework profilers, or unset "
-		        "CUDA_INJECTION64_PATH.", g.first_error);
-		goto out;
-	}
-	if (g.counters_busy && p->n_launches == 0) {
-		ga_fail(err, GA_ERR_PROFILING, "%s (%s).\n  Fix: stop the other tool, or pause "
-		        "DCGM's profiling with 'dcgmi profile --pause' (and '--resume' after), then "
-		        "run again.", COUNTERS_BUSY, g.first_error);
-		goto out;
-	}
-	if (g.unsupported) {
-		ga_fail(err, GA_ERR_PROFILING, "this GPU setup cannot be profiled: %s. (MPS, vGPU without "
-		        "profiling, confidential computing and MIG slices restrict counter access.)",
-		        g.first_error);
-		goto out;
-	}
-	if (g.cupti_errors && p->n_launches == 0) {
-		ga_fail(err, GA_ERR_PROFILING, "CUPTI failed: %s", g.first_error);
-		goto out;
-	}
-	if (g.n_bad && p->n_launches == 0 && g.have_device == 0) {
-		ga_fail(err, GA_ERR_PROFILING, "none of the requested metrics is known to this GPU");
-		goto out;
-	}
 	if (res->exited && res->exit_status == 127 && g.n_processes == 0) {
 		ga_fail(err, GA_ERR_NOT_FOUND, "%s could not be started", prog);
 		goto out;
@@ -739,7 +476,7 @@ out:
 	free(dir);
 	free(prog);
 	free(metrics);
-	gather_free(&g);
+	ga_records_free(&g);
 	ga_buf_free(&stall_note);
 	return rc;
 }

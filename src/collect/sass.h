@@ -1,10 +1,11 @@
-/* sass.h: source-level collection inside the injection library (sass.c).
+/* sass.h: source-level collection inside the injection library (sass.c,
+ * pcsamp.c).
  *
  * CUPTI SASS metrics on one later launch of a kernel whose profiled launch
- * showed trouble (or of every kernel with --source), and in the stall run
- * (--stalls: the program run again without the range profiler) CUPTI PC
- * sampling of those kernels' first launch; PCs mapped to file:line through
- * the cubins kept at module load.  inject.c calls:
+ * made the rules' source trigger hold (or of every kernel with --source),
+ * and in the stall run (--stalls: the program run again without the range
+ * profiler) CUPTI PC sampling of those kernels' first launch; PCs mapped to
+ * file:line through the cubins kept at module load.  inject.c calls:
  *   ga_sass_init          once, from InitializeInjection
  *   ga_sass_module_loaded from the MODULE_LOADED resource callback
  *   ga_sass_note          after a launch's metrics are evaluated
@@ -24,10 +25,9 @@
 
 #include <cuda.h>
 
-/* Modes (GA_ENV_SOURCE): "auto" (default), "force" (--source), "off". */
-typedef void (*ga_sass_writer)(void *json);   /* takes a json_t * record */
-
-void ga_sass_init(int pid, ga_sass_writer write);
+/* Modes (GA_ENV_SOURCE): "auto" (default: the kernels that GA_ENV_SOURCE_WHEN
+ * flags), "force" (--source), "off".  Records go out through writer.h. */
+void ga_sass_init(int pid);
 /* 1 in the stall run (GA_ENV_STALLS set): PC sampling only. */
 int ga_sass_stall_run(void);
 /* Stall run: enable PC sampling in a new context / disable it. */
@@ -37,7 +37,7 @@ void ga_sass_context_destroyed(CUcontext ctx);
 int ga_sass_enabled(void);
 void ga_sass_module_loaded(const void *module_resource_data);
 /* A profiled launch's metric values (NAN: not collected); flags the kernel
- * for source collection when thresholds are crossed. */
+ * for source collection when the trigger holds over them (trigger.h). */
 void ga_sass_note(const char *mangled, uint32_t ctx_uid, char *const *names,
                   const double *values, size_t n);
 /* 1 when some flagged kernel still waits for its measurement. */

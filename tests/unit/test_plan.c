@@ -184,6 +184,38 @@ static void test_quick_plan(void **state)
 	ga_plan_free(&want);
 }
 
+/* The rules' source-line trigger travels with the plan: it parses, and
+ * every name it reads is a metric the plan collects (the collector can only
+ * evaluate what it measured); --quick collects no rule's metric and so has
+ * none. */
+static void trigger_name_planned(void *ctx, const char *name)
+{
+	if (find(ctx, name) < 0)
+		fail_msg("the source-line trigger reads %s, which the plan does not collect", name);
+}
+
+static void test_source_trigger(void **state)
+{
+	ga_plan got;
+	size_t off = 0;
+	char msg[256];
+	(void)state;
+
+	ga_plan_metrics(&shipped, NULL, &got);
+	assert_non_null(got.source_when);
+	assert_non_null(strstr(got.source_when, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"));
+	ga_expr *e = ga_expr_parse(got.source_when, &off, msg, sizeof(msg));
+	if (!e)
+		fail_msg("the trigger does not parse at %zu: %s", off, msg);
+	ga_expr_foreach_name(e, trigger_name_planned, &got);
+	ga_expr_free(e);
+	ga_plan_free(&got);
+
+	ga_plan_metrics(&shipped, &(ga_plan_opts){ .quick = 1 }, &got);
+	assert_null(got.source_when);
+	ga_plan_free(&got);
+}
+
 /* No options: the full plan without --metrics. */
 static void test_no_options(void **state)
 {
@@ -204,6 +236,7 @@ int main(void)
 		cmocka_unit_test(test_full_plan),
 		cmocka_unit_test(test_quick_plan),
 		cmocka_unit_test(test_no_options),
+		cmocka_unit_test(test_source_trigger),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,177 @@
+/* inject.h: shared by the files of the injection library that use CUDA
+ * and CUPTI: inject.c (the callbacks), rangeprof.c (the CUPTI Range
+ * Profiler), launchinfo.c (what a launch is), loopreplay.c (measuring a
+ * loop across its iterations).  The policy they follow is policy.c's, the
+ * records they write writer.c's.  Everything here has hidden visibility
+ * (-fvisibility=hidden): only InitializeInjection leaves the library. */
+#ifndef GA_INJECT_H
+#define GA_INJECT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+
+#include "collect.h"
+#include "policy.h"
+
+/* One metric set: what one profiled launch measures, in at most
+ * --max-passes replay passes.  Repeated launches of a kernel take the sets
+ * in turn. */
+typedef struct {
+	ga_host *host;            /* configured with exactly these metrics */
+	uint8_t *config;
+	size_t config_size;
+	size_t passes;
+	const char **names;       /* valid names; the duration is in every set */
+	size_t n_names;
+	size_t *slot;             /* names[i] is inj.prof.metrics[slot[i]] */
+} metric_set;
+
+typedef struct chip_cfg {
+	char *chip;
+	metric_set *sets;
+	size_t n_sets;
+	struct chip_cfg *next;
+} chip_cfg;
+
+typedef struct ctx_state {
+	CUcontext ctx;
+	uint32_t uid;
+	int ok;                   /* range profiler usable in this context */
+	CUpti_RangeProfiler_Object *rp;
+	uint8_t **cdata;          /* counter data, one image per metric set */
+	size_t *cdata_size;
+	long cur_set;             /* set the range profiler is configured for, -1 none */
+	chip_cfg *cfg;
+	ga_device dev;
+	CUdevice cudev;
+	struct ctx_state *next;
+} ctx_state;
+
+/* Where the injection library's own time goes, for bench/phases.sh:
+ * GA_ENV_TIMING_LOG=FILE appends one line per process at exit.  Order
+ * matters: the end record sums INIT..PACK and ENABLE..RECORD. */
+enum { PH_INIT, PH_PACK, PH_META, PH_ENABLE, PH_CDATA, PH_CONFIG, PH_START, PH_KERNEL,
+       PH_STOP, PH_DECODE, PH_EVAL, PH_RECORD, PH_N };
+
+/* The launch in flight between its ENTER and EXIT callbacks (the lock is
+ * held in between). */
+typedef enum {
+	PENDING_NONE,
+	PENDING_RANGE,            /* measured by the range profiler (on_exit_launch) */
+	PENDING_SASS,             /* SASS metrics or PC sampling (sass.c) */
+	PENDING_LOOP_PASS,        /* the last launch of a loop iteration (loopreplay.c) */
+} pending_kind;
+
+typedef struct {
+	pthread_mutex_t lock;
+	int initialized;
+	int profiler_initialized;
+	int lock_held;            /* this process holds the run's counter lock */
+	int lock_gave_up;
+	int lock_fd;              /* run-wide lock: one process measures at a time */
+	int enabled;              /* still profiling (launch count not reached) */
+	pid_t pid;
+	ga_profile prof;          /* holds the metric list; no launches are kept */
+	size_t *bundle;           /* bundle of each metric (GA_ENV_METRICS ';') */
+	long max_passes;          /* per launch, 0: no limit */
+	/* Time in each phase; the end record's setup_seconds (contexts, metric
+	 * sets) and measure_seconds (range start to values written) are sums of
+	 * these. */
+	double phase_s[PH_N];
+	long phase_n[PH_N];
+	ctx_state *ctxs;
+	chip_cfg *chips;
+	CUpti_SubscriberHandle sub;
+	char *keep_image;
+	int image_kept;
+	/* The launch in flight. */
+	pending_kind pending;
+	ctx_state *pending_ctx;
+	size_t pending_set;
+	size_t pending_slot;      /* repeat slot of the launch in flight */
+	double ph_t;              /* phase clock of the launch in flight */
+	ga_launch pending_launch;
+	double init_at;           /* CLOCK_REALTIME at InitializeInjection */
+	double init_profiler_s;   /* of PH_INIT: cuptiProfilerInitialize */
+	double init_supported_s;  /* of PH_INIT: cuptiProfilerDeviceSupported */
+	double init_avail_s;      /* of PH_INIT: the counter availability image */
+	long avail_reads;         /* contexts whose availability image was read */
+	double ctx_created_at;    /* CLOCK_REALTIME of the first context creation */
+	double first_launch_at;   /* ... of the first launch seen */
+} inject_state;
+
+extern inject_state inj;      /* inject.c */
+extern ga_sched sched;        /* inject.c: the policy's state */
+
+/* inject.c */
+double now_seconds(void);
+/* Charge the time since *t to phase ph and restart *t. */
+void phase(int ph, double *t);
+long env_long(const char *name, long dflt);
+int hold_counters(void);
+void stop_profiling_everywhere(void);
+/* A measured launch: its metric set's values vals[] into the profile's
+ * metric order, its duration into the kernel's mean, its record out. */
+void launch_done(ga_launch *l, const metric_set *ms, const double *vals, ga_repeat_slot *rep);
+
+/* rangeprof.c */
+void cupti_failed(CUptiResult r, const char *what);
+const char *cupti_code(CUptiResult r);
+#define CUPTI_TRY(call, what)                                                        \
+	do {                                                                          \
+		CUptiResult r_ = (call);                                              \
+		if (r_ != CUPTI_SUCCESS) {                                            \
+			cupti_failed(r_, what);                                        \
+			goto out;                                                      \
+		}                                                                     \
+	} while (0)
+int dev_attr(CUdevice d, CUdevice_attribute a);
+ctx_state *ctx_find(CUcontext ctx, uint32_t uid);
+ctx_state *ctx_get(CUcontext ctx, uint32_t uid);
+void ctx_release(ctx_state *cs);
+void measure_disable(ctx_state *cs);
+void measure_drop(ctx_state *cs);
+int measure_enable(ctx_state *cs);
+int measure_begin(ctx_state *cs, size_t set);
+size_t counter_data_size(ctx_state *cs, const metric_set *ms, size_t ranges);
+int counter_data_init(ctx_state *cs, uint8_t *data, size_t size);
+int set_config(ctx_state *cs, const metric_set *ms, uint8_t *data, size_t size,
+               CUpti_ProfilerReplayMode mode, size_t ranges);
+CUptiResult range_start(const ctx_state *cs);
+CUptiResult range_stop(const ctx_state *cs, int *all);
+CUptiResult range_decode(const ctx_state *cs, size_t *dropped);
+/* inject.c: wait for CUPTI's metrics library, loaded early. */
+void preload_join(void);
+
+/* launchinfo.c: what a launch's callback tells of it. */
+typedef struct {
+	CUfunction f;
+	const unsigned *grid, *block;
+	unsigned smem;
+	CUstream stream;
+	const char *mangled;
+} launch_args;
+char *demangle(const char *mangled);
+int launch_params(CUpti_CallbackId cbid, const void *params, CUfunction *f, unsigned grid[3],
+                  unsigned block[3], unsigned *smem, CUstream *stream);
+/* Fill *l with the launch's metadata (name is taken, NULL: demangle). */
+void launch_meta(ga_launch *l, ctx_state *cs, const launch_args *a, uint32_t ctx_uid,
+                 char *name);
+void launch_free(ga_launch *l);
+
+/* loopreplay.c */
+/* A selected launch, profiling on: 1 when loop replay took it. */
+int loop_launch(const ga_repeat_slot *rep, const CUpti_CallbackData *cb, const launch_args *a,
+                int in_a_row);
+/* EXIT of an iteration's last launch (PENDING_LOOP_PASS). */
+void loop_exit_launch(void);
+void loop_context_gone(const ctx_state *cs);
+
+#endif

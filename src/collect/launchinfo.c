@@ -1,0 +1,170 @@
+/* launchinfo.c: what a launch is, from its driver callback: the kernel's
+ * name, grid, block, registers, shared memory and theoretical occupancy. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "inject.h"
+
+/* The C++ ABI demangler lives in libstdc++, which every CUDA C++ program
+ * loads; look it up at run time so a C program works too (a link-time
+ * dependency that fails to resolve would make the driver skip us silently). */
+typedef char *(*demangle_fn)(const char *mangled, char *buf, size_t *len, int *status);
+static demangle_fn cxa_demangle;
+
+char *demangle(const char *mangled)
+{
+	int status = -1;
+	char *d = NULL;
+	if (!cxa_demangle) {
+		cxa_demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+		if (!cxa_demangle) {
+			void *h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
+			if (h)
+				cxa_demangle = (demangle_fn)dlsym(h, "__cxa_demangle");
+		}
+	}
+	if (cxa_demangle && mangled && mangled[0] == '_' && mangled[1] == 'Z')
+		d = cxa_demangle(mangled, NULL, NULL, &status);
+	if (d && status == 0) {
+		char *copy = ga_xstrdup(d);
+		free(d);
+		return copy;
+	}
+	free(d);
+	return ga_xstrdup(mangled ? mangled : "?");
+}
+
+
+static void occupancy(ctx_state *cs, CUfunction f, ga_launch *l)
+{
+	const ga_device *d = &cs->dev;
+	int threads = (int)(l->block[0] * l->block[1] * l->block[2]);
+	int warps = (threads + 31) / 32;
+	int max_warps = d->max_threads_per_sm / 32;
+	int blocks = 0;
+	int reserved = dev_attr(cs->cudev, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
+
+	if (warps <= 0 || max_warps <= 0)
+		return;
+	l->occ_limit_blocks = d->max_blocks_per_sm;
+	l->occ_limit_warps = max_warps / warps;
+	if (l->registers > 0) {
+		/* Registers are allocated per warp in units of 256, from each of
+		 * the four SM sub-partitions' quarter of the register file. */
+		int per_warp = ((l->registers * 32 + 255) / 256) * 256;
+		int warps_per_part = (d->regs_per_sm / 4) / per_warp;
+		l->occ_limit_registers = (warps_per_part * 4) / warps;
+	} else {
+		l->occ_limit_registers = d->max_blocks_per_sm;
+	}
+	long smem = l->smem_static + l->smem_dynamic;
+	if (smem > 0)
+		l->occ_limit_smem = (int)(d->smem_per_sm / (smem + reserved));
+	else
+		l->occ_limit_smem = d->max_blocks_per_sm;
+
+	if (cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, threads, (size_t)l->smem_dynamic)
+	    != CUDA_SUCCESS) {
+		CUfunction fn;
+		if (cuKernelGetFunction(&fn, (CUkernel)f) != CUDA_SUCCESS ||
+		    cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fn, threads,
+		                                                (size_t)l->smem_dynamic) != CUDA_SUCCESS) {
+			int m = l->occ_limit_blocks;
+			if (l->occ_limit_warps < m) m = l->occ_limit_warps;
+			if (l->occ_limit_registers < m) m = l->occ_limit_registers;
+			if (l->occ_limit_smem < m) m = l->occ_limit_smem;
+			blocks = m;
+		}
+	}
+	l->occ_theoretical_pct = 100.0 * blocks * warps / max_warps;
+	if (l->occ_theoretical_pct > 100.0)
+		l->occ_theoretical_pct = 100.0;
+	l->occ_limiter = ga_xstrdup(ga_launch_limiter(l));
+}
+
+static int func_attr(CUfunction f, CUdevice dev, CUfunction_attribute a)
+{
+	int v = 0;
+	if (cuFuncGetAttribute(&v, a, f) == CUDA_SUCCESS)
+		return v;
+	if (cuKernelGetAttribute(&v, a, (CUkernel)f, dev) == CUDA_SUCCESS)
+		return v;
+	return 0;
+}
+
+int launch_params(CUpti_CallbackId cbid, const void *params, CUfunction *f,
+                  unsigned grid[3], unsigned block[3], unsigned *smem, CUstream *stream)
+{
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+		const cuLaunchKernel_params *p = params;
+		*f = p->f;
+		grid[0] = p->gridDimX; grid[1] = p->gridDimY; grid[2] = p->gridDimZ;
+		block[0] = p->blockDimX; block[1] = p->blockDimY; block[2] = p->blockDimZ;
+		*smem = p->sharedMemBytes;
+		*stream = p->hStream;
+		return 0;
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+		const cuLaunchCooperativeKernel_params *p = params;
+		*f = p->f;
+		grid[0] = p->gridDimX; grid[1] = p->gridDimY; grid[2] = p->gridDimZ;
+		block[0] = p->blockDimX; block[1] = p->blockDimY; block[2] = p->blockDimZ;
+		*smem = p->sharedMemBytes;
+		*stream = p->hStream;
+		return 0;
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+		const cuLaunchKernelEx_params *p = params;
+		const CUlaunchConfig *c = p->config;
+		if (!c)
+			return -1;
+		*f = p->f;
+		grid[0] = c->gridDimX; grid[1] = c->gridDimY; grid[2] = c->gridDimZ;
+		block[0] = c->blockDimX; block[1] = c->blockDimY; block[2] = c->blockDimZ;
+		*smem = c->sharedMemBytes;
+		*stream = c->hStream;
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+void launch_free(ga_launch *l)
+{
+	free(l->mangled);
+	free(l->name);
+	free(l->occ_limiter);
+	free(l->values);
+	memset(l, 0, sizeof(*l));
+}
+
+void launch_meta(ga_launch *l, ctx_state *cs, const launch_args *a, uint32_t ctx_uid,
+                 char *name)
+{
+	memset(l, 0, sizeof(*l));
+	l->mangled = ga_xstrdup(a->mangled);
+	l->name = name ? name : demangle(a->mangled);
+	l->pid = (int)inj.pid;
+	l->index = sched.total_launches - 1;
+	memcpy(l->grid, a->grid, sizeof(l->grid));
+	memcpy(l->block, a->block, sizeof(l->block));
+	l->registers = func_attr(a->f, cs->cudev, CU_FUNC_ATTRIBUTE_NUM_REGS);
+	l->smem_static = func_attr(a->f, cs->cudev, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+	l->smem_dynamic = a->smem;
+	{
+		unsigned long long sid = 0;
+		if (cuStreamGetId(a->stream, &sid) == CUDA_SUCCESS)
+			l->stream = sid;
+	}
+	l->context = (int)ctx_uid;
+	l->duration_ns = NAN;
+	occupancy(cs, a->f, l);
+}
+

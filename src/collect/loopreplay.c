@@ -1,0 +1,224 @@
+/* loopreplay.c: measuring a loop's launches across its iterations.
+ *
+ * A program that runs the same launches over and over (a training loop's
+ * steps, a benchmark's repetitions) can have its kernels measured without
+ * replaying any launch.  Once the last 2p launches are two copies of the
+ * same p (loop.c, ga_loop_detect), the range profiler is set up for user
+ * replay with a range per launch (auto range), and each following iteration
+ * of the program is one pass over all p launches.  A 3-pass metric set then
+ * costs three iterations of the program's own work and one object's first
+ * start (about 135 ms) instead of a save, restore and three replays of
+ * every launch (50 to 80 ms each in PyTorch, bench/phases.sh).  The values
+ * of a launch come from the same position in consecutive iterations, as
+ * with ncu's application replay, so a kernel whose work changes between
+ * iterations is measured over several (--no-loop-replay measures each
+ * launch on its own).  A launch out of the pattern (another kernel,
+ * another context) or a range count that does not match ends it, with that
+ * set's values dropped, and the launches go on as before.
+ *
+ * While a loop may still show (GA_LOOP_MIN_KERNELS kernels seen), a
+ * kernel's other metric sets wait for its GA_LOOP_DEFER-th launch rather
+ * than take a replay each, unless it runs in a row: a loop of one kernel is
+ * cheaper replayed (ga_sched_decide).  What to measure is policy.c's
+ * (sched.loop); the CUPTI side is here. */
+#include <stdlib.h>
+
+#include "inject.h"
+
+/* The range profiler's side of the loop being measured. */
+static struct {
+	int configured;           /* the range profiler holds the set */
+	ctx_state *cs;
+	uint8_t *cdata;
+	size_t cdata_size;
+	ga_launch meta[GA_LOOP_MAX_PERIOD];  /* the launches of the set's first pass */
+} loop_rp;
+
+/* After a launch: is the run repeating, with kernels that want a set? */
+static void loop_detect(const CUpti_CallbackData *cb)
+{
+	ctx_state *cs = ctx_find(cb->context, cb->contextUid);
+
+	if (!cs || !cs->ok)
+		return;
+	if (!ga_loop_detect(&sched, cs->cfg->n_sets))
+		return;
+	loop_rp.cs = cs;
+	loop_rp.configured = 0;
+}
+
+static void loop_clear(int failed)
+{
+	for (size_t i = 0; i < GA_LOOP_MAX_PERIOD; i++)
+		launch_free(&loop_rp.meta[i]);
+	ga_loop_stop(&sched, failed);
+	loop_rp.configured = 0;
+}
+
+/* The loop broke (or its context went): drop the set's passes so far. */
+static void loop_abort(int cupti_ok)
+{
+	/* Inside a pass (its first launch started the range profiler). */
+	if (cupti_ok && sched.loop.pos > 0 && loop_rp.cs->rp)
+		range_stop(loop_rp.cs, NULL);
+	if (cupti_ok && loop_rp.configured)
+		measure_drop(loop_rp.cs);
+	loop_clear(1);
+}
+
+/* Loop replay cannot go on in this process (a CUPTI call failed). */
+static void loop_give_up(void)
+{
+	loop_abort(1);
+	sched.loop.off = 1;
+}
+
+void loop_context_gone(const ctx_state *cs)
+{
+	if (sched.loop.active && loop_rp.cs == cs)
+		loop_abort(0);
+}
+
+/* A fresh range-profiler object for the loop's set, user replay, a range
+ * per launch of the iteration. */
+static int loop_configure(void)
+{
+	ctx_state *cs = loop_rp.cs;
+	const metric_set *ms = &cs->cfg->sets[sched.loop.set];
+	double t = now_seconds();
+	size_t size;
+
+	if (!hold_counters())
+		return -1;
+	measure_drop(cs);         /* an object keeps its first configuration */
+	if (measure_enable(cs) != 0)
+		return -1;
+	phase(PH_ENABLE, &t);
+	size = counter_data_size(cs, ms, sched.loop.period);
+	if (!size)
+		return -1;
+	if (size != loop_rp.cdata_size) {
+		free(loop_rp.cdata);
+		loop_rp.cdata = ga_xcalloc(1, size);
+		loop_rp.cdata_size = size;
+	}
+	if (counter_data_init(cs, loop_rp.cdata, loop_rp.cdata_size) != 0)
+		return -1;
+	phase(PH_CDATA, &t);
+	if (set_config(cs, ms, loop_rp.cdata, loop_rp.cdata_size, CUPTI_UserReplay,
+	               sched.loop.period) != 0)
+		return -1;
+	phase(PH_CONFIG, &t);
+	cs->cur_set = -1;         /* not a configuration measure_begin can use */
+	loop_rp.configured = 1;
+	return 0;
+}
+
+/* A launch while iterations are measured: 1 when it is part of the loop
+ * (its EXIT ends the pass when inj.pending is PENDING_LOOP_PASS). */
+static int loop_take(const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
+                     const launch_args *a)
+{
+	ctx_state *cs = loop_rp.cs;
+
+	if (cb->context != cs->ctx || cb->contextUid != cs->uid || !ga_loop_expected(&sched, rep)) {
+		loop_abort(1);
+		return 0;
+	}
+	if (sched.loop.pos == 0) {
+		CUptiResult r;
+		double t;
+		if (!loop_rp.configured && loop_configure() != 0) {
+			loop_give_up();
+			return 0;
+		}
+		t = now_seconds();
+		if ((r = range_start(cs)) != CUPTI_SUCCESS) {
+			cupti_failed(r, "starting the range profiler for a loop iteration");
+			loop_give_up();
+			return 0;
+		}
+		phase(PH_START, &t);
+	}
+	if (sched.loop.pass == 0) {
+		double t = now_seconds();
+		launch_meta(&loop_rp.meta[sched.loop.pos], cs, a, cb->contextUid, NULL);
+		loop_rp.meta[sched.loop.pos].metric_set = (int)sched.loop.set;
+		phase(PH_META, &t);
+	}
+	if (ga_loop_advance(&sched))
+		inj.pending = PENDING_LOOP_PASS;
+	return 1;
+}
+
+int loop_launch(const ga_repeat_slot *rep, const CUpti_CallbackData *cb, const launch_args *a,
+                int in_a_row)
+{
+	ga_loop_push(&sched, rep);
+	if (sched.loop.active && loop_take(rep, cb, a))
+		return 1;
+	/* A kernel run in a row is no loop worth measuring this way; a loop
+	 * with such a pair in it is seen at its next launch. */
+	if (!sched.loop.active && !in_a_row)
+		loop_detect(cb);
+	return 0;
+}
+
+/* After the set's last pass: every launch of the first pass gets its
+ * values from its range. */
+static void loop_values(const metric_set *ms)
+{
+	double *vals = ga_xcalloc(ms->n_names, sizeof(*vals));
+	ga_error err = {0};
+
+	for (size_t r = 0; r < sched.loop.period; r++) {
+		if (!ga_loop_takes(&sched, r))
+			continue;
+		ga_host_evaluate(ms->host, loop_rp.cdata, loop_rp.cdata_size, r, ms->names, ms->n_names,
+		                 vals, &err);
+		launch_done(&loop_rp.meta[r], ms, vals, &sched.repeats[sched.loop.keys[r]]);
+		ga_loop_measured(&sched, r);
+	}
+	free(vals);
+}
+
+void loop_exit_launch(void)
+{
+	ctx_state *cs = loop_rp.cs;
+	const chip_cfg *c = cs->cfg;
+	double t = now_seconds();
+	size_t nranges = 0;
+	ga_error err = {0};
+
+	inj.pending = PENDING_NONE;
+	{
+		CUptiResult r;
+		int all = 0;
+		if ((r = range_stop(cs, &all)) != CUPTI_SUCCESS) {
+			cupti_failed(r, "stopping the range profiler after a loop iteration");
+			loop_give_up();
+			return;
+		}
+		ga_loop_pass_done(&sched);
+		phase(PH_STOP, &t);
+		if (!all)
+			return;
+	}
+	{
+		size_t dropped = 0;
+		if (range_decode(cs, &dropped) != CUPTI_SUCCESS || dropped ||
+		    ga_host_num_ranges(loop_rp.cdata, loop_rp.cdata_size, &nranges, &err) != 0 ||
+		    nranges != sched.loop.period) {
+			/* Kernels launched outside the callbacks (a CUDA graph's)
+			 * would be ranges too. */
+			loop_abort(1);
+			return;
+		}
+		phase(PH_DECODE, &t);
+	}
+	loop_values(&c->sets[sched.loop.set]);
+	phase(PH_RECORD, &t);
+	loop_clear(0);
+	measure_drop(cs);
+	ga_loop_next_set(&sched, c->n_sets);   /* the next set, from the next iteration */
+}

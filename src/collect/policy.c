@@ -1,0 +1,410 @@
+/* policy.c: which launches to measure, with which metric set (policy.h). */
+#include "policy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../loop.h"
+
+void ga_sched_init(ga_sched *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->last_slot = -1;
+	s->count = -1;
+}
+
+void ga_sched_free(ga_sched *s)
+{
+	for (size_t i = 0; i < s->n_repeats; i++) {
+		free(s->repeats[i].key);
+		free(s->repeats[i].mangled);
+	}
+	free(s->repeats);
+	ga_map_free(&s->repeat_index);
+	if (s->has_re)
+		regfree(&s->re);
+	free(s->exact);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- names and filters ------------------------------------------------- */
+
+int ga_sched_set_filter(ga_sched *s, const char *k, char *msg, size_t msglen)
+{
+	if (!k || !*k)
+		return 0;
+	if (strncmp(k, "regex:", 6) == 0) {
+		int rc = regcomp(&s->re, k + 6, REG_EXTENDED | REG_NOSUB);
+		if (rc != 0) {
+			regerror(rc, &s->re, msg, msglen);
+			return -1;
+		}
+		s->has_re = 1;
+	} else {
+		s->exact = ga_xstrdup(k);
+	}
+	return 0;
+}
+
+int ga_sched_filtered(const ga_sched *s)
+{
+	return s->has_re || s->exact;
+}
+
+char *ga_base_name(const char *demangled)
+{
+	const char *end = strchr(demangled, '(');
+	size_t n = end ? (size_t)(end - demangled) : strlen(demangled);
+	char *s = ga_xstrndup(demangled, n);
+	/* drop template arguments at the end */
+	size_t len = strlen(s);
+	if (len && s[len - 1] == '>') {
+		int depth = 0;
+		for (size_t i = len; i-- > 0;) {
+			if (s[i] == '>')
+				depth++;
+			else if (s[i] == '<' && --depth == 0) {
+				s[i] = '\0';
+				break;
+			}
+		}
+	}
+	const char *start = s;
+	for (const char *q = s; *q; q++)
+		if (*q == ' ' || *q == ':')
+			start = q + 1;
+	char *b = ga_xstrdup(start);
+	free(s);
+	return b;
+}
+
+int ga_sched_selected(const ga_sched *s, const char *mangled, const char *demangled)
+{
+	if (s->has_re)
+		return regexec(&s->re, demangled, 0, NULL, 0) == 0 ||
+		       regexec(&s->re, mangled, 0, NULL, 0) == 0;
+	if (s->exact) {
+		int ok = strcmp(s->exact, mangled) == 0 || strcmp(s->exact, demangled) == 0;
+		if (!ok) {
+			char *b = ga_base_name(demangled);
+			ok = strcmp(s->exact, b) == 0;
+			free(b);
+		}
+		return ok;
+	}
+	return 1;
+}
+
+/* ---- counting ------------------------------------------------------------ */
+
+int ga_sched_past_skip(ga_sched *s)
+{
+	s->matched++;
+	return s->matched > s->skip;
+}
+
+double ga_sched_mean_ns(const ga_repeat_slot *r)
+{
+	return r->n_dur ? r->dur_sum / (double)r->n_dur : 0;
+}
+
+long ga_sched_slot(const ga_sched *s, const ga_repeat_slot *r)
+{
+	return (long)(r - s->repeats);
+}
+
+ga_repeat_slot *ga_sched_count(ga_sched *s, const char *mangled, const unsigned grid[3],
+                               const unsigned block[3], int *in_a_row)
+{
+	char *key = ga_xasprintf("%s|%u,%u,%u|%u,%u,%u", mangled, grid[0], grid[1], grid[2],
+	                         block[0], block[1], block[2]);
+	long i = ga_strmap_get(&s->repeat_index, key);
+	ga_repeat_slot *r;
+
+	/* Every launch comes through here, profiled or not: a hash, not a scan
+	 * over every kernel seen so far. */
+	if (i >= 0) {
+		r = &s->repeats[i];
+		free(key);
+		r->count++;
+		s->gpu_ns += ga_sched_mean_ns(r);
+	} else {
+		ga_repeat_slot n = {key, ga_xstrdup(mangled), {grid[0], grid[1], grid[2]},
+		                    {block[0], block[1], block[2]}, 1, 0, {0}, 0, 0, 0, 0};
+		GA_PUSH(s->repeats, s->n_repeats, s->cap_repeats, n);
+		i = (long)ga_strmap_put(&s->repeat_index, key, s->n_repeats - 1);
+	}
+	r = &s->repeats[i];
+	*in_a_row = i == s->last_slot;
+	s->last_slot = i;
+	if (r->count == 1)
+		s->last_new_kernel = s->matched;
+	return r;
+}
+
+void ga_sched_uncount(ga_sched *s, ga_repeat_slot *r)
+{
+	r->count--;
+	s->gpu_ns -= ga_sched_mean_ns(r);
+}
+
+void ga_sched_note_duration(ga_sched *s, ga_repeat_slot *r, double ns)
+{
+	double old;
+
+	if (!(ns > 0) || !isfinite(ns))
+		return;
+	old = ga_sched_mean_ns(r);
+	r->dur_sum += ns;
+	r->n_dur++;
+	s->gpu_ns += (ga_sched_mean_ns(r) - old) * (double)r->count;
+}
+
+/* ---- the metric set of a launch -------------------------------------------- */
+
+/* Under --min-share: the kernel's launches so far take less than that share
+ * of the GPU time of every selected launch so far (each counted at its
+ * kernel's mean measured duration).  Its first profiled launch classified
+ * it; the other metric sets or repeats would cost a replay each for a
+ * kernel whose fixes can save the program little.  A kernel decided here
+ * may still grow past the share later (a loop's later phase) and get them
+ * then. */
+int ga_sched_below_share(const ga_sched *s, const ga_repeat_slot *r)
+{
+	if (!(s->min_share > 0) || r->n_dur == 0 || !(s->gpu_ns > 0))
+		return 0;
+	return ga_sched_mean_ns(r) * (double)r->count < s->min_share * s->gpu_ns;
+}
+
+int ga_sched_sets_done(const ga_repeat_slot *r, size_t n_sets)
+{
+	size_t n = n_sets ? n_sets : 1;
+	if (n > GA_MAX_SETS)
+		return r->profiled >= (long)n;
+	for (size_t k = 0; k < n; k++)
+		if (r->per_set[k] == 0)
+			return 0;
+	return 1;
+}
+
+/* At most --max-per-kernel launches; with several metric sets, only until
+ * it has had each set once: more would repeat measurements at the full
+ * cost of a replay. */
+int ga_sched_again(const ga_sched *s, const ga_repeat_slot *r, size_t n_sets)
+{
+	if (s->max_per_kernel > 0 && r->profiled >= s->max_per_kernel)
+		return 0;
+	return !(n_sets > 1 && ga_sched_sets_done(r, n_sets));
+}
+
+int ga_sched_source_turn(const ga_sched *s, const ga_repeat_slot *r, size_t n_sets)
+{
+	return ga_sched_sets_done(r, n_sets) || (r->profiled > 0 && ga_sched_below_share(s, r));
+}
+
+/* The metric set a kernel's next profiled launch wants.  The first takes
+ * set 0, which holds the classifier's metrics, so a kernel launched once is
+ * still classified.  Later ones take the set the range profiler holds when
+ * the kernel has not had it yet, otherwise the set the kernel has had
+ * least. */
+static size_t choose_set(const ga_repeat_slot *r, size_t n_sets, long cur)
+{
+	size_t best = 0;
+
+	if (n_sets > GA_MAX_SETS)
+		return (size_t)(r->count - 1) % n_sets;
+	if (r->per_set[0] == 0 || n_sets <= 1)
+		best = 0;
+	else if (cur >= 0 && (size_t)cur < n_sets && r->per_set[cur] == 0)
+		best = (size_t)cur;
+	else
+		for (size_t k = 1; k < n_sets; k++)
+			if (r->per_set[k] < r->per_set[best])
+				best = k;
+	return best;
+}
+
+/* Change metric sets for this launch, or let it run unprofiled?  A change
+ * needs a fresh range-profiler object, whose first start took about 135 ms
+ * on an H200 (bench/phases.sh): more than measuring a launch at 3 passes.
+ * So a kernel that has had the set the profiler holds changes it only when
+ *   - it repeats the launch just before it (a kernel run in a row may not
+ *     come back later), or
+ *   - the run has settled: no kernel was seen for the first time in the last
+ *     GA_SETTLE_LAUNCHES launches (a loop: the others will come round too), or
+ *   - GA_SWITCH_OWED launches have wanted that set since it was last taken.
+ * A kernel's first launch always gets set 0. */
+static int switch_now(ga_sched *s, const ga_repeat_slot *r, size_t want, long cur, int in_a_row)
+{
+	if (cur < 0 || (size_t)cur == want || r->profiled == 0 || want >= GA_MAX_SETS)
+		return 1;
+	if (in_a_row || s->matched - s->last_new_kernel > GA_SETTLE_LAUNCHES ||
+	    s->owed[want] + 1 >= GA_SWITCH_OWED)
+		return 1;
+	s->owed[want]++;
+	return 0;
+}
+
+ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, long cur,
+                                int in_a_row, size_t *want)
+{
+	if (!ga_sched_again(s, r, n_sets))
+		return GA_SCHED_ENOUGH;
+	if (r->profiled > 0 && ga_sched_below_share(s, r)) {
+		r->below_share = 1;
+		return GA_SCHED_BELOW_SHARE;
+	}
+	/* Its other sets may come from a loop's iterations at no replay; a
+	 * kernel run in a row is cheaper replayed. */
+	if (r->profiled > 0 && !in_a_row && !s->loop.off && r->count < GA_LOOP_DEFER &&
+	    s->n_repeats >= GA_LOOP_MIN_KERNELS)
+		return GA_SCHED_WAIT_LOOP;
+	*want = choose_set(r, n_sets, cur);
+	if (!switch_now(s, r, *want, cur, in_a_row))
+		return GA_SCHED_WAIT_SWITCH;
+	return GA_SCHED_PROFILE;
+}
+
+void ga_sched_begin(ga_sched *s, ga_repeat_slot *r, size_t want, long cur)
+{
+	if (cur >= 0 && (size_t)cur != want) {
+		s->set_changes++;
+		if (want < GA_MAX_SETS)
+			s->owed[want] = 0;
+	}
+	if (want < GA_MAX_SETS)
+		r->per_set[want]++;
+}
+
+void ga_sched_profiled(ga_sched *s, ga_repeat_slot *r)
+{
+	(void)s;
+	r->profiled++;
+	r->below_share = 0;   /* grew past the share after all */
+}
+
+int ga_sched_measured(ga_sched *s)
+{
+	s->profiled++;
+	return s->count >= 0 && s->profiled >= s->count;
+}
+
+/* ---- loop replay ------------------------------------------------------------ */
+
+void ga_loop_push(ga_sched *s, const ga_repeat_slot *r)
+{
+	s->loop.ring[s->loop.n++ % GA_LOOP_RING] = ga_sched_slot(s, r);
+}
+
+/* From a loop, where it costs nothing extra.  With one set: repeats up to
+ * --max-per-kernel. */
+int ga_loop_wants(const ga_sched *s, const ga_repeat_slot *r, size_t n_sets, size_t k)
+{
+	if (s->max_per_kernel > 0 && r->profiled >= s->max_per_kernel)
+		return 0;
+	if (n_sets > 1)
+		return k < GA_MAX_SETS && r->per_set[k] == 0;
+	return s->max_per_kernel > 0;
+}
+
+size_t ga_loop_best_set(ga_sched *s, size_t n_sets, size_t *count)
+{
+	ga_loop_plan *lp = &s->loop;
+	size_t best = 0, best_n = 0;
+
+	for (size_t k = 0; k < n_sets && k < GA_MAX_SETS; k++) {
+		size_t n = 0;
+		lp->mark++;
+		for (size_t i = 0; i < lp->period; i++) {
+			ga_repeat_slot *r = &s->repeats[lp->keys[i]];
+			if (r->loop_mark != lp->mark && ga_loop_wants(s, r, n_sets, k)) {
+				r->loop_mark = lp->mark;
+				n++;
+			}
+		}
+		if (n > best_n) {
+			best = k;
+			best_n = n;
+		}
+	}
+	*count = best_n;
+	return best;
+}
+
+/* Only the smallest period is tried: a larger one is nearly always a
+ * multiple, with the same kernels. */
+int ga_loop_detect(ga_sched *s, size_t n_sets)
+{
+	ga_loop_plan *lp = &s->loop;
+	size_t p, n, set;
+
+	p = ga_loop_period(lp->ring, GA_LOOP_RING, lp->n, 2, GA_LOOP_MAX_PERIOD);
+	if (!p)
+		return 0;
+	/* The next iteration starts with the launch p - 1 back. */
+	for (size_t i = 0; i < p; i++)
+		lp->keys[i] = ga_loop_back(lp->ring, GA_LOOP_RING, lp->n, p - 1 - i);
+	lp->period = p;
+	set = ga_loop_best_set(s, n_sets, &n);
+	if (n < GA_LOOP_MIN_KERNELS)
+		return 0;
+	lp->active = 1;
+	lp->set = set;
+	lp->pos = 0;
+	lp->pass = 0;
+	return 1;
+}
+
+int ga_loop_expected(const ga_sched *s, const ga_repeat_slot *r)
+{
+	return ga_sched_slot(s, r) == s->loop.keys[s->loop.pos];
+}
+
+int ga_loop_advance(ga_sched *s)
+{
+	return ++s->loop.pos == s->loop.period;
+}
+
+void ga_loop_pass_done(ga_sched *s)
+{
+	s->loop.pos = 0;
+	s->loop.pass++;
+	s->loop.passes++;
+}
+
+int ga_loop_takes(const ga_sched *s, size_t i)
+{
+	const ga_repeat_slot *r = &s->repeats[s->loop.keys[i]];
+	return !(s->max_per_kernel > 0 && r->profiled >= s->max_per_kernel);
+}
+
+void ga_loop_measured(ga_sched *s, size_t i)
+{
+	ga_repeat_slot *r = &s->repeats[s->loop.keys[i]];
+	if (s->loop.set < GA_MAX_SETS)
+		r->per_set[s->loop.set]++;
+	r->profiled++;
+	r->below_share = 0;
+	s->profiled++;
+	s->loop.launches++;
+}
+
+void ga_loop_stop(ga_sched *s, int failed)
+{
+	s->loop.active = 0;
+	s->loop.pos = 0;
+	if (failed && ++s->loop.aborted >= GA_LOOP_MAX_FAILS)
+		s->loop.off = 1;
+}
+
+int ga_loop_next_set(ga_sched *s, size_t n_sets)
+{
+	size_t n;
+	s->loop.set = ga_loop_best_set(s, n_sets, &n);
+	if (n == 0)
+		return 0;
+	s->loop.active = 1;
+	s->loop.pass = 0;
+	return 1;
+}

@@ -1,0 +1,178 @@
+/* policy.h: which launches the injection library measures, and how.
+ *
+ * Plain functions over an explicit state (ga_sched), with no CUDA or CUPTI:
+ * inject.c feeds it every launch and acts on its answers, and
+ * tests/unit/test_policy.c plays launch sequences through it.
+ *
+ * A kernel is a (name, grid, block) triple, counted in a ga_repeat_slot.
+ * Its metrics come in one or more metric sets (at most --max-passes replay
+ * passes each); repeated launches take the sets in turn, at most
+ * --max-per-kernel of them, fewer under --min-share.  A program that runs
+ * the same launches over and over (a training loop) can have them measured
+ * across its iterations instead (loop replay, ga_loop_*). */
+#ifndef GA_POLICY_H
+#define GA_POLICY_H
+
+#include <regex.h>
+#include <stddef.h>
+
+#include "../util.h"
+
+#define GA_MAX_SETS 16            /* metric sets tracked per kernel */
+
+/* Changing metric sets costs a fresh range-profiler object (see
+ * ga_sched_decide): wait for the run to settle, or for this many launches
+ * wanting the set. */
+#define GA_SETTLE_LAUNCHES 8
+#define GA_SWITCH_OWED 8
+
+/* Loop replay: an iteration of at most GA_LOOP_MAX_PERIOD launches, started
+ * when GA_LOOP_MIN_KERNELS kernels of it want a metric set; while one may
+ * still show, a kernel's other sets wait for its GA_LOOP_DEFER-th launch;
+ * GA_LOOP_MAX_FAILS broken loops end loop replay in the process. */
+#define GA_LOOP_MAX_PERIOD 128
+#define GA_LOOP_RING (2 * GA_LOOP_MAX_PERIOD)
+#define GA_LOOP_MIN_KERNELS 3
+#define GA_LOOP_DEFER 4
+#define GA_LOOP_MAX_FAILS 2
+
+typedef struct {
+	char *key;
+	char *mangled;
+	unsigned grid[3], block[3];
+	long count;               /* launches seen after --launch-skip */
+	long profiled;            /* of those, measured by the range profiler */
+	long per_set[GA_MAX_SETS];/* profiled launches per metric set */
+	double dur_sum;           /* measured durations (ns), for its share of GPU time */
+	long n_dur;
+	int below_share;          /* its last launch went unprofiled under --min-share */
+	long loop_mark;           /* counted for loop replay (ga_loop_best_set) */
+} ga_repeat_slot;
+
+/* Loop replay's plan: the launches seen, the iteration found, where the
+ * run is in it. */
+typedef struct {
+	long ring[GA_LOOP_RING];  /* repeat slots of the last selected launches */
+	size_t n;
+	int off;                  /* no loop replay in this process */
+	int active;               /* measuring iterations */
+	size_t period;
+	long keys[GA_LOOP_MAX_PERIOD];   /* repeat slot at each position */
+	size_t pos;               /* position of the next launch */
+	size_t set;               /* metric set being measured */
+	long pass;                /* iterations of this set measured */
+	long mark;
+	long launches;            /* launches measured by loop replay */
+	long passes;              /* iterations measured */
+	long aborted;             /* sets dropped: GA_LOOP_MAX_FAILS end it */
+} ga_loop_plan;
+
+typedef struct {
+	/* Settings (GA_ENV_*). */
+	regex_t re;
+	int has_re;
+	char *exact;
+	long skip, count, max_per_kernel;
+	double min_share;         /* fraction of gpu_ns for more than one profiled launch */
+	/* The run so far. */
+	double gpu_ns;            /* GPU time: launches x mean duration of their kernel */
+	long total_launches;      /* every launch seen, selected or not */
+	long matched;             /* launches passing the name filter */
+	long profiled;
+	ga_repeat_slot *repeats;
+	size_t n_repeats, cap_repeats;
+	ga_map repeat_index;      /* ga_repeat_slot.key -> index into repeats */
+	long last_slot;           /* repeat slot of the previous selected launch, -1 */
+	long last_new_kernel;     /* matched when a kernel was last seen first */
+	long owed[GA_MAX_SETS];   /* launches left unprofiled wanting each set */
+	long set_changes;
+	ga_loop_plan loop;
+} ga_sched;
+
+/* What to do with a launch (ga_sched_decide). */
+typedef enum {
+	GA_SCHED_PROFILE,         /* measure it with the metric set *want */
+	GA_SCHED_ENOUGH,          /* --max-per-kernel reached, or every set had */
+	GA_SCHED_BELOW_SHARE,     /* under --min-share: its first launch will do */
+	GA_SCHED_WAIT_LOOP,       /* its other sets may come from a loop's iterations */
+	GA_SCHED_WAIT_SWITCH,     /* not worth changing the profiler's set for it yet */
+} ga_sched_action;
+
+void ga_sched_init(ga_sched *s);
+void ga_sched_free(ga_sched *s);
+
+/* The kernel filter: NAME (mangled, demangled or base name) or regex:RE.
+ * -1 with msg set for a bad regex. */
+int ga_sched_set_filter(ga_sched *s, const char *kernel, char *msg, size_t msglen);
+/* 1 when a filter is set: launches need their demangled name. */
+int ga_sched_filtered(const ga_sched *s);
+/* Does the launch pass the filter?  demangled is NULL without a filter. */
+int ga_sched_selected(const ga_sched *s, const char *mangled, const char *demangled);
+/* "void ns::kern<int>(float*, int)" -> "kern" (malloc'd). */
+char *ga_base_name(const char *demangled);
+
+/* A launch that passed the filter: 1 when it is past --launch-skip. */
+int ga_sched_past_skip(ga_sched *s);
+/* Count one more launch of (mangled, grid, block); *in_a_row: the previous
+ * selected launch was of the same kernel. */
+ga_repeat_slot *ga_sched_count(ga_sched *s, const char *mangled, const unsigned grid[3],
+                               const unsigned block[3], int *in_a_row);
+/* The launch was not one after all (measured for source lines instead). */
+void ga_sched_uncount(ga_sched *s, ga_repeat_slot *r);
+long ga_sched_slot(const ga_sched *s, const ga_repeat_slot *r);
+
+/* The kernel's mean measured duration (ns); 0 before any. */
+double ga_sched_mean_ns(const ga_repeat_slot *r);
+/* A measured duration of the kernel: its mean changes, and with it the GPU
+ * time charged to all its launches so far. */
+void ga_sched_note_duration(ga_sched *s, ga_repeat_slot *r, double ns);
+/* Under --min-share (see policy.c). */
+int ga_sched_below_share(const ga_sched *s, const ga_repeat_slot *r);
+/* Has the kernel had each of n_sets metric sets (0: not known yet, as 1)? */
+int ga_sched_sets_done(const ga_repeat_slot *r, size_t n_sets);
+/* May the kernel be profiled again (n_sets 0: its chip not known yet)? */
+int ga_sched_again(const ga_sched *s, const ga_repeat_slot *r, size_t n_sets);
+/* Measure this launch's source lines rather than its metrics: it has had
+ * every set, or it was profiled and is under --min-share. */
+int ga_sched_source_turn(const ga_sched *s, const ga_repeat_slot *r, size_t n_sets);
+
+/* The decision for a launch of r: cur is the set the range profiler holds
+ * (-1: none), n_sets the chip's.  Marks r below_share under --min-share. */
+ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, long cur,
+                                int in_a_row, size_t *want);
+/* The launch is measured with set want (before the range profiler
+ * starts), then: it was (the profiler started). */
+void ga_sched_begin(ga_sched *s, ga_repeat_slot *r, size_t want, long cur);
+void ga_sched_profiled(ga_sched *s, ga_repeat_slot *r);
+/* A launch's values are written: 1 when --launch-count is reached. */
+int ga_sched_measured(ga_sched *s);
+
+/* ---- loop replay ---- */
+
+/* A selected launch of slot r: into the ring. */
+void ga_loop_push(ga_sched *s, const ga_repeat_slot *r);
+/* Does the kernel still want set k from a loop's iterations? */
+int ga_loop_wants(const ga_sched *s, const ga_repeat_slot *r, size_t n_sets, size_t k);
+/* The set that the most distinct kernels of the iteration want (*count). */
+size_t ga_loop_best_set(ga_sched *s, size_t n_sets, size_t *count);
+/* After a launch: is the run repeating with kernels that want a set?  1:
+ * the plan is active, from the next launch, position 0. */
+int ga_loop_detect(ga_sched *s, size_t n_sets);
+/* Is this launch the one the iteration has next? */
+int ga_loop_expected(const ga_sched *s, const ga_repeat_slot *r);
+/* Past it: 1 when it was the iteration's last (the pass ends at its EXIT). */
+int ga_loop_advance(ga_sched *s);
+/* The pass ended: position 0, one more pass. */
+void ga_loop_pass_done(ga_sched *s);
+/* Does the kernel at position i take the set's values (--max-per-kernel)? */
+int ga_loop_takes(const ga_sched *s, size_t i);
+/* ... it did. */
+void ga_loop_measured(ga_sched *s, size_t i);
+/* Stop measuring iterations; failed: the loop broke (GA_LOOP_MAX_FAILS
+ * of those end loop replay). */
+void ga_loop_stop(ga_sched *s, int failed);
+/* After a set's last pass: the next set wanted, from the next iteration
+ * (1), or none (0). */
+int ga_loop_next_set(ga_sched *s, size_t n_sets);
+
+#endif

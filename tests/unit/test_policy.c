@@ -1,0 +1,408 @@
+/* test_policy.c: which launches the injection library measures, and with
+ * which metric set (collect/policy.c), played through launch sequences as
+ * inject.c feeds them, with no GPU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/policy.h"
+
+/* The range profiler as inject.c keeps it: the set it holds (-1: none). */
+typedef struct {
+	ga_sched s;
+	long cur;
+	size_t n_sets;
+	size_t last_set;          /* of the last profiled launch */
+} sim;
+
+static const unsigned grid[3] = {64, 1, 1}, block[3] = {256, 1, 1};
+
+static void sim_init(sim *m, size_t n_sets)
+{
+	ga_sched_init(&m->s);
+	m->cur = -1;
+	m->n_sets = n_sets;
+}
+
+/* One launch of kernel `mangled` taking dur_ns when measured, as on_enter
+ * and on_exit_launch see it (no loop replay: see play_loop). */
+static ga_sched_action launch(sim *m, const char *mangled, double dur_ns)
+{
+	int in_a_row;
+	size_t want = 99;
+	ga_sched_action a;
+
+	if (!ga_sched_selected(&m->s, mangled, mangled) || !ga_sched_past_skip(&m->s))
+		return GA_SCHED_ENOUGH;
+	ga_repeat_slot *r = ga_sched_count(&m->s, mangled, grid, block, &in_a_row);
+	if (!ga_sched_again(&m->s, r, 0))
+		return GA_SCHED_ENOUGH;
+	a = ga_sched_decide(&m->s, r, m->n_sets, m->cur, in_a_row, &want);
+	if (a != GA_SCHED_PROFILE)
+		return a;
+	assert_true(want < m->n_sets);
+	ga_sched_begin(&m->s, r, want, m->cur);
+	ga_sched_profiled(&m->s, r);
+	m->cur = (long)want;
+	m->last_set = want;
+	ga_sched_note_duration(&m->s, r, dur_ns);
+	ga_sched_measured(&m->s);
+	return a;
+}
+
+static ga_repeat_slot *slot(sim *m, const char *mangled)
+{
+	for (size_t i = 0; i < m->s.n_repeats; i++)
+		if (strcmp(m->s.repeats[i].mangled, mangled) == 0)
+			return &m->s.repeats[i];
+	fail_msg("%s not counted", mangled);
+	return NULL;
+}
+
+/* A kernel launched once is classified: set 0, which holds the
+ * classifier's metrics. */
+static void test_launched_once(void **state)
+{
+	sim m;
+	(void)state;
+	sim_init(&m, 3);
+	assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_PROFILE);
+	assert_int_equal(m.last_set, 0);
+	ga_repeat_slot *r = slot(&m, "_Z4oncev");
+	assert_int_equal(r->count, 1);
+	assert_int_equal(r->profiled, 1);
+	assert_int_equal(r->per_set[0], 1);
+	assert_int_equal(r->per_set[1], 0);
+	assert_false(ga_sched_sets_done(r, 3));
+	assert_true(m.s.gpu_ns == 5000);
+	assert_int_equal(m.s.profiled, 1);
+	assert_int_equal(m.s.set_changes, 0);
+	ga_sched_free(&m.s);
+}
+
+/* A kernel run in a row takes its sets one launch each, changing the
+ * profiler's set at once (it may not come back), then no more. */
+static void test_in_a_row(void **state)
+{
+	sim m;
+	size_t sets[3];
+	(void)state;
+	sim_init(&m, 3);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(launch(&m, "_Z3rowv", 100), GA_SCHED_PROFILE);
+		sets[i] = m.last_set;
+	}
+	assert_int_equal(sets[0], 0);
+	assert_int_equal(sets[1], 1);
+	assert_int_equal(sets[2], 2);
+	assert_int_equal(launch(&m, "_Z3rowv", 100), GA_SCHED_ENOUGH);
+	assert_int_equal(launch(&m, "_Z3rowv", 100), GA_SCHED_ENOUGH);
+	ga_repeat_slot *r = slot(&m, "_Z3rowv");
+	assert_int_equal(r->count, 5);
+	assert_int_equal(r->profiled, 3);
+	assert_true(ga_sched_sets_done(r, 3));
+	/* now its source lines may be measured instead */
+	assert_true(ga_sched_source_turn(&m.s, r, 3));
+	assert_int_equal(m.s.set_changes, 2);
+	/* five launches at 100 ns each */
+	assert_true(fabs(m.s.gpu_ns - 500) < 1e-9);
+	ga_sched_free(&m.s);
+}
+
+/* With one metric set: repeats up to --max-per-kernel. */
+static void test_max_per_kernel(void **state)
+{
+	sim m;
+	(void)state;
+	sim_init(&m, 1);
+	m.s.max_per_kernel = 2;
+	assert_int_equal(launch(&m, "_Z1kv", 10), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z1kv", 10), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z1kv", 10), GA_SCHED_ENOUGH);
+	assert_int_equal(slot(&m, "_Z1kv")->profiled, 2);
+	ga_sched_free(&m.s);
+
+	/* without it, one set is measured at every launch */
+	sim_init(&m, 1);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(launch(&m, "_Z1kv", 10), GA_SCHED_PROFILE);
+	ga_sched_free(&m.s);
+}
+
+/* Two kernels taking turns, two sets: after their first launches (set 0),
+ * the profiler holds set 0, and changing it costs a new object; they wait
+ * until GA_SWITCH_OWED launches have wanted set 1, then the one that
+ * changes it and the other take set 1 in turn. */
+static void test_interleaved_switch(void **state)
+{
+	sim m;
+	const char *k[2] = {"_Z1av", "_Z1bv"};
+	ga_sched_action got[12];
+	(void)state;
+	sim_init(&m, 2);
+	m.s.loop.off = 1;         /* --no-loop-replay */
+	for (int i = 0; i < 12; i++)
+		got[i] = launch(&m, k[i % 2], 1000);
+	assert_int_equal(got[0], GA_SCHED_PROFILE);
+	assert_int_equal(got[1], GA_SCHED_PROFILE);
+	/* launches 3..9 wait: 7 of them owed */
+	for (int i = 2; i < 9; i++)
+		assert_int_equal(got[i], GA_SCHED_WAIT_SWITCH);
+	assert_int_equal(got[9], GA_SCHED_PROFILE);    /* b, the 8th wanting set 1 */
+	assert_int_equal(got[10], GA_SCHED_PROFILE);   /* a: the profiler holds set 1 now */
+	assert_int_equal(got[11], GA_SCHED_ENOUGH);
+	assert_int_equal(m.s.set_changes, 1);
+	assert_int_equal(m.s.owed[1], 0);
+	assert_int_equal(slot(&m, k[0])->per_set[1], 1);
+	assert_int_equal(slot(&m, k[1])->per_set[1], 1);
+	ga_sched_free(&m.s);
+}
+
+/* --min-share 5: a kernel with a small part of the GPU time gets one
+ * profiled launch until its launches add up to 5 % of it. */
+static void test_min_share(void **state)
+{
+	sim m;
+	(void)state;
+	sim_init(&m, 2);
+	m.s.loop.off = 1;
+	m.s.min_share = 0.05;
+	assert_int_equal(launch(&m, "_Z3bigv", 1e6), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z3bigv", 1e6), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z5smallv", 1000), GA_SCHED_PROFILE);
+	ga_repeat_slot *small = slot(&m, "_Z5smallv");
+	/* 2 ms of the big one: the small one (1 us a launch) reaches 5 % at
+	 * its 106th launch, 106 us of 2.106 ms */
+	for (int i = 2; i <= 105; i++) {
+		assert_int_equal(launch(&m, "_Z5smallv", 1000), GA_SCHED_BELOW_SHARE);
+		assert_true(small->below_share);
+		assert_true(ga_sched_source_turn(&m.s, small, 2));
+	}
+	assert_int_equal(small->count, 105);
+	assert_int_equal(small->profiled, 1);
+	assert_int_equal(launch(&m, "_Z5smallv", 1000), GA_SCHED_PROFILE);
+	assert_false(small->below_share);
+	assert_int_equal(small->profiled, 2);
+	assert_true(fabs(m.s.gpu_ns - (2e6 + 106 * 1000)) < 1e-6);
+	/* no duration measured yet: never below the share */
+	ga_repeat_slot fresh = {0};
+	fresh.count = 1;
+	assert_false(ga_sched_below_share(&m.s, &fresh));
+	ga_sched_free(&m.s);
+}
+
+/* A launch that went to source lines is not counted. */
+static void test_uncount(void **state)
+{
+	sim m;
+	(void)state;
+	sim_init(&m, 1);
+	launch(&m, "_Z1kv", 400);
+	int in_a_row;
+	ga_repeat_slot *r = ga_sched_count(&m.s, "_Z1kv", grid, block, &in_a_row);
+	assert_true(in_a_row);
+	assert_true(m.s.gpu_ns == 800);
+	ga_sched_uncount(&m.s, r);
+	assert_int_equal(r->count, 1);
+	assert_true(m.s.gpu_ns == 400);
+	ga_sched_free(&m.s);
+}
+
+/* The loop replay side of a launch, as loopreplay.c plays it: 1 when the
+ * loop took it; *pass_end when it was an iteration's last. */
+static int loop_step(sim *m, ga_repeat_slot *r, int in_a_row, int *pass_end)
+{
+	*pass_end = 0;
+	ga_loop_push(&m->s, r);
+	if (m->s.loop.active) {
+		if (!ga_loop_expected(&m->s, r)) {
+			ga_loop_stop(&m->s, 1);
+			return 0;
+		}
+		*pass_end = ga_loop_advance(&m->s);
+		return 1;
+	}
+	if (!in_a_row)
+		ga_loop_detect(&m->s, m->n_sets);
+	return 0;
+}
+
+/* One launch with loop replay on; passes: the set's passes (CUPTI's). */
+static ga_sched_action loop_launch(sim *m, const char *mangled, long passes)
+{
+	int in_a_row, pass_end;
+	size_t want;
+	ga_repeat_slot *r;
+
+	assert_true(ga_sched_past_skip(&m->s));
+	r = ga_sched_count(&m->s, mangled, grid, block, &in_a_row);
+	if (!m->s.loop.off && loop_step(m, r, in_a_row, &pass_end)) {
+		if (pass_end) {
+			ga_loop_pass_done(&m->s);
+			if (m->s.loop.pass == passes) {
+				for (size_t i = 0; i < m->s.loop.period; i++)
+					if (ga_loop_takes(&m->s, i))
+						ga_loop_measured(&m->s, i);
+				ga_loop_stop(&m->s, 0);
+				m->cur = -1;
+				ga_loop_next_set(&m->s, m->n_sets);
+			}
+		}
+		return GA_SCHED_PROFILE;
+	}
+	if (!ga_sched_again(&m->s, r, 0))
+		return GA_SCHED_ENOUGH;
+	ga_sched_action a = ga_sched_decide(&m->s, r, m->n_sets, m->cur, in_a_row, &want);
+	if (a == GA_SCHED_PROFILE) {
+		ga_sched_begin(&m->s, r, want, m->cur);
+		ga_sched_profiled(&m->s, r);
+		m->cur = (long)want;
+		ga_sched_measured(&m->s);
+	}
+	return a;
+}
+
+/* A training step of three kernels, two metric sets: the first step
+ * classifies them (set 0); the second waits for the loop; from the third
+ * on, two iterations measure set 1 of all three (a 2-pass set), with no
+ * replay; after that nothing is left to measure. */
+static void test_loop_detected(void **state)
+{
+	sim m;
+	const char *k[3] = {"_Z4gemmv", "_Z4reluv", "_Z4normv"};
+	ga_sched_action got[15];
+	(void)state;
+	sim_init(&m, 2);
+	for (int i = 0; i < 15; i++) {
+		got[i] = loop_launch(&m, k[i % 3], 2);
+		if (i == 5) {   /* two steps seen: the loop is found */
+			assert_true(m.s.loop.active);
+			assert_int_equal(m.s.loop.period, 3);
+			assert_int_equal(m.s.loop.set, 1);
+			assert_int_equal(m.s.loop.keys[0], 0);
+			assert_int_equal(m.s.loop.keys[2], 2);
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(got[i], GA_SCHED_PROFILE);
+	for (int i = 3; i < 6; i++)
+		assert_int_equal(got[i], GA_SCHED_WAIT_LOOP);
+	for (int i = 6; i < 12; i++)
+		assert_int_equal(got[i], GA_SCHED_PROFILE);   /* taken by the loop */
+	for (int i = 12; i < 15; i++)
+		assert_int_equal(got[i], GA_SCHED_ENOUGH);
+	assert_false(m.s.loop.active);
+	assert_int_equal(m.s.loop.passes, 2);
+	assert_int_equal(m.s.loop.launches, 3);
+	assert_int_equal(m.s.profiled, 6);
+	for (int j = 0; j < 3; j++) {
+		assert_int_equal(slot(&m, k[j])->per_set[1], 1);
+		assert_true(ga_sched_sets_done(slot(&m, k[j]), 2));
+	}
+	assert_int_equal(m.s.set_changes, 0);
+	ga_sched_free(&m.s);
+}
+
+/* A launch out of the pattern ends the loop's set; the second time, loop
+ * replay is off for the process. */
+static void test_loop_broken(void **state)
+{
+	sim m;
+	const char *k[3] = {"_Z1xv", "_Z1yv", "_Z1zv"};
+	(void)state;
+	sim_init(&m, 2);
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 6; i++)
+			loop_launch(&m, k[i % 3], 2);
+		assert_true(m.s.loop.active);
+		loop_launch(&m, k[0], 2);
+		loop_launch(&m, "_Z5otherv", 2);
+		assert_false(m.s.loop.active);
+		assert_int_equal(m.s.loop.aborted, round + 1);
+	}
+	assert_true(m.s.loop.off);
+	ga_sched_free(&m.s);
+}
+
+/* Loop detection alone: a kernel run in a row starts none, and fewer than
+ * GA_LOOP_MIN_KERNELS kernels wanting a set start none. */
+static void test_loop_needs_kernels(void **state)
+{
+	sim m;
+	(void)state;
+	sim_init(&m, 2);
+	for (int i = 0; i < 8; i++)
+		loop_launch(&m, i % 2 ? "_Z1pv" : "_Z1qv", 2);
+	assert_false(m.s.loop.active);
+	assert_int_equal(m.s.loop.period, 2);
+	ga_sched_free(&m.s);
+}
+
+/* --kernel NAME matches the mangled, demangled or base name; regex: either
+ * name; --launch-skip skips the first matches. */
+static void test_filters(void **state)
+{
+	ga_sched s;
+	char msg[128];
+	const char *dm = "void ns::saxpy<float>(float*, float const*, int)";
+	(void)state;
+
+	ga_sched_init(&s);
+	assert_false(ga_sched_filtered(&s));
+	assert_true(ga_sched_selected(&s, "_Z5saxpyv", NULL));
+	assert_int_equal(ga_sched_set_filter(&s, "saxpy", msg, sizeof(msg)), 0);
+	assert_true(ga_sched_filtered(&s));
+	assert_true(ga_sched_selected(&s, "_ZN2ns5saxpyIfEEvPfPKfi", dm));
+	assert_false(ga_sched_selected(&s, "_Z4gemmv", "void gemm()"));
+	ga_sched_free(&s);
+
+	char *b = ga_base_name(dm);
+	assert_string_equal(b, "saxpy");
+	free(b);
+
+	ga_sched_init(&s);
+	assert_int_equal(ga_sched_set_filter(&s, "regex:^_Z4ge", msg, sizeof(msg)), 0);
+	assert_true(ga_sched_selected(&s, "_Z4gemmv", "void gemm()"));
+	assert_false(ga_sched_selected(&s, "_Z5saxpyv", "void saxpy()"));
+	ga_sched_free(&s);
+
+	ga_sched_init(&s);
+	assert_int_equal(ga_sched_set_filter(&s, "regex:(", msg, sizeof(msg)), -1);
+	assert_true(strlen(msg) > 0);
+	ga_sched_free(&s);
+
+	ga_sched_init(&s);
+	s.skip = 2;
+	assert_false(ga_sched_past_skip(&s));
+	assert_false(ga_sched_past_skip(&s));
+	assert_true(ga_sched_past_skip(&s));
+	assert_int_equal(s.matched, 3);
+	/* --launch-count 2 */
+	s.count = 2;
+	assert_false(ga_sched_measured(&s));
+	assert_true(ga_sched_measured(&s));
+	ga_sched_free(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_launched_once),
+		cmocka_unit_test(test_in_a_row),
+		cmocka_unit_test(test_max_per_kernel),
+		cmocka_unit_test(test_interleaved_switch),
+		cmocka_unit_test(test_min_share),
+		cmocka_unit_test(test_uncount),
+		cmocka_unit_test(test_loop_detected),
+		cmocka_unit_test(test_loop_broken),
+		cmocka_unit_test(test_loop_needs_kernels),
+		cmocka_unit_test(test_filters),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
