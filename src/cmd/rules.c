@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../analyze/analyze.h"
+
 enum {
 	OPT_LIST_RULES = 1300,
 	OPT_EXPLAIN,
@@ -92,6 +94,7 @@ int ga_cmd_check_rules(const char *dir)
 {
 	ga_ruleset rs;
 	ga_diags d = {0};
+	ga_error err = {0};
 	int rc = 0;
 	char *cls = ga_xasprintf("%s/classify.yaml", dir);
 	char *base = NULL;
@@ -108,6 +111,11 @@ int ga_cmd_check_rules(const char *dir)
 	if (d.n) {
 		ga_diags_print(&d, stderr);
 		fprintf(stderr, "gpuadvise: %zu error%s in %s\n", d.n, d.n == 1 ? "" : "s", dir);
+		rc = GA_EXIT_RULES;
+	} else if (ga_analyze_check_rules(&rs, &err) != 0) {
+		/* Valid YAML, but a classifier the analysis cannot use: say so
+		 * here rather than at the first report. */
+		fprintf(stderr, "gpuadvise: %s\n", err.msg);
 		rc = GA_EXIT_RULES;
 	} else {
 		printf("%s: %zu rules and the classifier are valid%s%s%s\n", dir, rs.n_rules,

@@ -146,6 +146,8 @@ cases() {
 3 err '^rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: |^tests/fixtures/rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: ' --check-rules $FIX/rules-bad
 3 err 'error in|errors in'                               --check-rules $FIX/rules-bad
 3 err 'no-such-rules-dir'                                --check-rules $FIX/no-such-rules-dir
+3 err 'classify\.yaml: the classifier does not define latency_line_pct as a constant' --check-rules $CLI/rules-no-constants
+3 err 'rules-no-constants/classify\.yaml: the classifier does not define' --no-default-rules -r $CLI/rules-no-constants --import $REC/testapp-fma_loop.json
 3 err 'yaml-syntax\.yaml:[0-9]+:[0-9]+: error: '         --rules $FIX/rules-bad --list-rules
 0 out '^uncoalesced-global-access: Overridden uncoalesced rule \(CLI test fixture\)$' --rules $CLI/rules-override --explain uncoalesced-global-access
 0 out 'file: tests/fixtures/cli/rules-override/uncoalesced-global-access\.yaml' -r $CLI/rules-override --explain uncoalesced-global-access
