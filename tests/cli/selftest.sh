@@ -4,7 +4,8 @@
 # that differs fails; UPDATE_GOLDEN rewrites it, says so and makes the run
 # fail, so an update run is never reported as passing.  And every unit test
 # file is built: tests/meson.build lists it (a listed file that is missing
-# stops meson itself).
+# stops meson itself).  And tests/lint/structure.py catches each kind of
+# layout problem it checks.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 S=$(mktemp -d "${TMPDIR:-/tmp}/gpuadvise-selftest.XXXXXX") || exit 1
@@ -58,6 +59,27 @@ for f in "$here"/../unit/test_*.c; do
 	expect "tests/unit/test_$t.c is built and run by meson" \
 		grep -q "'$t'" "$S/unit_tests"
 done
+
+# tests/lint/structure.py finds what it is there to find, on a scratch tree:
+# a long file, a long function, a collector file that includes the
+# analysis, a GPUADVISE_ literal in the collector, a private reference.
+mkdir -p "$S/lint/src/collect" "$S/lint/src/analyze"
+awk 'BEGIN { for (i = 0; i < 1001; i++) print "/* line */" }' >"$S/lint/src/util.c"
+{ echo "static int f(void)"; echo "{"
+  awk 'BEGIN { for (i = 0; i < 121; i++) print "\t;" }'; echo "}"; } >"$S/lint/src/profile.c"
+printf '#include "../analyze/analyze.h"\nconst char *v = "GPUADVISE_X";\n' \
+	>"$S/lint/src/collect/inject.c"
+touch "$S/lint/src/analyze/analyze.h"
+printf 'As seed 001 says.\n' >"$S/lint/README.md"
+python3 "$here/../lint/structure.py" "$S/lint" >"$S/lint.out"
+expect "structure.py fails on a bad tree" [ $? = 1 ]
+expect "structure.py: a file over 1,000 lines" grep -q '^src/util.c: 1001 lines' "$S/lint.out"
+expect "structure.py: a function over 120 lines" grep -q 'f() is 123 lines' "$S/lint.out"
+expect "structure.py: the collector including the analysis" \
+	grep -q 'collect may not include analyze' "$S/lint.out"
+expect "structure.py: a GPUADVISE_ literal outside protocol.h" \
+	grep -q 'inject.c:2: a GPUADVISE_ variable' "$S/lint.out"
+expect "structure.py: a private reference" grep -q '^README.md:1: a private' "$S/lint.out"
 
 echo "$bad failed"
 [ "$bad" = 0 ]
