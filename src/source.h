@@ -46,7 +46,8 @@ typedef struct ga_source {
 	char *mangled;
 	int pid;
 	unsigned grid[3], block[3];
-	char *trigger;           /* why it was measured: "--source", "32.0 sectors/request > 4" */
+	char *trigger;           /* why it was measured: "--source", "--stalls", or
+	                          * "rule trigger: NAME=VALUE, ..." (the metrics it read) */
 	int lineinfo;            /* 1 when at least one PC mapped to a line */
 	/* PC sampling of the launch that gave the stalls; 0 when not sampled */
 	double sample_period;    /* cycles between samples */
