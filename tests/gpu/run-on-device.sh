@@ -109,8 +109,8 @@ if has torch; then
 		>"$R/torch-prof.txt" 2>"$R/torch-prof.err"
 	echo "status $?"
 	tail -5 "$R/torch-prof.err"
-	grep -v '^ ' "$R/torch-plain.txt" | grep -E 'ok|checksum' >"$R/torch-plain.lines"
-	grep -E 'ok|checksum' "$R/torch-prof.txt" | grep -v '^ ' >"$R/torch-prof.lines"
+	grep -v '^ ' "$R/torch-plain.txt" | grep -E '(^| )ok$|checksum' >"$R/torch-plain.lines"
+	grep -E '(^| )ok$|checksum' "$R/torch-prof.txt" | grep -v '^ ' >"$R/torch-prof.lines"
 	cmp "$R/torch-plain.lines" "$R/torch-prof.lines" && echo "pytorch output unchanged"
 	head -60 "$R/torch-prof.txt"
 fi
