@@ -47,7 +47,9 @@ typedef struct ga_source {
 	int pid;
 	unsigned grid[3], block[3];
 	char *trigger;           /* why it was measured: "--source", "--stalls", or
-	                          * "rule trigger: NAME=VALUE, ..." (the metrics it read) */
+	                          * the rules whose source_lines held, "rule ID" or
+	                          * "rules ID, ID" (profiles recorded before that
+	                          * say "rule trigger: NAME=VALUE, ...") */
 	int lineinfo;            /* 1 when at least one PC mapped to a line */
 	/* PC sampling of the launch that gave the stalls; 0 when not sampled */
 	double sample_period;    /* cycles between samples */

@@ -31,8 +31,8 @@ typedef struct {
 	size_t *bundle;                  /* bundle[i] of names[i], ascending */
 	size_t n, cap;
 	/* When the collector measures a kernel's source lines on its own: the
-	 * rules' source_lines triggers as one expression over metric names
-	 * (ga_ruleset_source_trigger), malloc'd; NULL when no rule has one,
+	 * rules' source_lines triggers, one line "RULE-ID<TAB>EXPRESSION" per
+	 * rule, over metric names (ga_ruleset_source_trigger), malloc'd; NULL when no rule has one,
 	 * and with --quick, which collects none of their metrics. */
 	char *source_when;
 } ga_plan;

@@ -29,7 +29,8 @@ typedef struct {
 	int quiet_stdout;           /* send the application's stdout to /dev/null */
 	const char *source_mode;    /* GA_ENV_SOURCE value; NULL: auto */
 	/* Source lines, automatically, for a kernel whose profiled launch makes
-	 * this rule expression (over CUPTI metric names) hold: GA_ENV_SOURCE_WHEN.
+	 * one rule's expression hold: the rules' lines "RULE-ID<TAB>EXPRESSION"
+	 * (ga_ruleset_source_trigger), passed as GA_ENV_SOURCE_WHEN.
 	 * NULL or "": no kernel gets them automatically ("force" still gives
 	 * every profiled kernel its source lines). */
 	const char *source_when;

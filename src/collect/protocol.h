@@ -29,9 +29,14 @@
 #define GA_ENV_KEEP_IMAGE     "GPUADVISE_KEEP_IMAGE"     /* write the first raw counter-data image here */
 #define GA_ENV_TOOL_VERSION   "GPUADVISE_TOOL_VERSION"
 #define GA_ENV_SOURCE         "GPUADVISE_SOURCE"         /* auto (default), force, off */
-/* Source lines, automatically: an expression of the rule language
- * (src/rules/expr.h) over CUPTI metric names that holds for a kernel whose
- * source lines are worth collecting.  Unset or empty: none (but "force"). */
+/* Source lines, automatically: one line per rule with `source_lines`,
+ *     RULE-ID <TAB> EXPRESSION <NEWLINE>
+ * (ga_ruleset_source_trigger, src/rules/rules.h), EXPRESSION in the rule
+ * language (src/rules/expr.h) over CUPTI metric names.  A kernel's source
+ * lines are collected when one rule's expression holds over the values of
+ * one of its profiled launches; the source record's "trigger" then names
+ * the rules that held ("rule ID", "rules ID, ID").  Neither part holds a
+ * tab or a newline.  Unset or empty: none (but "force"). */
 #define GA_ENV_SOURCE_WHEN    "GPUADVISE_SOURCE_WHEN"
 #define GA_ENV_STALLS         "GPUADVISE_STALLS"         /* stall run: file of kernels to PC-sample */
 #define GA_ENV_MIN_SHARE      "GPUADVISE_MIN_SHARE"      /* percent of GPU time for more profiled launches */

@@ -1,10 +1,10 @@
 /* sass.c: source-level data for flagged kernels (see sass.h).
  *
  * Which kernels.  "auto" (the default) measures a kernel when one of its
- * range-profiled launches makes the rules' source trigger hold
+ * range-profiled launches makes one rule's line of the source trigger hold
  * (GA_ENV_SOURCE_WHEN, evaluated by trigger.c over that launch's values);
- * without a trigger, or with one that does not parse (an error record says
- * so), none.  "force" (--source) measures every profiled kernel, "off"
+ * a rule whose line does not parse flags none (an error record says so),
+ * and without a trigger no kernel is measured.  "force" (--source) measures every profiled kernel, "off"
  * none and keeps no cubins.
  *
  * How.  The kernel's next launch in the same context (after the profiled
@@ -140,19 +140,22 @@ static void read_stall_list(const char *path)
 	fclose(f);
 }
 
-/* The rules' trigger, parsed once; a parse error is said once, in an
- * error record naming the variable, and leaves no automatic source lines. */
+/* A rule's line of the trigger that does not parse: said once, in an
+ * error record naming the rule; the other rules still flag kernels. */
+static void bad_trigger_line(void *ctx, const char *msg)
+{
+	(void)ctx;
+	sass_note("%s: %s; that rule flags no kernel for source lines", GA_ENV_SOURCE_WHEN, msg);
+}
+
+/* The rules' trigger, parsed once. */
 static void read_trigger(void)
 {
 	const char *when = getenv(GA_ENV_SOURCE_WHEN);
-	char msg[512];
 
 	if (!when || !*when)
 		return;
-	sass.trigger = ga_trigger_parse(when, msg, sizeof(msg));
-	if (!sass.trigger)
-		sass_note("%s does not parse (%s): no kernel gets source lines automatically",
-		          GA_ENV_SOURCE_WHEN, msg);
+	sass.trigger = ga_trigger_parse(when, bad_trigger_line, NULL);
 }
 
 void ga_sass_init(int pid)

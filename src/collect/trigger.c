@@ -2,6 +2,7 @@
 #include "trigger.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,74 +10,75 @@
 #include "../rules/expr.h"
 #include "../util.h"
 
+typedef struct {
+	char *id;                 /* the rule's */
+	ga_expr *when;
+} rule_trigger;
+
 struct ga_trigger {
-	ga_expr **ops;            /* the top-level "or" operands */
-	size_t n_ops, cap_ops;
+	rule_trigger *rules;
+	size_t n_rules, cap_rules;
 };
 
-static int name_char(char c)
+static void say_bad(ga_trigger_bad_fn bad, void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say_bad(ga_trigger_bad_fn bad, void *ctx, const char *fmt, ...)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '.';
+	char msg[512];
+	va_list ap;
+
+	if (!bad)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	bad(ctx, msg);
 }
 
-/* The end of the next top-level "or" operand of s: the offset of the "or"
- * keyword that ends it (outside parentheses, a word of its own), or the
- * length of s.  Numbers and names are skipped whole, so that neither
- * "order" nor "1e5" is taken apart. */
-static size_t operand_end(const char *s)
+/* One line, "RULE-ID<TAB>EXPRESSION" without its newline: added to t, or
+ * passed to bad. */
+static void parse_line(ga_trigger *t, const char *line, size_t lineno, ga_trigger_bad_fn bad,
+                       void *ctx)
 {
-	int depth = 0;
-	size_t i = 0;
-
-	while (s[i]) {
-		if (s[i] == '(') {
-			depth++;
-		} else if (s[i] == ')') {
-			depth--;
-		} else if (name_char(s[i])) {
-			size_t start = i;
-			while (name_char(s[i]) ||
-			       ((s[i] == '+' || s[i] == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E') &&
-			        s[start] >= '0' && s[start] <= '9'))
-				i++;
-			if (depth == 0 && i - start == 2 && strncmp(s + start, "or", 2) == 0)
-				return start;
-			continue;
-		}
-		i++;
-	}
-	return i;
-}
-
-ga_trigger *ga_trigger_parse(const char *text, char *msg, size_t msglen)
-{
-	size_t off = 0;
+	const char *tab = strchr(line, '\t');
 	char why[256];
-	ga_expr *whole = ga_expr_parse(text, &off, why, sizeof(why));
-	ga_trigger *t;
+	size_t off = 0;
+	ga_expr *e;
+	char *id;
 
-	if (!whole) {
-		snprintf(msg, msglen, "at offset %zu: %s", off, why);
-		return NULL;
+	if (!tab || tab == line) {
+		say_bad(bad, ctx, "line %zu is not RULE-ID<TAB>EXPRESSION", lineno);
+		return;
 	}
-	ga_expr_free(whole);
-	t = ga_xcalloc(1, sizeof(*t));
-	/* "or" is the loosest operator, so each operand parses on its own. */
-	for (const char *s = text;;) {
-		size_t end = operand_end(s);
-		char *part = ga_xstrndup(s, end);
-		ga_expr *e = ga_expr_parse(part, &off, why, sizeof(why));
-		free(part);
-		if (!e) {
-			snprintf(msg, msglen, "near offset %zu: %s", (size_t)(s - text) + off, why);
-			ga_trigger_free(t);
-			return NULL;
+	id = ga_xstrndup(line, (size_t)(tab - line));
+	if (!(e = ga_expr_parse(tab + 1, &off, why, sizeof(why)))) {
+		say_bad(bad, ctx, "rule %s: its expression does not parse at offset %zu: %s", id,
+		        off, why);
+		free(id);
+		return;
+	}
+	GA_PUSH(t->rules, t->n_rules, t->cap_rules, ((rule_trigger){ id, e }));
+}
+
+ga_trigger *ga_trigger_parse(const char *text, ga_trigger_bad_fn bad, void *ctx)
+{
+	ga_trigger *t = ga_xcalloc(1, sizeof(*t));
+	size_t lineno = 0;
+
+	for (const char *s = text; s && *s;) {
+		size_t len = strcspn(s, "\n");
+		lineno++;
+		if (len) {
+			char *line = ga_xstrndup(s, len);
+			parse_line(t, line, lineno, bad, ctx);
+			free(line);
 		}
-		GA_PUSH(t->ops, t->n_ops, t->cap_ops, e);
-		if (!s[end])
-			break;
-		s += end + 2;
+		s += len + (s[len] == '\n');
+	}
+	if (!t->n_rules) {
+		ga_trigger_free(t);
+		return NULL;
 	}
 	return t;
 }
@@ -85,9 +87,11 @@ void ga_trigger_free(ga_trigger *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n_ops; i++)
-		ga_expr_free(t->ops[i]);
-	free(t->ops);
+	for (size_t i = 0; i < t->n_rules; i++) {
+		free(t->rules[i].id);
+		ga_expr_free(t->rules[i].when);
+	}
+	free(t->rules);
 	free(t);
 }
 
@@ -95,8 +99,6 @@ typedef struct {
 	char *const *names;
 	const double *values;
 	size_t n;
-	ga_buf *why;              /* listing the names read, or NULL */
-	int listed;               /* names in why so far */
 } launch_values;
 
 /* A measured value of the launch; not measured (NAN) is unknown. */
@@ -113,30 +115,23 @@ static int lookup(void *ctx, const char *name, double *out)
 	return -1;
 }
 
-static void list_value(void *ctx, const char *name)
-{
-	launch_values *lv = ctx;
-	double v;
-	if (lookup(lv, name, &v) != 0)
-		return;
-	ga_buf_printf(lv->why, "%s%s=%.4g", lv->listed++ ? ", " : "", name, v);
-}
-
 int ga_trigger_holds(const ga_trigger *t, char *const *names, const double *values, size_t n,
                      char **why)
 {
-	launch_values lv = {names, values, n, NULL, 0};
-	ga_buf b = {0};
+	launch_values lv = {names, values, n};
+	ga_buf ids = {0};
+	size_t held = 0;
 
-	for (size_t i = 0; t && i < t->n_ops; i++) {
+	for (size_t i = 0; t && i < t->n_rules; i++) {
 		double v = 0;
-		if (ga_expr_eval(t->ops[i], lookup, &lv, &v, NULL, 0) != GA_EVAL_OK || v == 0.0)
+		if (ga_expr_eval(t->rules[i].when, lookup, &lv, &v, NULL, 0) != GA_EVAL_OK ||
+		    v == 0.0)
 			continue;
-		ga_buf_puts(&b, "rule trigger: ");
-		lv.why = &b;
-		ga_expr_foreach_name(t->ops[i], list_value, &lv);
-		*why = ga_buf_take(&b);
-		return 1;
+		ga_buf_printf(&ids, "%s%s", held++ ? ", " : "", t->rules[i].id);
 	}
-	return 0;
+	if (!held)
+		return 0;
+	*why = ga_xasprintf("rule%s %s", held > 1 ? "s" : "", ids.s);
+	ga_buf_free(&ids);
+	return 1;
 }

@@ -1,13 +1,14 @@
 /* trigger.h: the rules' source-line trigger (GA_ENV_SOURCE_WHEN), evaluated
  * in the injection library over the metric values of one profiled launch.
  *
- * The trigger is an expression of the rule language (src/rules/expr.h)
- * written in CUPTI metric names.  Its top-level "or" operands are evaluated
- * one by one, each over the launch's values: with several metric sets a
- * launch measures only some of the metrics, and one operand's metrics may
- * all be there while another's are not.  An operand that reads a metric
- * the launch did not measure (NAN), or that cannot be evaluated, does not
- * hold; the trigger holds when one operand does.  No CUDA or CUPTI here. */
+ * The trigger is one line per rule, "RULE-ID<TAB>EXPRESSION" (see
+ * protocol.h), each expression of the rule language (src/rules/expr.h)
+ * written in CUPTI metric names.  Each rule's expression is evaluated on
+ * its own over the launch's values: with several metric sets a launch
+ * measures only some of the metrics, and one rule's metrics may all be
+ * there while another's are not.  An expression that reads a metric the
+ * launch did not measure (NAN), or that cannot be evaluated, does not
+ * hold.  No CUDA or CUPTI here. */
 #ifndef GA_TRIGGER_H
 #define GA_TRIGGER_H
 
@@ -15,13 +16,21 @@
 
 typedef struct ga_trigger ga_trigger;
 
-/* Parse text.  NULL on a parse error, with msg saying where and what. */
-ga_trigger *ga_trigger_parse(const char *text, char *msg, size_t msglen);
+/* Told about a line of the trigger that is left out: msg names the rule
+ * (or the line, where it has no rule id) and says where and what. */
+typedef void (*ga_trigger_bad_fn)(void *ctx, const char *msg);
+
+/* Parse text.  A line that is not "RULE-ID<TAB>EXPRESSION", or whose
+ * expression does not parse, is left out and passed to bad (may be NULL);
+ * the other lines still work.  Empty lines are skipped.  NULL when no line
+ * is left. */
+ga_trigger *ga_trigger_parse(const char *text, ga_trigger_bad_fn bad, void *ctx);
 void ga_trigger_free(ga_trigger *t);
 
-/* Does the trigger hold over values[i] of names[i] (NAN: not measured)?
- * 1 with *why set (malloc'd: "rule trigger: NAME=VALUE, ..." for the
- * metrics of the operand that held), else 0. */
+/* Which rules hold over values[i] of names[i] (NAN: not measured)?  1 with
+ * *why set (malloc'd: "rule ID", or "rules ID, ID, ..." in the trigger's
+ * order), else 0.  The metric values stay out of it: a report shows the
+ * lines' own numbers. */
 int ga_trigger_holds(const ga_trigger *t, char *const *names, const double *values, size_t n,
                      char **why);
 

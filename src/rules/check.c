@@ -113,8 +113,9 @@ static int inline_name(void *ctx, const char *name, ga_buf *out)
 
 /* r's `source_lines` with every named expression inlined in parentheses,
  * appended to out, and parsed back as the collector will, or NULL with why
- * set: longer than MAX_SOURCE_TRIGGER, or beyond the parser's nesting
- * limits. */
+ * set: longer than MAX_SOURCE_TRIGGER, beyond the parser's nesting limits,
+ * or holding a tab or a newline, which separate the lines of the trigger
+ * (the printer writes neither; this keeps it so). */
 static ga_expr *rule_trigger(const ga_rule *r, const ga_classifier *cls, ga_buf *out,
                              char *why, size_t len)
 {
@@ -128,6 +129,9 @@ static ga_expr *rule_trigger(const ga_rule *r, const ga_classifier *cls, ga_buf 
 	if (too_long || out->len - start > MAX_SOURCE_TRIGGER)
 		snprintf(why, len, "is longer than %d KiB once its named expressions are "
 		         "written out", MAX_SOURCE_TRIGGER / 1024);
+	else if (strpbrk(out->s + start, "\t\n"))
+		snprintf(why, len, "holds a tab or a newline once its named expressions are "
+		         "written out");
 	else if (!(e = ga_expr_parse(out->s + start, &off, msg, sizeof(msg))))
 		snprintf(why, len, "with its named expressions written out does not parse: %s",
 		         msg);
@@ -182,7 +186,7 @@ char *ga_ruleset_source_trigger(const ga_ruleset *rs)
 		if (!r->source_lines)
 			continue;
 		before = b.len;
-		ga_buf_puts(&b, before ? " or avail(" : "avail(");
+		ga_buf_printf(&b, "%s\t", r->id);
 		e = rule_trigger(r, classifier_of(rs), &b, why, sizeof(why));
 		if (!e) {
 			/* Left out; ga_ruleset_validate reports it. */
@@ -190,7 +194,7 @@ char *ga_ruleset_source_trigger(const ga_ruleset *rs)
 			b.s[before] = '\0';
 			continue;
 		}
-		ga_buf_puts(&b, ", 0)");
+		ga_buf_putc(&b, '\n');
 		ga_expr_free(e);
 	}
 	if (!b.len) {

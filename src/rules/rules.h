@@ -149,15 +149,20 @@ size_t ga_classifier_required_metric_names(const ga_ruleset *rs, char ***out);
  * measured together. */
 size_t ga_ruleset_metric_bundles(const ga_ruleset *rs, char ***out, size_t **bundle);
 
-/* When the collector should measure a kernel's source lines: one
- * self-contained expression over CUPTI metric names only, the rules'
- * `source_lines` joined as "avail(t1, 0) or avail(t2, 0) or ...", in which
- * every named expression (the rule's, the classifier's) is inlined in
- * parentheses.  avail() makes a rule whose metrics a launch did not measure
- * count as false instead of hiding the others.  The collector parses it
- * with ga_expr_parse and evaluates it over the metrics it measured.
- * malloc'd; NULL when no rule has `source_lines`.  A rule whose trigger
- * is too long to write out is left out (ga_ruleset_validate reports it). */
+/* When the collector should measure a kernel's source lines: for each rule
+ * with `source_lines`, in rule order, one line
+ *     RULE-ID <TAB> EXPRESSION <NEWLINE>
+ * where EXPRESSION is the rule's `source_lines` over CUPTI metric names
+ * only, every named expression (the rule's, the classifier's) inlined in
+ * parentheses.  Neither part holds a tab or a newline (ids are
+ * [a-z0-9-]+; the expression printer writes neither).  The collector
+ * parses each EXPRESSION with ga_expr_parse and evaluates it over the
+ * metrics it measured; a rule whose metrics a launch did not measure does
+ * not hold there, and the others are not affected.  This is the text of
+ * GA_ENV_SOURCE_WHEN (collect/protocol.h).  malloc'd; NULL when no rule
+ * has `source_lines`.  A rule whose expression is over 64 KiB written out,
+ * or nested beyond the parser's limits, is left out (ga_ruleset_validate
+ * reports it). */
 char *ga_ruleset_source_trigger(const ga_ruleset *rs);
 
 #endif

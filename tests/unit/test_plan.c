@@ -184,10 +184,11 @@ static void test_quick_plan(void **state)
 	ga_plan_free(&want);
 }
 
-/* The rules' source-line trigger travels with the plan: it parses, and
- * every name it reads is a metric the plan collects (the collector can only
- * evaluate what it measured); --quick collects no rule's metric and so has
- * none. */
+/* The rules' source-line trigger travels with the plan: a line
+ * "RULE-ID<TAB>EXPRESSION" for each of the three shipped rules with
+ * `source_lines`; each expression parses, and every name it reads is a
+ * metric the plan collects (the collector can only evaluate what it
+ * measured); --quick collects no rule's metric and so has none. */
 static void trigger_name_planned(void *ctx, const char *name)
 {
 	if (find(ctx, name) < 0)
@@ -196,19 +197,41 @@ static void trigger_name_planned(void *ctx, const char *name)
 
 static void test_source_trigger(void **state)
 {
+	static const char *const ids[] = {
+		"shared-bank-conflicts", "thread-divergence", "uncoalesced-global-access",
+	};
+	size_t seen[GA_ARRAY_LEN(ids)] = {0}, n_lines = 0, off, k;
+	char msg[256], *line, *save = NULL, *text;
 	ga_plan got;
-	size_t off = 0;
-	char msg[256];
 	(void)state;
 
 	ga_plan_metrics(&shipped, NULL, &got);
 	assert_non_null(got.source_when);
 	assert_non_null(strstr(got.source_when, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"));
-	ga_expr *e = ga_expr_parse(got.source_when, &off, msg, sizeof(msg));
-	if (!e)
-		fail_msg("the trigger does not parse at %zu: %s", off, msg);
-	ga_expr_foreach_name(e, trigger_name_planned, &got);
-	ga_expr_free(e);
+	assert_int_equal(got.source_when[strlen(got.source_when) - 1], '\n');
+	text = ga_xstrdup(got.source_when);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *tab = strchr(line, '\t');
+		ga_expr *e;
+		if (!tab)
+			fail_msg("trigger line '%s' has no tab", line);
+		*tab = '\0';
+		for (k = 0; k < GA_ARRAY_LEN(ids) && strcmp(ids[k], line) != 0; k++)
+			;
+		if (k == GA_ARRAY_LEN(ids))
+			fail_msg("a trigger line for rule '%s', which has no source_lines", line);
+		seen[k]++;
+		off = 0;
+		if (!(e = ga_expr_parse(tab + 1, &off, msg, sizeof(msg))))
+			fail_msg("%s: its trigger does not parse at %zu: %s", line, off, msg);
+		ga_expr_foreach_name(e, trigger_name_planned, &got);
+		ga_expr_free(e);
+		n_lines++;
+	}
+	assert_int_equal(n_lines, GA_ARRAY_LEN(ids));
+	for (k = 0; k < GA_ARRAY_LEN(ids); k++)
+		assert_int_equal(seen[k], 1);
+	free(text);
 	ga_plan_free(&got);
 
 	ga_plan_metrics(&shipped, &(ga_plan_opts){ .quick = 1 }, &got);

@@ -95,8 +95,7 @@ static void test_run_dir(void **state)
 	assert_int_equal(p.n_sources, 1);
 	assert_string_equal(p.sources[0].mangled, strided);
 	assert_int_equal(p.sources[0].pid, 4242);
-	assert_string_equal(p.sources[0].trigger,
-	                    "rule trigger: l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum=5.033e+07");
+	assert_string_equal(p.sources[0].trigger, "rule uncoalesced-global-access");
 	assert_int_equal(p.sources[0].n_pcs, 2);
 
 	assert_int_equal(p.n_unprofiled, 2);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "collect/trigger.h"
+#include "util.h"
 
 #define SECT_LD "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 #define REQ_LD "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"
@@ -18,34 +19,66 @@
 #define INST "smsp__inst_executed.sum"
 #define DUR "gpu__time_duration.sum"
 
-/* A trigger as the rules write it: uncoalesced loads, or divergence. */
+/* A trigger as the rules write it, a line per rule: uncoalesced loads,
+ * divergence. */
+#define UNCOALESCED "(" REQ_LD " > 0 and " SECT_LD " / " REQ_LD " > 8)"
+#define DIVERGENT "(" INST " > 0 and " THREADS " / " INST " < 24)"
 static const char *const when =
-	"(" REQ_LD " > 0 and " SECT_LD " / " REQ_LD " > 8) or "
-	"(" INST " > 0 and " THREADS " / " INST " < 24)";
+	"uncoalesced-global-access\t" UNCOALESCED "\n"
+	"thread-divergence\t" DIVERGENT "\n";
 
 /* The launch's metrics in the profile's order; NAN: not in its set. */
 static char *names[] = {DUR, SECT_LD, REQ_LD, THREADS, INST};
 #define N (sizeof(names) / sizeof(names[0]))
 
+/* What ga_trigger_parse said about its bad lines, one per line. */
+static void collect_bad(void *ctx, const char *msg)
+{
+	ga_buf *b = ctx;
+	ga_buf_printf(b, "%s\n", msg);
+}
+
 static ga_trigger *parse(const char *text)
 {
-	char msg[256] = "";
-	ga_trigger *t = ga_trigger_parse(text, msg, sizeof(msg));
-	if (!t)
-		fail_msg("'%s' does not parse: %s", text, msg);
+	ga_buf bad = {0};
+	ga_trigger *t = ga_trigger_parse(text, collect_bad, &bad);
+	if (!t || bad.len)
+		fail_msg("'%s' does not parse: %s", text, bad.s ? bad.s : "");
 	return t;
 }
 
-/* A strided kernel: 32 sectors a request. */
+/* A strided kernel: 32 sectors a request, and 31 threads an instruction. */
 static void test_uncoalesced(void **state)
 {
 	ga_trigger *t = parse(when);
-	double v[N] = {1046176.0, 50331648.0, 1572864.0, 1.6e9, 5.0e7};
+	double v[N] = {1046176.0, 50331648.0, 1572864.0, 31 * 5.0e7, 5.0e7};
 	char *why = NULL;
 	(void)state;
 
 	assert_int_equal(ga_trigger_holds(t, names, v, N, &why), 1);
-	assert_string_equal(why, "rule trigger: " REQ_LD "=1.573e+06, " SECT_LD "=5.033e+07");
+	assert_string_equal(why, "rule uncoalesced-global-access");
+	free(why);
+	ga_trigger_free(t);
+}
+
+/* Both rules hold: both named, in the trigger's order. */
+static void test_several(void **state)
+{
+	ga_trigger *t = parse(when);
+	double v[N] = {1046176.0, 50331648.0, 1572864.0, 16.1 * 5.0e7, 5.0e7};
+	char *why = NULL;
+	(void)state;
+
+	assert_int_equal(ga_trigger_holds(t, names, v, N, &why), 1);
+	assert_string_equal(why, "rules uncoalesced-global-access, thread-divergence");
+	free(why);
+	ga_trigger_free(t);
+
+	/* a last line without its newline is read too */
+	t = parse("a\t" SECT_LD " > 1\nb\t" INST " > 1\nc\t" THREADS " > 1");
+	why = NULL;
+	assert_int_equal(ga_trigger_holds(t, names, v, N, &why), 1);
+	assert_string_equal(why, "rules a, b, c");
 	free(why);
 	ga_trigger_free(t);
 }
@@ -60,7 +93,7 @@ static void test_other_set(void **state)
 	(void)state;
 
 	assert_int_equal(ga_trigger_holds(t, names, v, N, &why), 1);
-	assert_string_equal(why, "rule trigger: " INST "=5e+07, " THREADS "=8.05e+08");
+	assert_string_equal(why, "rule thread-divergence");
 	free(why);
 
 	/* 31 threads an instruction, 4 sectors a request: nothing to show */
@@ -87,66 +120,88 @@ static void test_not_measured(void **state)
 	ga_trigger_free(t);
 
 	/* an unguarded division by zero does not hold either */
-	t = parse(SECT_LD " / " REQ_LD " > 8");
+	t = parse("r\t" SECT_LD " / " REQ_LD " > 8\n");
 	assert_int_equal(ga_trigger_holds(t, names, zero, N, &why), 0);
 	ga_trigger_free(t);
 	/* no trigger: nothing holds */
 	assert_int_equal(ga_trigger_holds(NULL, names, zero, N, &why), 0);
 }
 
-/* "or" splits only at the top: inside parentheses, inside a name, inside
- * a number's exponent it does not. */
-static void test_operands(void **state)
+/* A rule's expression is one expression, "or" and all: the line's text is
+ * never taken apart. */
+static void test_one_expression(void **state)
 {
 	char *nm[] = {"a.sum", "order.sum", "c.sum"};
 	double v[] = {2, 1e-6, NAN};
 	char *why = NULL;
 	(void)state;
 
-	ga_trigger *t = parse("(a.sum > 1 or order.sum > 1) and c.sum > 1");
+	ga_trigger *t = parse("r\t(a.sum > 1 or order.sum > 1) and c.sum > 1\n");
 	assert_int_equal(ga_trigger_holds(t, nm, v, 3, &why), 0);   /* c.sum not measured */
 	ga_trigger_free(t);
 
-	t = parse("order.sum < 1e-5 or c.sum > 1");
+	/* "or" short-cuts past what was not measured */
+	t = parse("r\torder.sum < 1e-5 or c.sum > 1\n");
 	assert_int_equal(ga_trigger_holds(t, nm, v, 3, &why), 1);
-	assert_string_equal(why, "rule trigger: order.sum=1e-06");
-	free(why);
-	ga_trigger_free(t);
-
-	t = parse("c.sum>1 or(a.sum>1)");
-	why = NULL;
-	assert_int_equal(ga_trigger_holds(t, nm, v, 3, &why), 1);
-	assert_string_equal(why, "rule trigger: a.sum=2");
+	assert_string_equal(why, "rule r");
 	free(why);
 	ga_trigger_free(t);
 
 	/* avail(): the fallback when the first argument was not measured */
-	t = parse("avail(c.sum, a.sum) > 1");
+	t = parse("r\tavail(c.sum, a.sum) > 1\n");
 	why = NULL;
 	assert_int_equal(ga_trigger_holds(t, nm, v, 3, &why), 1);
-	assert_string_equal(why, "rule trigger: a.sum=2");
+	assert_string_equal(why, "rule r");
 	free(why);
 	ga_trigger_free(t);
 }
 
+/* A bad line is said once, naming its rule and where; the others work. */
 static void test_parse_error(void **state)
 {
-	char msg[256] = "";
+	ga_buf bad = {0};
+	double v[N] = {1046176.0, 50331648.0, 1572864.0, 16.1 * 5.0e7, 5.0e7};
+	char *why = NULL;
+	ga_trigger *t;
 	(void)state;
 
-	assert_null(ga_trigger_parse("a.sum > ", msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "offset 8"));
-	assert_null(ga_trigger_parse("(a.sum > 1 or b.sum", msg, sizeof(msg)));
-	assert_null(ga_trigger_parse("", msg, sizeof(msg)));
+	t = ga_trigger_parse("uncoalesced-global-access\t" UNCOALESCED "\n"
+	                     "broken\t" INST " > \n"
+	                     "no tab here\n"
+	                     "\n"
+	                     "thread-divergence\t" DIVERGENT "\n",
+	                     collect_bad, &bad);
+	assert_non_null(t);
+	assert_non_null(bad.s);
+	assert_non_null(strstr(bad.s, "rule broken: "));   /* offset: the end of its expression */
+	if (!strstr(bad.s, "at offset 26: "))
+		fail_msg("%s", bad.s);
+	assert_non_null(strstr(bad.s, "\nline 3 is not RULE-ID<TAB>EXPRESSION\n"));
+	assert_int_equal(strchr(strchr(bad.s, '\n') + 1, '\n')[1], '\0');   /* two messages */
+	assert_int_equal(ga_trigger_holds(t, names, v, N, &why), 1);
+	assert_string_equal(why, "rules uncoalesced-global-access, thread-divergence");
+	free(why);
+	ga_trigger_free(t);
+	ga_buf_free(&bad);
+
+	/* nothing left: no trigger */
+	assert_null(ga_trigger_parse("r\t(a.sum > 1 or b.sum\n", collect_bad, &bad));
+	assert_non_null(strstr(bad.s, "rule r: "));
+	ga_buf_free(&bad);
+	assert_null(ga_trigger_parse("\tr > 1\n", NULL, NULL));   /* no rule id */
+	assert_null(ga_trigger_parse("", collect_bad, &bad));
+	assert_null(ga_trigger_parse("\n\n", collect_bad, &bad));
+	assert_int_equal(bad.len, 0);   /* empty lines are not errors */
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_uncoalesced),
+		cmocka_unit_test(test_several),
 		cmocka_unit_test(test_other_set),
 		cmocka_unit_test(test_not_measured),
-		cmocka_unit_test(test_operands),
+		cmocka_unit_test(test_one_expression),
 		cmocka_unit_test(test_parse_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
