@@ -156,6 +156,57 @@ static void print_block(const char *title, const char *text, int indent)
 	printf("\n");
 }
 
+/* The classifier's named expressions that a rule reads, directly or
+ * through its own named expressions or other classifier names, so that
+ * --explain defines every name it shows.  Marked in used[], printed in the
+ * classifier's order. */
+typedef struct {
+	const ga_classifier *c;
+	const ga_rule *rule;
+	char *used;
+} borrowed;
+
+static int rule_defines(const ga_rule *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_metrics; i++)
+		if (strcmp(r->metrics[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
+static void mark_borrowed(void *ctx, const char *name)
+{
+	borrowed *b = ctx;
+
+	if (b->rule && rule_defines(b->rule, name))
+		return;
+	for (size_t i = 0; i < b->c->n_metrics; i++)
+		if (strcmp(b->c->metrics[i].name, name) == 0)
+			b->used[i] = 1;
+}
+
+static void print_borrowed(const ga_ruleset *rs, const ga_rule *r)
+{
+	const ga_classifier *c = &rs->classifier;
+	borrowed b = { .c = c, .rule = r, .used = ga_xcalloc(c->n_metrics + 1, 1) };
+
+	for (size_t i = 0; i < r->n_metrics; i++)
+		ga_expr_foreach_name(r->metrics[i].expr, mark_borrowed, &b);
+	ga_expr_foreach_name(r->when, mark_borrowed, &b);
+	ga_expr_foreach_name(r->estimate, mark_borrowed, &b);
+	if (r->source_lines)
+		ga_expr_foreach_name(r->source_lines, mark_borrowed, &b);
+	/* A classifier name refers only to names defined before it. */
+	b.rule = NULL;
+	for (size_t i = c->n_metrics; i-- > 0;)
+		if (b.used[i])
+			ga_expr_foreach_name(c->metrics[i].expr, mark_borrowed, &b);
+	for (size_t i = 0; i < c->n_metrics; i++)
+		if (b.used[i])
+			printf("  %s = %s   (classifier)\n", c->metrics[i].name, c->metrics[i].src);
+	free(b.used);
+}
+
 int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
 {
 	const ga_rule *r = ga_ruleset_find(rs, id);
@@ -173,7 +224,10 @@ int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
 	print_block("Example:", r->example, 4);
 	printf("Fires when: %s\n", r->when_src);
 	printf("Estimated saving (fraction of the kernel's time): %s\n", r->estimate_src);
+	if (r->source_lines_src)
+		printf("Source lines measured when: %s\n", r->source_lines_src);
 	for (size_t i = 0; i < r->n_metrics; i++)
 		printf("  %s = %s\n", r->metrics[i].name, r->metrics[i].src);
+	print_borrowed(rs, r);
 	return 0;
 }

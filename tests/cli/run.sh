@@ -133,6 +133,8 @@ cases() {
 0 out '^uncoalesced-global-access: Uncoalesced global memory access$' --explain uncoalesced-global-access
 0 out '^Fix:'                                            --explain uncoalesced-global-access
 0 out 'file: .*rules/uncoalesced-global-access\.yaml'    --explain uncoalesced-global-access
+0 out '^  mem = max\(dram__throughput'                  --explain uncoalesced-global-access
+0 out '^Source lines measured when: \(ld_sectors_per_req > 8' --explain uncoalesced-global-access
 2 err "no rule 'no-such-rule'"                           --explain no-such-rule
 0 out '^ID +CLASS +ORDER +SEVERITY +TITLE'               --list-rules
 0 out '^uncoalesced-global-access +memory +1 +high'      --list-rules
