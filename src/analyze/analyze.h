@@ -59,7 +59,21 @@ typedef struct {
 	double speedup_min, speedup_max;  /* the rule's expected range for its fix */
 	ga_evidence *evidence;
 	size_t n_evidence;
+	/* Where in the source: indices into groups[group].lines, best first,
+	 * of the lines whose issue the rule measures (ga_rule_source_issues),
+	 * or every ranked line for a rule without one; only lines with a file
+	 * and a line number.  None without line information. */
+	size_t *lines;
+	size_t n_lines;
+	/* Identity across runs and commits (16 hex digits): a hash of the rule
+	 * id, the mangled kernel name and the whitespace-normalised text of
+	 * lines[0] when the profile recorded it (never the line number).
+	 * Computed as GA_FINGERPRINT_VERSION says; a change of the recipe
+	 * changes the version. */
+	char fingerprint[17];
 } ga_finding;
+
+#define GA_FINGERPRINT_VERSION 1
 
 struct ga_group {
 	char *name;               /* demangled */
@@ -130,6 +144,12 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
  * --check-rules, which loads rules without analysing). */
 int ga_analyze_check_rules(const ga_ruleset *rs, ga_error *err);
 void ga_analysis_free(ga_analysis *a);
+
+/* The kinds of source line (GA_SRC_* bits) a rule is about: uncoalesced
+ * access, bank conflicts, divergence (idle lanes and the branch before
+ * them), stall hotspots for the stall rules; 0 for a rule the source view
+ * has no kind of line for. */
+unsigned ga_rule_source_issues(const ga_rule *r);
 
 /* Highest severity among findings, or -1 when there are none. */
 int ga_analysis_max_severity(const ga_analysis *a);
