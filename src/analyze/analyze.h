@@ -65,9 +65,13 @@ typedef struct {
 	 * and a line number.  None without line information. */
 	size_t *lines;
 	size_t n_lines;
+	/* No such line, but the kernel has line information: the finding
+	 * points at the kernel's first line (groups[group].entry). */
+	int at_entry;
 	/* Identity across runs and commits (16 hex digits): a hash of the rule
 	 * id, the mangled kernel name and the whitespace-normalised text of
-	 * lines[0] when the profile recorded it (never the line number).
+	 * lines[0] (or of the entry line, at_entry) when the profile recorded it,
+ * never the line number.
 	 * Computed as GA_FINGERPRINT_VERSION says; a change of the recipe
 	 * changes the version. */
 	char fingerprint[17];
@@ -107,6 +111,11 @@ struct ga_group {
 	int source_sampled;       /* the entry has PC sampling totals */
 	ga_source_line *lines;
 	size_t n_lines;
+	/* The kernel's first line: that of its lowest PC with line
+	 * information (file NULL without any), where a finding with no line of
+	 * its kind points (ga_finding.at_entry).  Only file, line, pc and text
+	 * are set; all borrowed from the source entry. */
+	ga_source_line entry;
 };
 
 /* One process of the analysed profile. */

@@ -6,8 +6,11 @@
  * wavefronts, divergence at the lines run with few lanes and the branches
  * before them, the stall rules at the stall hotspots.  A rule the source
  * view has no kind of line for (occupancy, launch shape...) points at the
- * kernel's top lines.  Lines without a file and line number (a program
- * built without -lineinfo) are no location.
+ * kernel's top lines.  A finding with no line of its kind, in a kernel
+ * with line information, points at the kernel's first line (GitHub code
+ * scanning refuses a whole upload with a result that names no file).
+ * Lines without a file and line number (a program built without
+ * -lineinfo) are no location.
  *
  * The fingerprint identifies a finding across runs and commits, for code
  * scanning and for --baseline: the rule, the mangled kernel name and the
@@ -42,11 +45,37 @@ unsigned ga_rule_source_issues(const ga_rule *r)
 	return 0;
 }
 
+/* The kernel's first line: the lowest PC with a file and line, and the
+ * text recorded at some PC of that line. */
+static void entry_line(ga_group *g)
+{
+	const ga_source *s = g->source;
+	const ga_source_pc *first = NULL;
+
+	memset(&g->entry, 0, sizeof(g->entry));
+	for (size_t i = 0; s && i < s->n_pcs; i++) {
+		const ga_source_pc *pc = &s->pcs[i];
+		if (pc->file && pc->line > 0 && (!first || pc->pc < first->pc))
+			first = pc;
+	}
+	if (!first)
+		return;
+	g->entry.file = first->file;
+	g->entry.line = first->line;
+	g->entry.pc = first->pc;
+	for (size_t i = 0; i < s->n_pcs && !g->entry.text; i++) {
+		const ga_source_pc *pc = &s->pcs[i];
+		if (pc->text && pc->line == first->line && strcmp(pc->file, first->file) == 0)
+			g->entry.text = pc->text;
+	}
+}
+
 static void finding_lines(const ga_group *g, ga_finding *f)
 {
 	unsigned want = ga_rule_source_issues(f->rule);
 
 	f->n_lines = 0;
+	f->at_entry = g->entry.file != NULL;
 	if (!g->n_lines)
 		return;
 	f->lines = ga_xcalloc(g->n_lines, sizeof(*f->lines));
@@ -58,6 +87,7 @@ static void finding_lines(const ga_group *g, ga_finding *f)
 			continue;
 		f->lines[f->n_lines++] = i;
 	}
+	f->at_entry = f->n_lines == 0 && g->entry.file != NULL;
 }
 
 /* FNV-1a, 64 bits: a fixed, documented hash, so that a fingerprint is the
@@ -100,13 +130,17 @@ static void fingerprint(const ga_group *g, ga_finding *f)
 
 	h = fnv1a(h, id, strlen(id) + 1);
 	h = fnv1a(h, kernel, strlen(kernel) + 1);
-	if (f->n_lines && g->lines[f->lines[0]].text)
-		h = hash_text(h, g->lines[f->lines[0]].text);
+	const char *text = f->n_lines ? g->lines[f->lines[0]].text
+	                   : f->at_entry ? g->entry.text : NULL;
+	if (text)
+		h = hash_text(h, text);
 	snprintf(f->fingerprint, sizeof(f->fingerprint), "%016llx", (unsigned long long)h);
 }
 
 void ga_locate_findings(ga_analysis *a)
 {
+	for (size_t gi = 0; gi < a->n_groups; gi++)
+		entry_line(&a->groups[gi]);
 	for (size_t fi = 0; fi < a->n_findings; fi++) {
 		ga_finding *f = &a->findings[fi];
 		const ga_group *g = &a->groups[f->group];

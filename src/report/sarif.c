@@ -10,8 +10,10 @@
  * locations[0] is the finding's first source line (ga_finding.lines)
  * relative to the source root through uriBaseId SRCROOT, with the kernel
  * as its logical location, and the finding's further lines are
- * relatedLocations.  A finding without lines has the logical location
- * only, and the run's properties say why and what adds them.
+ * relatedLocations; with no line of its kind, the kernel's first line.  A
+ * finding in a kernel without line information has the logical location
+ * only, and the run's properties say why and what adds them (GitHub code
+ * scanning refuses such a log: see gpuadvise(1)).
  * partialFingerprints carry ga_finding.fingerprint under
  * "gpuadvise/v<GA_FINGERPRINT_VERSION>"; with --baseline each result has a
  * baselineState, and every baseline finding that is gone is a result of
@@ -231,6 +233,10 @@ static void set_locations(json_t *res, const ga_finding *f, const ga_group *g,
 		json_object_set_new(loc, "physicalLocation", physical_json(l, o));
 		if (l->desc[0])
 			json_object_set_new(loc, "message", jtext(l->desc));
+	} else if (f->at_entry) {
+		json_object_set_new(loc, "physicalLocation", physical_json(&g->entry, o));
+		json_object_set_new(loc, "message", jtext("The kernel's first line: the source "
+		                    "view ranked no line of this finding's kind."));
 	}
 	json_object_set_new(res, "locations", json_pack("[o]", loc));
 	if (f->n_lines < 2)
@@ -352,7 +358,8 @@ static json_t *line_notes(const ga_analysis *a)
 		const ga_group *g = &a->groups[gi];
 		int unlocated = 0;
 		for (size_t k = 0; k < g->n_findings; k++)
-			unlocated |= a->findings[g->findings[k]].n_lines == 0;
+			unlocated |= a->findings[g->findings[k]].n_lines == 0 &&
+			             !a->findings[g->findings[k]].at_entry;
 		if (!unlocated)
 			continue;
 		if (g->source && !g->source->lineinfo)

@@ -229,3 +229,26 @@ if got != [("uncoalesced-global-access", "kernels/demo_coalescing.cu", 22),
 if [p.split("/")[-1] for p in run["properties"]["profiles"]] != ["demo-coalescing-source.json", "demo-divergence-source.json"]:
     print(run["properties"])
 '
+
+# A finding whose kind of line the source view did not rank (here the
+# divergence demo without its active-lane counts) points at the kernel's
+# first line, so that every result of a kernel with line information has
+# a file: GitHub code scanning refuses a log with a result that has none.
+python3 - "$SRCDIR/$REC/demo-divergence-source.json" "$T/nothreads.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["sources"]:
+    for pc in s["pcs"]:
+        pc.pop("threads", None)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+sarif_run --import "$T/nothreads.json"
+sarif_check "-f sarif: no line of the finding's kind -> the kernel's first line (demo_divergence.cu:36)" '
+r = res[0]
+p = loc(r)
+if r["ruleId"] != "thread-divergence" or p is None or p["region"]["startLine"] != 36 \
+        or p["artifactLocation"]["uri"] != "kernels/demo_divergence.cu":
+    print(r["ruleId"], p)
+if "first line" not in r["locations"][0]["message"]["text"] or "withoutSourceLines" in run["properties"]:
+    print(r["locations"][0], run["properties"])
+'
