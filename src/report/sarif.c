@@ -162,13 +162,54 @@ static void put_uri_path(ga_buf *b, const char *s)
 	}
 }
 
+/* path with "." and "name/.." segments removed and '/' runs collapsed,
+ * lexically (no file is read): the collector records a build-relative
+ * file as the compile directory joined with it, "/src/build/../k.cu".
+ * ".." that climbs past the start of a relative path stays. */
+static char *normal_path(const char *path)
+{
+	size_t n = strlen(path), len = 0, keep = 0;
+	char *out = ga_xmalloc(n + 2);
+	int abs = path[0] == '/';
+
+	if (abs)
+		out[len++] = '/';
+	keep = len;   /* out[0..keep) cannot be popped: "/" or leading ".." */
+	for (const char *s = path; *s;) {
+		while (*s == '/')
+			s++;
+		const char *e = strchr(s, '/');
+		size_t k = e ? (size_t)(e - s) : strlen(s);
+		if (k == 0 || (k == 1 && s[0] == '.')) {
+			/* nothing */
+		} else if (k == 2 && s[0] == '.' && s[1] == '.' && len > keep) {
+			while (len > keep && out[len - 1] != '/')
+				len--;
+			if (len > keep)
+				len--;   /* the '/' before the dropped segment */
+		} else if (!(k == 2 && s[0] == '.' && s[1] == '.' && abs)) {
+			if (len > 0 && out[len - 1] != '/')
+				out[len++] = '/';
+			memcpy(out + len, s, k);
+			len += k;
+			if (k == 2 && s[0] == '.' && s[1] == '.')
+				keep = len;
+		}
+		s += k;
+	}
+	out[len] = '\0';
+	return out;
+}
+
 /* The artifactLocation of a source file: relative to the source root
  * (uriBaseId SRCROOT) when the profile's path is relative (the program ran
  * from the root, or the collector's paths were rewritten so) or lies under
  * the root; an absolute file URI otherwise. */
-static json_t *artifact_json(const char *file, const ga_report_opts *o)
+static json_t *artifact_json(const char *path, const ga_report_opts *o)
 {
 	const char *root = o ? o->source_root : NULL;
+	char *norm = normal_path(path);
+	const char *file = norm;
 	ga_buf b = {0};
 	json_t *j;
 
@@ -181,14 +222,14 @@ static json_t *artifact_json(const char *file, const ga_report_opts *o)
 			put_uri_path(&b, file);
 			j = json_pack("{s:s}", "uri", b.s);
 			ga_buf_free(&b);
+			free(norm);
 			return j;
 		}
 	}
-	while (strncmp(file, "./", 2) == 0)
-		file += 2;
 	put_uri_path(&b, file);
 	j = json_pack("{s:s, s:s}", "uri", b.s ? b.s : "", "uriBaseId", SRCROOT);
 	ga_buf_free(&b);
+	free(norm);
 	return j;
 }
 

@@ -252,3 +252,24 @@ if r["ruleId"] != "thread-divergence" or p is None or p["region"]["startLine"] !
 if "first line" not in r["locations"][0]["message"]["text"] or "withoutSourceLines" in run["properties"]:
     print(r["locations"][0], run["properties"])
 '
+
+# The collector records a build-relative file as the compile directory
+# joined with it ("/src/build/../kernels/x.cu"): the path is normalised
+# before it is made relative to the source root.
+for f in "$sarif_root/build/../kernels/demo_coalescing.cu" "./kernels/./demo_coalescing.cu"; do
+	python3 - "$SRCDIR/$REC/demo-coalescing-source.json" "$T/norm.json" "$f" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for s in d["sources"]:
+    for pc in s["pcs"]:
+        if pc.get("file"):
+            pc["file"] = sys.argv[3]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	run -f sarif --import "$T/norm.json" --source-root "$SRCDIR"
+	sarif_check "-f sarif: $f -> kernels/demo_coalescing.cu" '
+p = loc(res[0])["artifactLocation"]
+if p != {"uri": "kernels/demo_coalescing.cu", "uriBaseId": "SRCROOT"}:
+    print(p)
+'
+done
