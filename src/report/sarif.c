@@ -296,6 +296,11 @@ static void set_locations(json_t *res, const ga_finding *f, const ga_group *g,
 
 /* ---- results ------------------------------------------------------------- */
 
+static const char *kernel_name(const ga_group *g)
+{
+	return g->name ? g->name : g->mangled ? g->mangled : "?";
+}
+
 static char *message(const ga_finding *f, const ga_group *g)
 {
 	char save[32], est[32], sp[32], range[48], val[32];
@@ -303,7 +308,7 @@ static char *message(const ga_finding *f, const ga_group *g)
 
 	ga_buf_printf(&b, "%s in %s: the fix would save ~%s%% of all GPU time (~%s%% of this "
 	              "kernel's; estimated %s on this kernel, the rule expects %s).",
-	              f->rule->title, g->name ? g->name : g->mangled,
+	              f->rule->title, kernel_name(g),
 	              ga_fmt_pct(f->saving, 0, save, sizeof(save)),
 	              ga_fmt_pct(f->estimate, 0, est, sizeof(est)),
 	              ga_fmt_speedup(f->speedup, sp, sizeof(sp)),
@@ -323,7 +328,7 @@ static char *message(const ga_finding *f, const ga_group *g)
 
 static json_t *result_props(const ga_finding *f, const ga_group *g)
 {
-	json_t *p = json_pack("{s:o, s:i}", "kernel", jstr(g->name), "pid", g->pid);
+	json_t *p = json_pack("{s:o, s:i}", "kernel", jstr(kernel_name(g)), "pid", g->pid);
 	set_num(p, "saving", f->saving);
 	set_num(p, "estimate", f->estimate);
 	set_num(p, "speedup", f->speedup);
@@ -359,7 +364,7 @@ static json_t *absent_json(const ga_analysis *base, const ga_finding *f, size_t 
 	const ga_group *g = &base->groups[f->group];
 	json_t *res = result_json(f, g, ri, "none", o);
 	char *msg = ga_xasprintf("No longer found (was in the baseline): %s in %s.",
-	                         f->rule->title, g->name ? g->name : g->mangled);
+	                         f->rule->title, kernel_name(g));
 	json_object_set_new(res, "message", jtext(msg));
 	json_object_set_new(res, "baselineState", json_string("absent"));
 	free(msg);
