@@ -219,6 +219,29 @@ static int any_regression(const ga_finding_change *v, size_t n)
 	return 0;
 }
 
+static int has_fingerprint(const ga_analysis *a, const char *fp)
+{
+	for (size_t i = 0; i < a->n_findings; i++)
+		if (strcmp(a->findings[i].fingerprint, fp) == 0)
+			return 1;
+	return 0;
+}
+
+/* New, unchanged and absent findings by fingerprint (quadratic: a few
+ * hundred findings at most). */
+static void compare_fingerprints(ga_comparison *c)
+{
+	const ga_analysis *cur = c->cur, *base = c->base;
+
+	c->unchanged = ga_xcalloc(cur->n_findings ? cur->n_findings : 1, 1);
+	for (size_t i = 0; i < cur->n_findings; i++)
+		c->unchanged[i] = (unsigned char)has_fingerprint(base, cur->findings[i].fingerprint);
+	c->absent = ga_xcalloc(base->n_findings ? base->n_findings : 1, sizeof(*c->absent));
+	for (size_t i = 0; i < base->n_findings; i++)
+		if (!has_fingerprint(cur, base->findings[i].fingerprint))
+			c->absent[c->n_absent++] = i;
+}
+
 void ga_compare(const ga_analysis *cur, const ga_analysis *base, const char *label,
                 const ga_compare_opts *opts, ga_comparison *c)
 {
@@ -298,6 +321,7 @@ void ga_compare(const ga_analysis *cur, const ga_analysis *base, const char *lab
 		c->n_regressions += c->kernels[i].regression != 0;
 		c->n_slower += c->kernels[i].slower != 0;
 	}
+	compare_fingerprints(c);
 	free(partner);
 	free(base_taken);
 	free(how);
@@ -314,6 +338,8 @@ void ga_comparison_free(ga_comparison *c)
 	}
 	free(c->kernels);
 	free(c->label);
+	free(c->unchanged);
+	free(c->absent);
 	memset(c, 0, sizeof(*c));
 }
 

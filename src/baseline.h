@@ -16,6 +16,10 @@
  * baseline kernel) whose severity is at or above the given severity.  A
  * kernel only in the new profile regresses when it has such a finding.
  *
+ * Fingerprints.  Apart from the kernel pairing, each finding is also
+ * matched by its fingerprint alone (same rule, mangled name and line text),
+ * which is what code scanning's baselineState says.
+ *
  * Different GPUs.  When the device name differs, or both profiles name a
  * chip and the chips differ, durations are not compared at all (change is
  * NAN and nothing is slower); classes and findings still are. */
@@ -85,6 +89,14 @@ typedef struct {
 	size_t n_slower;                 /* of them, by duration */
 	double cur_total_ns, base_total_ns;
 	double total_change;             /* NAN when not compared */
+	/* Findings by fingerprint (ga_finding.fingerprint), as code scanning
+	 * tracks them: unchanged[i] is 1 when some baseline finding has the
+	 * fingerprint of the new analysis's finding i (0: new); absent lists
+	 * the baseline's findings (indices into base->findings, in its rank
+	 * order) whose fingerprint no new finding has. */
+	unsigned char *unchanged;        /* [cur->n_findings] */
+	size_t *absent;
+	size_t n_absent;
 } ga_comparison;
 
 /* Compare cur with base.  label (may be NULL) is copied.  Never fails;

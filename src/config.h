@@ -48,6 +48,7 @@ typedef struct {
 	int per_launch;
 	ga_color_mode color;
 	int roofline;               /* 1 --roofline, -1 --no-roofline, 0 on a terminal */
+	const char *source_root;    /* --source-root (SARIF uris), NULL: the current directory */
 	/* comparison with a baseline */
 	const char *baseline;       /* --baseline FILE */
 	double regression_threshold;/* --regression-threshold, percent; < 0: not given (10) */

@@ -162,5 +162,16 @@ void ga_profile_merge(ga_profile *into, ga_profile *from)
 		free(src->values);
 		memset(src, 0, sizeof(*src));
 	}
+	/* The unprofiled launches and source lines of from's processes go
+	 * with them: both are keyed by pid, which keeps the files apart, and
+	 * without them a later file's kernels lose their uncounted launches
+	 * and their lines. */
+	for (size_t k = 0; k < from->n_unprofiled; k++)
+		GA_PUSH(into->unprofiled, into->n_unprofiled, into->cap_unprofiled,
+		        from->unprofiled[k]);
+	from->n_unprofiled = 0;
+	for (size_t k = 0; k < from->n_sources; k++)
+		GA_PUSH(into->sources, into->n_sources, into->cap_sources, from->sources[k]);
+	from->n_sources = 0;
 	ga_profile_free(from);
 }

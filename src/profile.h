@@ -132,9 +132,10 @@ const char *ga_launch_limiter(const ga_launch *l);
 
 /* Pool the launches of *from into *into, as --import of several files does
  * (processes stay apart by pid).  Metrics are matched by name: a metric only
- * one side has is NAN in the other side's launches.  Only the launches move:
- * into keeps its own device, collection, unprofiled launches and sources,
- * and *from is freed (left as after ga_profile_init). */
+ * one side has is NAN in the other side's launches.  The launches, the
+ * unprofiled launches and the sources move (all keyed by pid); into keeps
+ * its own device and collection, and *from is freed (left as after
+ * ga_profile_init). */
 void ga_profile_merge(ga_profile *into, ga_profile *from);
 
 /* JSON (profile_json.c).  Load reports malformed input with line:column and

@@ -54,6 +54,12 @@ for fmt in text json markdown; do
 	vg "gpuadvise -f $fmt --import testapp-all.json" \
 		"$GPUADVISE" -f "$fmt" --import tests/fixtures/recorded/testapp-all.json
 done
+vg "gpuadvise -f sarif --import testapp-all.json --baseline strided-was-coalesced.json" \
+	"$GPUADVISE" -f sarif --import tests/fixtures/recorded/testapp-all.json \
+	--baseline tests/fixtures/baseline/strided-was-coalesced.json
+vg "gpuadvise -f sarif --import demo-coalescing-stalls.json --import demo-divergence-source.json" \
+	"$GPUADVISE" -f sarif --import tests/fixtures/recorded/demo-coalescing-stalls.json \
+	--import tests/fixtures/recorded/demo-divergence-source.json
 vg "gpuadvise -v --per-launch --import testapp-all.json -o FILE --log-file FILE" \
 	"$GPUADVISE" -v --per-launch --import tests/fixtures/recorded/testapp-all.json \
 	-o "$T/export.json" --log-file "$T/report.txt"

@@ -59,7 +59,25 @@ typedef struct {
 	double speedup_min, speedup_max;  /* the rule's expected range for its fix */
 	ga_evidence *evidence;
 	size_t n_evidence;
+	/* Where in the source: indices into groups[group].lines, best first,
+	 * of the lines whose issue the rule measures (ga_rule_source_issues),
+	 * or every ranked line for a rule without one; only lines with a file
+	 * and a line number.  None without line information. */
+	size_t *lines;
+	size_t n_lines;
+	/* No such line, but the kernel has line information: the finding
+	 * points at the kernel's first line (groups[group].entry). */
+	int at_entry;
+	/* Identity across runs and commits (16 hex digits): a hash of the rule
+	 * id, the mangled kernel name and the whitespace-normalised text of
+	 * lines[0] (or of the entry line, at_entry) when the profile recorded it,
+ * never the line number.
+	 * Computed as GA_FINGERPRINT_VERSION says; a change of the recipe
+	 * changes the version. */
+	char fingerprint[17];
 } ga_finding;
+
+#define GA_FINGERPRINT_VERSION 1
 
 struct ga_group {
 	char *name;               /* demangled */
@@ -93,6 +111,11 @@ struct ga_group {
 	int source_sampled;       /* the entry has PC sampling totals */
 	ga_source_line *lines;
 	size_t n_lines;
+	/* The kernel's first line: that of its lowest PC with line
+	 * information (file NULL without any), where a finding with no line of
+	 * its kind points (ga_finding.at_entry).  Only file, line, pc and text
+	 * are set; all borrowed from the source entry. */
+	ga_source_line entry;
 };
 
 /* One process of the analysed profile. */
@@ -130,6 +153,12 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
  * --check-rules, which loads rules without analysing). */
 int ga_analyze_check_rules(const ga_ruleset *rs, ga_error *err);
 void ga_analysis_free(ga_analysis *a);
+
+/* The kinds of source line (GA_SRC_* bits) a rule is about: uncoalesced
+ * access, bank conflicts, divergence (idle lanes and the branch before
+ * them), stall hotspots for the stall rules; 0 for a rule the source view
+ * has no kind of line for. */
+unsigned ga_rule_source_issues(const ga_rule *r);
 
 /* Highest severity among findings, or -1 when there are none. */
 int ga_analysis_max_severity(const ga_analysis *a);

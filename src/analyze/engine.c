@@ -707,8 +707,10 @@ void ga_analysis_free(ga_analysis *a)
 		free_evidence(g->class_evidence, g->n_class_evidence);
 	}
 	free(a->groups);
-	for (size_t i = 0; i < a->n_findings; i++)
+	for (size_t i = 0; i < a->n_findings; i++) {
 		free_evidence(a->findings[i].evidence, a->findings[i].n_evidence);
+		free(a->findings[i].lines);
+	}
 	free(a->findings);
 	for (size_t i = 0; i < a->n_notes; i++)
 		free(a->notes[i]);

@@ -19,4 +19,8 @@ int ga_cuts_read(const ga_ruleset *rs, ga_cuts *cuts, ga_error *err);
  * counts, processes, the roofline and the source lines (summary.c). */
 void ga_summarize(ga_analysis *a, const ga_cuts *cuts);
 
+/* Each finding's source lines and fingerprint, once the groups' lines are
+ * ranked (locate.c). */
+void ga_locate_findings(ga_analysis *a);
+
 #endif

@@ -129,4 +129,5 @@ void ga_summarize(ga_analysis *a, const ga_cuts *cuts)
 	if (a->profile && a->profile->device.warp_size > 0)
 		sc.warp_size = a->profile->device.warp_size;
 	source_lines(a, &sc);
+	ga_locate_findings(a);
 }

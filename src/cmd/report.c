@@ -19,13 +19,16 @@ enum {
 	OPT_COLOR,
 	OPT_ROOFLINE,
 	OPT_NO_ROOFLINE,
+	OPT_SOURCE_ROOT,
 };
 
 static const struct argp_option options[] = {
 	{"export", 'o', "FILE", 0, "Write the profile as JSON to FILE (%p: pid, %h: host name, "
 	 "%q{ENV}: environment variable ENV, %%: a %)", 0},
 	{"format", 'f', "FMT", 0, "Report format: text (default), json, markdown, junit, html "
-	 "(one self-contained page with the roofline)", 0},
+	 "(one self-contained page with the roofline), sarif (SARIF 2.1.0 for code scanning)", 0},
+	{"source-root", OPT_SOURCE_ROOT, "DIR", 0, "SARIF: source file locations relative to DIR "
+	 "(default: the current directory), the repository's root in CI", 0},
 	{"log-file", OPT_LOG_FILE, "FILE", 0, "Write the report to FILE instead of standard "
 	 "output (%p, %h, %q{ENV} as for -o)", 0},
 	{"fail-on", OPT_FAIL_ON, "SEVERITY", 0, "Exit with status 1 when a finding of SEVERITY "
@@ -65,7 +68,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'f':
 		if (!ga_reporter_find(arg))
-			argp_error(state, "unknown format '%s' (text, json, markdown, junit, html)", arg);
+			argp_error(state, "unknown format '%s' (text, json, markdown, junit, html, sarif)",
+			           arg);
 		c->format = arg;
 		break;
 	case OPT_LOG_FILE:
@@ -92,6 +96,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_COLOR:
 		parse_color(state, c, arg);
+		break;
+	case OPT_SOURCE_ROOT:
+		c->source_root = arg;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -150,8 +157,19 @@ static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const 
 	char *log_text = NULL;      /* --log-file: the report, built in memory */
 	size_t log_len = 0;
 	int rc = 0, have_base = 0;
+	int sarif = cfg->format && strcmp(cfg->format, "sarif") == 0;
+	char *root = NULL;
 
+	/* Only SARIF reads it; a --source-root that is no directory is an
+	 * error whatever the format. */
+	if ((sarif || cfg->source_root) &&
+	    !(root = realpath(cfg->source_root ? cfg->source_root : ".", NULL))) {
+		fprintf(stderr, "gpuadvise: --source-root %s: %s\n",
+		        cfg->source_root ? cfg->source_root : ".", strerror(errno));
+		return GA_EXIT_USAGE;
+	}
 	if (ga_analyze(p, rs, &ao, &a, &err) != 0) {
+		free(root);
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);
 		return ga_cmd_exit_for_error(&err);
 	}
@@ -159,6 +177,7 @@ static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const 
 		if (ga_analyze(x->baseline, rs, &bao, &ba, &err) != 0) {
 			fprintf(stderr, "gpuadvise: --baseline %s: %s\n", cfg->baseline, err.msg);
 			ga_analysis_free(&a);
+			free(root);
 			return ga_cmd_exit_for_error(&err);
 		}
 		ga_compare_opts co = {
@@ -198,6 +217,7 @@ static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const 
 		.inputs = x ? x->inputs : NULL,
 		.n_inputs = x ? x->n_inputs : 0,
 		.roofline = cfg->roofline > 0 || (cfg->roofline == 0 && isatty(fileno(out))),
+		.source_root = root && strcmp(root, "/") == 0 ? "" : root,
 	};
 	const ga_reporter *rep = ga_reporter_find(cfg->format ? cfg->format : "text");
 	if (rep->write(out, &a, rs, &ro) != 0 || fflush(out) != 0) {
@@ -226,6 +246,7 @@ out:
 		ga_analysis_free(&ba);
 	}
 	ga_analysis_free(&a);
+	free(root);
 	return rc;
 }
 

@@ -13,6 +13,8 @@ const ga_reporter ga_reporters[] = {
 	{ "junit", "JUnit XML, one test case per kernel, for CI test reports", ga_report_junit },
 	{ "html", "one self-contained page: roofline (inline SVG), findings, kernel table",
 	  ga_report_html },
+	{ "sarif", "SARIF 2.1.0 for code scanning: each finding on its source line",
+	  ga_report_sarif },
 };
 const size_t ga_n_reporters = GA_ARRAY_LEN(ga_reporters);
 
@@ -189,7 +191,7 @@ static size_t utf8_prefix(const char *s, size_t n)
 
 /* Offset of the '(' opening the parameter list: the first one outside
  * template brackets, skipping "(anonymous namespace)".  -1 when none. */
-static long params_start(const char *name)
+long ga_report_params_start(const char *name)
 {
 	static const char anon[] = "(anonymous namespace)";
 	int depth = 0;
@@ -243,7 +245,7 @@ char *ga_short_name(const char *name, size_t max_cols)
 		name += 5;
 	if (ga_text_width(name) <= max_cols)
 		return ga_xstrdup(name);
-	long p = params_start(name);
+	long p = ga_report_params_start(name);
 	if (p > 0) {
 		char *base = ga_xasprintf("%.*s(" ELLIPSIS ")", (int)p, name);
 		if (ga_text_width(base) <= max_cols)

@@ -42,6 +42,10 @@ typedef struct {
 	/* Added with the roofline: draw it in the text report (main sets it on
 	 * a terminal or with --roofline). */
 	int roofline;
+	/* Added with SARIF: the source root (--source-root) as an absolute
+	 * path without a trailing '/', or NULL; source file URIs are relative
+	 * to it. */
+	const char *source_root;
 } ga_report_opts;
 
 typedef struct {
@@ -61,6 +65,9 @@ int ga_report_json(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
+int ga_report_sarif(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
+/* The SARIF log as a jansson json_t* (new reference). */
+void *ga_report_sarif_value(const ga_analysis *a, const ga_report_opts *o);
 
 /* The JSON report as a jansson json_t* (new reference), for callers that
  * combine several. */
@@ -123,6 +130,11 @@ int ga_report_several_processes(const ga_analysis *a, const ga_report_opts *o);
 char *ga_baseline_warning(const ga_comparison *c);
 /* A device as "NAME (CHIP)", malloc'd. */
 char *ga_device_label(const ga_device *d);
+
+/* Offset of the '(' that opens a demangled name's parameter list (the
+ * first outside template brackets, "(anonymous namespace)" skipped), or -1
+ * when it has none. */
+long ga_report_params_start(const char *name);
 
 /* The tail of a path after its last '/'. */
 const char *ga_report_basename(const char *path);

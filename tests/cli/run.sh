@@ -525,6 +525,9 @@ else
 	sed 's/^/#   /' "$T/diff"
 fi
 
+# -f sarif: golden logs, locations, fingerprints, --baseline, --source-root.
+. "$here/sarif.sh"
+
 # ---------------------------------------------------------------------------
 # --demo all without a GPU (recorded): exits 0, and the Summary shows for
 # every demo a top finding, the variant that fixes it and a verdict of
@@ -608,7 +611,7 @@ cases_baseline() {
 2 err "--regression-threshold expects a percentage such as 10 or 2\.5, not 'lots'" --regression-threshold lots --baseline $ALL --import $ALL
 2 err "--regression-threshold expects a percentage .*not '-5'" --regression-threshold -5 --baseline $ALL --import $ALL
 2 err '--baseline compares a profile: give PROGRAM or --import' --baseline $ALL --demo matmul
-2 err "unknown format 'xml' \(text, json, markdown, junit, html\)" -f xml --import $ALL
+2 err "unknown format 'xml' \(text, json, markdown, junit, html, sarif\)" -f xml --import $ALL
 0 out '^<testsuites name="gpuadvise" tests="9" failures="3"' -f junit --import $ALL
 2 err "-o 'x%q\{GA_NO_SUCH_VARIABLE_FOR_TEST\}\.json': environment variable GA_NO_SUCH_VARIABLE_FOR_TEST is not set" -o x%q{GA_NO_SUCH_VARIABLE_FOR_TEST}.json --import $ALL
 2 err "--log-file 'r%y\.txt': unknown '%y'"              --log-file r%y.txt --import $ALL

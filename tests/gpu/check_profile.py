@@ -216,6 +216,24 @@ def source_line(path, kernel, src, marker):
                + "; ".join(f"{l.get('line')}: {l.get('summary')}" for l in lines))
 
 
+def sarif_line(path, rule, src, marker):
+    tag = "gpuadvise-expect: " + marker
+    with open(src) as f:
+        want = [i + 1 for i, text in enumerate(f) if tag in text]
+    res = [r for r in load(path)["runs"][0]["results"] if r["ruleId"] == rule]
+    expect(len(res) >= 1, f"{path}: no {rule} result")
+    if not res or len(want) != 1:
+        return
+    loc = res[0]["locations"][0].get("physicalLocation")
+    expect(loc is not None, f"{rule}: no physical location: {res[0]['locations']}")
+    if loc:
+        uri = loc["artifactLocation"].get("uri")
+        expect(uri == "kernels/" + src.split("/")[-1] and loc["region"]["startLine"] == want[0]
+               and loc["artifactLocation"].get("uriBaseId") == "SRCROOT",
+               f"{rule}: at {uri}:{loc['region']['startLine']}, expected "
+               f"kernels/{src.split('/')[-1]}:{want[0]}")
+
+
 # Warp states that say the line waits on global memory (CUPTI PC sampling
 # reasons without the smsp__pcsamp_warps_issue_stalled_ prefix).
 MEMORY_STALLS = {"long_scoreboard", "lg_throttle", "drain", "mio_throttle", "tex_throttle",
@@ -327,7 +345,7 @@ def main():
     {"testapp": testapp, "classes": classes, "names": names, "launches": launches,
      "crashed": crashed, "pids": pids, "unprofiled": unprofiled,
      "classes_only": classes_only, "passes": passes, "sets": sets,
-     "source_line": source_line, "stall_reason": stall_reason,
+     "source_line": source_line, "stall_reason": stall_reason, "sarif_line": sarif_line,
      "min_share": min_share, "loop": loop,
      "same_sets": same_sets}[cmd](*args)
     for f in failures:

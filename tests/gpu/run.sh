@@ -200,6 +200,12 @@ check "coalescing demo: top source line is the strided load" \
 	$CHECK source_line "$T/coal.report.json" coalescing_strided "$KSRC/demo_coalescing.cu" uncoalesced
 check "coalescing demo --stalls: the strided load line stalls on memory (PC sampling)" \
 	$CHECK stall_reason "$T/coal.report.json" coalescing_strided
+# The same run as SARIF (--import of its profile, embedded in the JSON
+# report): the result is on the marked line, its path relative to the
+# repository (the collector recorded the build's absolute path).
+"$GA" -f sarif --source-root "$KSRC/.." --import "$T/coal.report.json" >"$T/coal.sarif" 2>&1
+check "coalescing demo -f sarif: the result is at kernels/demo_coalescing.cu, the marked line" \
+	$CHECK sarif_line "$T/coal.sarif" uncoalesced-global-access "$KSRC/demo_coalescing.cu" uncoalesced
 "$BUILDDIR/kernels/gpuadvise-demo-coalescing" --reps 4 --warmup 1 >"$T/coal.plain" 2>&1
 reference "the coalescing demo without gpuadvise" $?
 n_plain=$(grep -c 'check ok' "$T/coal.plain")

@@ -333,6 +333,40 @@ static void test_new_finding(void **state)
 	release(&f);
 }
 
+/* By fingerprint (SARIF's baselineState): the strided copy's new finding
+ * is the one new finding, its vanished kernel-fusion finding the one absent,
+ * every other finding unchanged; an analysis compared with itself has every
+ * finding unchanged and none absent. */
+static void test_fingerprints(void **state)
+{
+	fixture f;
+	size_t n_new = 0;
+	(void)state;
+	compare(&f, strided_was_coalesced, 0.10, GA_SEV_HIGH);
+	assert_non_null(f.c.unchanged);
+	for (size_t i = 0; i < f.cur.n_findings; i++) {
+		const ga_finding *fi = &f.cur.findings[i];
+		assert_int_equal(strlen(fi->fingerprint), 16);
+		if (!f.c.unchanged[i]) {
+			n_new++;
+			assert_string_equal(fi->rule->id, "uncoalesced-global-access");
+			assert_true(named(&f.cur.profile->launches[f.cur.groups[fi->group].launches[0]],
+			                  "copy_strided"));
+		}
+	}
+	assert_int_equal(n_new, 1);
+	assert_int_equal(f.cur.n_findings, 13);
+	assert_int_equal(f.c.n_absent, 1);
+	assert_string_equal(f.base.findings[f.c.absent[0]].rule->id, "kernel-fusion");
+	release(&f);
+
+	compare(&f, NULL, 0.10, GA_SEV_HIGH);
+	for (size_t i = 0; i < f.cur.n_findings; i++)
+		assert_int_equal(f.c.unchanged[i], 1);
+	assert_int_equal(f.c.n_absent, 0);
+	release(&f);
+}
+
 static void test_class_change_and_severity(void **state)
 {
 	fixture f;
@@ -533,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_slower_is_regression),
 		cmocka_unit_test(test_faster_is_no_regression),
 		cmocka_unit_test(test_new_finding),
+		cmocka_unit_test(test_fingerprints),
 		cmocka_unit_test(test_class_change_and_severity),
 		cmocka_unit_test(test_unmatched),
 		cmocka_unit_test(test_other_gpu),

@@ -330,7 +330,12 @@ static void test_merge(void **state)
 	            "{\"name\": \"kb\", \"pid\": 200, \"grid\": [7, 1, 1], \"block\": [64, 1, 1],"
 	            " \"duration_ns\": 5000, \"values\": {\"z\": 30, \"y\": 20}},"
 	            "{\"name\": \"kc\", \"pid\": 200, \"grid\": [1, 1, 1], \"block\": [1, 1, 1],"
-	            " \"values\": {\"y\": 21}}]}");
+	            " \"values\": {\"y\": 21}}],"
+	            " \"unprofiled\": [{\"mangled\": \"kb\", \"pid\": 200, \"grid\": [7, 1, 1],"
+	            " \"block\": [64, 1, 1], \"launches\": 9}],"
+	            " \"sources\": [{\"mangled\": \"kb\", \"pid\": 200, \"grid\": [7, 1, 1],"
+	            " \"block\": [64, 1, 1], \"trigger\": \"--source\", \"lineinfo\": true,"
+	            " \"pcs\": [{\"pc\": 16, \"file\": \"k.cu\", \"line\": 12, \"inst\": 5}]}]}");
 
 	ga_profile_merge(&a, &b);
 	assert_int_equal(a.n_launches, 3);
@@ -354,9 +359,20 @@ static void test_merge(void **state)
 	assert_string_equal(a.launches[2].name, "kc");
 	assert_true(isnan(a.launches[2].values[0]) && isnan(a.launches[2].values[2]));
 	assert_true(a.launches[2].values[1] == 21);
-	/* Only launches move: a keeps its own unprofiled entries; b is emptied. */
-	assert_int_equal(a.n_unprofiled, 1);
+	/* b's unprofiled launches and source lines move after a's (several
+	 * --import files keep each file's lines); b is emptied. */
+	assert_int_equal(a.n_unprofiled, 2);
 	assert_int_equal(a.unprofiled[0].launches, 4);
+	assert_int_equal(a.unprofiled[1].pid, 200);
+	assert_int_equal(a.unprofiled[1].launches, 9);
+	assert_int_equal(a.n_sources, 1);
+	assert_string_equal(a.sources[0].mangled, "kb");
+	assert_int_equal(a.sources[0].pid, 200);
+	assert_int_equal(a.sources[0].n_pcs, 1);
+	assert_string_equal(a.sources[0].pcs[0].file, "k.cu");
+	assert_int_equal(a.sources[0].pcs[0].line, 12);
+	assert_int_equal(b.n_sources, 0);
+	assert_int_equal(b.n_unprofiled, 0);
 	assert_int_equal(b.n_launches, 0);
 	assert_int_equal(b.n_metrics, 0);
 	assert_null(b.launches);

@@ -324,12 +324,13 @@ static void test_short_name(void **state)
 static void test_reporter_table(void **state)
 {
 	(void)state;
-	assert_int_equal(ga_n_reporters, 5);
+	assert_int_equal(ga_n_reporters, 6);
 	assert_ptr_equal(ga_reporter_find("text")->write, ga_report_text);
 	assert_ptr_equal(ga_reporter_find("json")->write, ga_report_json);
 	assert_ptr_equal(ga_reporter_find("markdown")->write, ga_report_markdown);
 	assert_ptr_equal(ga_reporter_find("junit")->write, ga_report_junit);
 	assert_ptr_equal(ga_reporter_find("html")->write, ga_report_html);
+	assert_ptr_equal(ga_reporter_find("sarif")->write, ga_report_sarif);
 	assert_ptr_equal(ga_reporter_find("md"), ga_reporter_find("markdown"));
 	assert_null(ga_reporter_find("csv"));
 	assert_null(ga_reporter_find(NULL));
