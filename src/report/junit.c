@@ -319,7 +319,8 @@ int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 	ga_buf_puts(&b, "  </testsuite>\n</testsuites>\n");
 
 	int rc = 0;
-	if (fwrite(b.s, 1, b.len, out) != b.len || fflush(out) != 0 || ferror(out))
+	/* Bidirectional controls are valid XML, but not on a terminal. */
+	if (ga_report_put_safe(out, b.s, b.len, 0) != 0 || fflush(out) != 0 || ferror(out))
 		rc = -1;
 	free(warning);
 	free(dev);
