@@ -120,6 +120,9 @@ int ga_rules_load_file(ga_ruleset *rs, const char *path, ga_diags *d);
 /* Load every *.yaml / *.yml in dir, sorted by name.  A missing dir is a
  * diagnostic.  Returns the number of new diagnostics. */
 int ga_rules_load_dir(ga_ruleset *rs, const char *dir, ga_diags *d);
+/* How many rule files (*.yaml, *.yml) dir holds; -1 (errno) if it cannot
+ * be opened. */
+long ga_rules_dir_files(const char *dir);
 
 /* Cross-file checks after loading: classifier present, ids unique (override
  * is fine), evidence names defined.  Returns number of new diagnostics. */
