@@ -580,6 +580,7 @@ out:
 		yaml_parser_delete(&parser);
 	free(L.text);
 	free(L.lines);
+	ga_name_pos_free(L.unresolved, L.n_unresolved);
 	diags_sort_from(d, n0);
 	if (L.hidden)
 		ga_diags_add(d, path, 0, 0, "%d more error%s not shown", L.hidden,

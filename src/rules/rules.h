@@ -41,6 +41,14 @@ typedef struct {
 	ga_expr *expr;
 } ga_named_expr;
 
+/* A name in a rule's expression that the loader could not resolve (it may
+ * be the final classifier's): where it stands, for ga_ruleset_validate. */
+typedef struct {
+	char *what;               /* "when", "estimate", "metrics.NAME" ... */
+	char *name;
+	int line, col;
+} ga_name_pos;
+
 typedef struct {
 	char *id;                 /* unique, [a-z0-9-]+ */
 	char *title;
@@ -63,6 +71,8 @@ typedef struct {
 	char *explain;            /* longer explanation for --explain */
 	char *path;               /* file it came from */
 	int line;                 /* line of its first key */
+	ga_name_pos *unresolved;  /* the first few names left to the classifier */
+	size_t n_unresolved;
 } ga_rule;
 
 typedef struct {
