@@ -180,6 +180,8 @@ int main(int argc, char **argv)
 	/* %p, %h, %q{ENV} in output names (one file per process under mpirun). */
 	if (ga_cmd_expand_output_names(&cfg, &export_path, &log_file) != 0)
 		rc = GA_EXIT_USAGE;
+	else if ((rc = ga_cmd_check_outputs(&cfg)) != 0)
+		;
 	else
 		rc = dispatch(&cfg, &rs);
 	free(export_path);
