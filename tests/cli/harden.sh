@@ -99,6 +99,14 @@ chmod +x "$T/bin/"*.sh
 
 PIDS=$T/pids
 export PIDS
+# env(1) of coreutils 8.31 or later resets SIGINT and execs at once.
+if env --default-signal=INT true 2>/dev/null; then
+	DEFAULT_INT="env --default-signal=INT"
+else
+	printf 'import os, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\n%s\n' \
+		'os.execv(sys.argv[1], sys.argv[1:])' >"$T/default-int.py"
+	DEFAULT_INT="python3 $T/default-int.py"
+fi
 
 # start PROG ARGS...: gpuadvise on a program, in the background with a
 # private TMPDIR and the stand-in driver; waits until the program has
@@ -109,10 +117,9 @@ start() {
 	# A background job of a script starts with SIGINT ignored (and
 	# gpuadvise, like any program, keeps a signal ignored): the default
 	# back, as on a terminal.
-	TMPDIR=$T/tmp LD_LIBRARY_PATH=$FAKECUDA_DIR python3 -c '
-import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-os.execv(sys.argv[1], sys.argv[1:])' "$GPUADVISE" "$@" >"$T/out" 2>"$T/err" </dev/null &
+	# shellcheck disable=SC2086
+	TMPDIR=$T/tmp LD_LIBRARY_PATH=$FAKECUDA_DIR $DEFAULT_INT \
+		"$GPUADVISE" "$@" >"$T/out" 2>"$T/err" </dev/null &
 	gp=$!
 	t0=$(date +%s%N)
 	for _ in $(seq 100); do
@@ -165,7 +172,7 @@ else
 		sig=${sig%:*}
 		start "$T/bin/prog.sh"
 		t1=$(date +%s%N)
-		kill -$sig "$gp"
+		kill -"$sig" "$gp"
 		finish
 		check "SIG$sig to gpuadvise -> $((128 + n))" $((128 + n)) err \
 			"interrupted by signal $n"
