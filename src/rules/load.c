@@ -615,7 +615,8 @@ static int list_rule_files(const char *dir, struct strlist *files)
 		GA_PUSH(files->v, files->n, files->cap, ga_xstrdup(de->d_name));
 	}
 	closedir(dp);
-	qsort(files->v, files->n, sizeof(*files->v), cmp_str);
+	if (files->n > 1)   /* qsort(NULL, 0) is undefined */
+		qsort(files->v, files->n, sizeof(*files->v), cmp_str);
 	return 0;
 }
 
