@@ -110,12 +110,12 @@ p["launches"][0]["mangled"] = "_Z1kI" + "T" * 100000 + "EvPfi"
 dump("long-name.json", p)
 
 # Values at the edge of a double: sums that overflow, the largest and the
-# smallest numbers, nulls.
+# smallest numbers, nulls.  (No negative counts: a ".sum" is refused below 0.)
 p = copy.deepcopy(one)
 big = copy.deepcopy(l0)
 big["duration_ns"] = 1.7976931348623157e308
 big["values"] = {k: (1.7976931348623157e308 if i % 3 == 0 else
-                     -1.7976931348623157e308 if i % 3 == 1 else 5e-324)
+                     -1.7976931348623157e308 if i % 3 == 1 and ".sum" not in k else 5e-324)
                  for i, k in enumerate(l0["values"])}
 nulls = copy.deepcopy(l0)
 nulls["name"] = nulls["mangled"] = "nulls"
