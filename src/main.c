@@ -6,7 +6,8 @@
  *   2  usage error, PROGRAM or input file not found
  *   3  rule file errors
  *   4  profiling error: no GPU, no counter permission, CUPTI failure, no kernel
- *   the application's own status when it fails (128 + N when killed by signal N) */
+ *   the application's own status when it fails (128 + N when killed by signal N)
+ *   128 + N when gpuadvise itself got signal N while profiling (cmd/profile.c) */
 #include <argp.h>
 #include <stdlib.h>
 
@@ -40,7 +41,8 @@ static const char doc[] =
 	"Exit status: 0 ok; 1 findings at or above --fail-on (or a regression, with --fail-on "
 	"regression); 2 usage error, missing file or invalid profile or baseline; "
 	"3 rule file errors; 4 profiling failed (no GPU, no counter permission, no kernel "
-	"launched); otherwise the application's own failing status.\n"
+	"launched); otherwise the application's own failing status; 128 + N when gpuadvise "
+	"was interrupted by signal N (it stops the program and reports first).\n"
 	"See gpuadvise(1) and gpuadvise-rules(5).";
 
 static const char args_doc[] = "PROGRAM [ARGS...]\n--import FILE\n--demo NAME|list|all";
@@ -180,6 +182,8 @@ int main(int argc, char **argv)
 	/* %p, %h, %q{ENV} in output names (one file per process under mpirun). */
 	if (ga_cmd_expand_output_names(&cfg, &export_path, &log_file) != 0)
 		rc = GA_EXIT_USAGE;
+	else if ((rc = ga_cmd_check_outputs(&cfg)) != 0)
+		;
 	else
 		rc = dispatch(&cfg, &rs);
 	free(export_path);

@@ -450,6 +450,9 @@ static int get_long(const jctx *c, json_t *obj, const char *key, long min, long 
 	return 0;
 }
 
+/* Every number of a profile read this way is a magnitude (a duration, a
+ * clock, a bandwidth, a share): a negative one is no measurement, and
+ * would print as "-1.00 ms". */
 static int get_double(const jctx *c, json_t *obj, const char *key, double *out)
 {
 	json_t *v = member(obj, key);
@@ -458,8 +461,21 @@ static int get_double(const jctx *c, json_t *obj, const char *key, double *out)
 		return 0;
 	if (!json_is_number(v))
 		return field_fail(c, key, "expected a number");
+	if (json_number_value(v) < 0)
+		return field_fail(c, key, "%g is negative; expected a number >= 0",
+		                  json_number_value(v));
 	*out = json_number_value(v);
 	return 0;
+}
+
+/* A metric value that counts something: by the Nsight Compute naming
+ * convention, a ".sum" of counter values (bytes, instructions, cycles,
+ * nanoseconds); other values (ratios, per-second rates) are left as
+ * measured. */
+static int negative_count(const char *name, json_t *v)
+{
+	return json_is_number(v) && json_number_value(v) < 0 &&
+	       (ga_str_has_suffix(name, ".sum") || strstr(name, ".sum.") != NULL);
 }
 
 /* An optional true/false; absent or null: false. */
@@ -668,6 +684,12 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, ga_map *ix)
 		if (!json_is_number(v) && !json_is_null(v)) {
 			char *field = ga_xasprintf("values[\"%s\"]", key);
 			field_fail(c, field, "expected a number or null");
+			free(field);
+			goto out;
+		}
+		if (negative_count(key, v)) {
+			char *field = ga_xasprintf("values[\"%s\"]", key);
+			field_fail(c, field, "%g is negative; a count is >= 0", json_number_value(v));
 			free(field);
 			goto out;
 		}

@@ -187,21 +187,102 @@ char *ga_buf_take(ga_buf *b)
 	return s;
 }
 
-char *ga_read_file(const char *path, size_t *len, ga_error *err)
+int ga_max_input(size_t *max, ga_error *err)
 {
-	FILE *f = NULL;
-	ga_buf b = {0};
-	char chunk[65536];
-	size_t n;
+	const char *v = getenv("GPUADVISE_MAX_INPUT");
+	unsigned long long n;
+	char *end;
+	int shift = 0;
 
-	f = fopen(path, "rb");
-	if (!f) {
+	*max = GA_MAX_INPUT_DEFAULT;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end == 'i' && shift)   /* "1GiB", "512MiB" */
+		end++;
+	if (*end == 'B' && shift)
+		end++;
+	if (errno || end == v || *end || v[0] == '-' || n == 0 || n > (SIZE_MAX >> shift))
+		return ga_fail(err, GA_ERR_USAGE, "GPUADVISE_MAX_INPUT: expected a size in bytes "
+		               "such as 512M or 2G, not '%s'", v);
+	*max = (size_t)n << shift;
+	return 0;
+}
+
+/* "256 MiB" */
+static void fmt_size(size_t n, char *buf, size_t len)
+{
+	if (n % (1u << 30) == 0)
+		snprintf(buf, len, "%zu GiB", n >> 30);
+	else if (n % (1u << 20) == 0)
+		snprintf(buf, len, "%zu MiB", n >> 20);
+	else if (n % 1024 == 0)
+		snprintf(buf, len, "%zu KiB", n >> 10);
+	else
+		snprintf(buf, len, "%zu bytes", n);
+}
+
+static void *too_large(const char *path, size_t max, ga_error *err)
+{
+	char lim[64];
+
+	fmt_size(max, lim, sizeof(lim));
+	ga_fail(err, GA_ERR_PROFILE, "%s: larger than the input limit of %s (set "
+	        "GPUADVISE_MAX_INPUT, such as GPUADVISE_MAX_INPUT=2G, to read larger files)",
+	        path, lim);
+	return NULL;
+}
+
+/* Open for reading without blocking on a FIFO that has no writer (which
+ * then reads as empty), then block as usual. */
+static FILE *open_input(const char *path, struct stat *st, ga_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0) {
 		ga_fail(err, errno == ENOENT ? GA_ERR_NOT_FOUND : GA_ERR_IO,
 		        "cannot open %s: %s", path, strerror(errno));
 		return NULL;
 	}
+	if (fstat(fd, st) != 0 || S_ISDIR(st->st_mode) ||
+	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))) {
+		ga_fail(err, GA_ERR_IO, "cannot read %s: %s", path,
+		        S_ISDIR(st->st_mode) ? "it is a directory" : strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
+char *ga_read_file_max(const char *path, size_t max, size_t *len, ga_error *err)
+{
+	FILE *f = NULL;
+	ga_buf b = {0};
+	char chunk[65536];
+	struct stat st = {0};
+	size_t n;
+
+	if (!(f = open_input(path, &st, err)))
+		return NULL;
+	/* A regular file too large is refused before it is read. */
+	if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
+		fclose(f);
+		return too_large(path, max, err);
+	}
 	buf_reserve(&b, 0);
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (n > max - b.len) {
+			fclose(f);
+			ga_buf_free(&b);
+			return too_large(path, max, err);
+		}
 		buf_reserve(&b, n);
 		memcpy(b.s + b.len, chunk, n);
 		b.len += n;
@@ -217,6 +298,15 @@ char *ga_read_file(const char *path, size_t *len, ga_error *err)
 	if (len)
 		*len = b.len;
 	return ga_buf_take(&b);
+}
+
+char *ga_read_file(const char *path, size_t *len, ga_error *err)
+{
+	size_t max;
+
+	if (ga_max_input(&max, err) != 0)
+		return NULL;
+	return ga_read_file_max(path, max, len, err);
 }
 
 static int write_all(int fd, const char *data, size_t len)

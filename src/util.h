@@ -65,8 +65,19 @@ void ga_buf_free(ga_buf *b);
 /* Take ownership of the string (never NULL), leaving b empty. */
 char *ga_buf_take(ga_buf *b);
 
-/* Read a whole file.  Returns a NUL-terminated malloc'd buffer or NULL with err set. */
+/* Read a whole file.  Returns a NUL-terminated malloc'd buffer or NULL with err set.
+ * ga_read_file reads input files (profiles, baselines) and stops at the
+ * input limit (ga_max_input): a larger file, or an endless one such as
+ * /dev/zero, is an error (GA_ERR_PROFILE) that names the limit and how to
+ * raise it.  A FIFO with no writer reads as empty instead of blocking. */
 char *ga_read_file(const char *path, size_t *len, ga_error *err);
+/* The same with a limit of max bytes (SIZE_MAX: none). */
+char *ga_read_file_max(const char *path, size_t max, size_t *len, ga_error *err);
+/* The input limit: GA_MAX_INPUT_DEFAULT, or the size in the environment
+ * variable GPUADVISE_MAX_INPUT (bytes, or with a K, M or G suffix: KiB, MiB,
+ * GiB).  0, or -1 with err (GA_ERR_USAGE) for a value that is not a size. */
+#define GA_MAX_INPUT_DEFAULT ((size_t)256 << 20)
+int ga_max_input(size_t *max, ga_error *err);
 /* Write data atomically: a new file PATH.tmp.PID (O_EXCL; another suffix if
  * that name is taken), fsync, rename over PATH, so PATH is either the old or
  * the whole new content, and on failure the temporary file is removed.

@@ -75,6 +75,9 @@ int ga_cmd_list_metrics(const ga_config *cfg, const ga_ruleset *rs);
  * names are malloc'd into *export_path and *log_file, which replace the
  * config's.  0, or -1 after saying why. */
 int ga_cmd_expand_output_names(ga_config *cfg, char **export_path, char **log_file);
+/* outputs.c: an empty output name, or two names (outputs, or an output and
+ * an input) for one file: 0, or status 2 after saying which. */
+int ga_cmd_check_outputs(const ga_config *cfg);
 int ga_cmd_use_color(const ga_config *cfg, FILE *out);
 
 /* What a report needs besides the profile: the baseline to compare with

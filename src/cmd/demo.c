@@ -2,6 +2,7 @@
  * after their fix (the demos themselves are in src/demo.c). */
 #include "cmd.h"
 
+#include "../collect/collect.h"
 #include "../demo.h"
 
 enum {
@@ -47,5 +48,8 @@ int ga_cmd_demo(const ga_config *cfg, const ga_ruleset *rs)
 	};
 	rc = ga_demo_main(&dc);
 	ga_plan_free(&mp);
+	/* Interrupted while a variant ran (collect.h): as for PROGRAM. */
+	if (ga_signals_received())
+		rc = 128 + ga_signals_received();
 	return rc;
 }

@@ -194,7 +194,9 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 	if (p.collection.note)
 		fprintf(stderr, "gpuadvise: note: %s\n", p.collection.note);
 	if (p.n_launches == 0) {
-		if (res.cuda_processes == 0)
+		if (res.interrupted)
+			fprintf(stderr, "gpuadvise: no kernel was profiled before the interruption\n");
+		else if (res.cuda_processes == 0)
 			fprintf(stderr, "gpuadvise: %s did not initialise CUDA, so no kernel was "
 			        "profiled (if it does use CUDA, the driver may have failed to load %s: "
 			        "LD_DEBUG=libs shows why)\n", cfg->app_argv[0], inject);
@@ -212,6 +214,10 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 	if (app_rc)
 		rc = app_rc;
 out:
+	/* SIGINT, SIGTERM or SIGHUP: the program was stopped, what it had
+	 * measured reported; the status says gpuadvise was interrupted. */
+	if (ga_signals_received())
+		rc = 128 + ga_signals_received();
 	ga_plan_free(&mp);
 	free(inject);
 	ga_profile_free(&p);

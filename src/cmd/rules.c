@@ -100,6 +100,15 @@ int ga_cmd_check_rules(const char *dir)
 	char *base = NULL;
 
 	ga_ruleset_init(&rs);
+	/* Nothing to check is no success: a mistyped or empty directory. */
+	if (ga_rules_dir_files(dir) == 0) {
+		fprintf(stderr, "%s: error: no rule files (*.yaml) in this directory: --check-rules "
+		        "DIR checks a classifier (classify.yaml) and rules, or rules that add to or "
+		        "override the installed ones\n", dir);
+		free(cls);
+		ga_ruleset_free(&rs);
+		return GA_EXIT_RULES;
+	}
 	/* A directory of additions or overrides has no classifier of its own:
 	 * check it on top of the installed rules, the way gpuadvise uses it. */
 	if (access(cls, F_OK) != 0 && (base = ga_default_rules_dir()) != NULL)

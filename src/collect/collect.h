@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../profile.h"
 #include "../util.h"
@@ -46,7 +47,18 @@ typedef struct {
 	long peak_rss_kb;           /* ru_maxrss of the application process */
 	int cuda_processes;         /* processes in which CUDA loaded the injection library */
 	double wall_seconds;
+	int interrupted;            /* SIGINT, SIGTERM or SIGHUP that gpuadvise received */
 } ga_app_result;
+
+/* Signals (signals.c): from the first run on, SIGINT, SIGTERM and SIGHUP
+ * are recorded, not fatal: the launcher passes them to the program's
+ * process group and ends the run; the command exits 128 + the signal. */
+int ga_signals_install(void);           /* 0, or -1 (no pipe: errno) */
+int ga_signals_fd(void);                /* readable after each signal */
+void ga_signals_drain(void);
+void ga_signals_set_group(pid_t pgid);  /* the group a second SIGINT kills; 0: none */
+int ga_signals_received(void);          /* the first signal received, or 0 */
+int ga_signals_hurry(void);             /* a second SIGINT came: no grace */
 
 /* Run argv under profiling and fill p.  Returns 0 when a profile (maybe with
  * zero launches) was assembled; -1 with err set when profiling could not be

@@ -12,13 +12,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -163,87 +166,215 @@ static char *join_argv(char *const *argv)
 	return ga_buf_take(&b);
 }
 
+/* How long the program may take to end after gpuadvise passed it a
+ * signal, before its process group gets SIGKILL (gpuadvise(1), SIGNALS). */
+#define KILL_GRACE_SECONDS 5.0
+
+/* The terminal, when gpuadvise runs in its foreground: the program's group
+ * gets it (it reads the terminal, and Ctrl-C and Ctrl-Z reach it as they
+ * would without gpuadvise) and gives it back when it ends or stops. */
+static int terminal_fd(void)
+{
+	return isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp() ? STDIN_FILENO : -1;
+}
+
+static void give_terminal(int tty, pid_t pgid)
+{
+	struct sigaction ign = {0}, old;
+
+	if (tty < 0)
+		return;
+	/* tcsetpgrp from a background group raises SIGTTOU: ignored here. */
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGTTOU, &ign, &old);
+	tcsetpgrp(tty, pgid);
+	sigaction(SIGTTOU, &old, NULL);
+}
+
+/* In the child, before exec: the settings for the injection library. */
+static void child_env(const ga_live_opts *o, const char *dir, const char *metrics,
+                      const char *stalls)
+{
+	char buf[64];
+
+	setenv("CUDA_INJECTION64_PATH", o->inject_path, 1);
+	setenv(GA_ENV_RUN_DIR, dir, 1);
+	setenv(GA_ENV_METRICS, metrics, 1);
+	snprintf(buf, sizeof(buf), "%ld", o->max_passes);
+	setenv(GA_ENV_MAX_PASSES, buf, 1);
+	setenv(GA_ENV_TOOL_VERSION, GA_VERSION, 1);
+	if (o->kernel_filter)
+		setenv(GA_ENV_KERNEL, o->kernel_filter, 1);
+	snprintf(buf, sizeof(buf), "%ld", o->launch_skip);
+	setenv(GA_ENV_LAUNCH_SKIP, buf, 1);
+	snprintf(buf, sizeof(buf), "%ld", o->launch_count);
+	setenv(GA_ENV_LAUNCH_COUNT, buf, 1);
+	snprintf(buf, sizeof(buf), "%ld", o->max_per_kernel);
+	setenv(GA_ENV_MAX_PER_KERNEL, buf, 1);
+	snprintf(buf, sizeof(buf), "%g", o->min_share);
+	setenv(GA_ENV_MIN_SHARE, buf, 1);
+	setenv(GA_ENV_LOOP_REPLAY, o->no_loop_replay ? "0" : "1", 1);
+	if (o->keep_image && !stalls)
+		setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
+	if (o->source_mode)
+		setenv(GA_ENV_SOURCE, o->source_mode, 1);
+	/* Only the rules' trigger decides, not one the user's
+	 * environment happens to hold. */
+	if (o->source_when && *o->source_when)
+		setenv(GA_ENV_SOURCE_WHEN, o->source_when, 1);
+	else
+		unsetenv(GA_ENV_SOURCE_WHEN);
+	if (stalls)
+		setenv(GA_ENV_STALLS, stalls, 1);
+	else
+		unsetenv(GA_ENV_STALLS);
+}
+
+/* In the child: its own process group (and the terminal), signals as
+ * gpuadvise found them, and death with gpuadvise should that be killed
+ * by SIGKILL, which leaves it no time to stop the program. */
+static void child_start(const ga_live_opts *o, const char *prog, int tty, pid_t parent,
+                        const struct sigaction *old_quit, int quiet)
+{
+	static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+	struct sigaction dfl = {0}, cur;
+
+	setpgid(0, 0);
+	give_terminal(tty, getpid());
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	for (size_t i = 0; i < GA_ARRAY_LEN(reset); i++)
+		if (sigaction(reset[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
+			sigaction(reset[i], &dfl, NULL);
+	sigaction(SIGQUIT, old_quit, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(128 + SIGKILL);
+	if (quiet) {
+		int devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0) {
+			dup2(devnull, STDOUT_FILENO);
+			close(devnull);
+		}
+	}
+	execv(prog, o->argv);
+	fprintf(stderr, "gpuadvise: cannot run %s: %s\n", prog, strerror(errno));
+	_exit(127);
+}
+
+/* Ctrl-Z stopped the program: stop gpuadvise too, so that the shell sees
+ * the job stop, and give the terminal back to the program on fg. */
+static void follow_stop(pid_t child, int tty)
+{
+	give_terminal(tty, getpgrp());
+	kill(getpid(), SIGSTOP);
+	give_terminal(tty, child);
+	kill(-child, SIGCONT);
+}
+
+/* Whether the program's group is empty, once its leader is reaped: its
+ * other processes are gpuadvise's children (PR_SET_CHILD_SUBREAPER), or
+ * were (reaped here; a zombie would still count for kill(2)). */
+static int group_empty(pid_t pgid)
+{
+	pid_t r;
+
+	while ((r = waitpid(-pgid, NULL, WNOHANG)) > 0)
+		;
+	return r < 0 && errno == ECHILD;
+}
+
+/* Wait for the program, passing on a signal gpuadvise receives; an
+ * interrupted program's whole group is waited for, SIGKILL after the
+ * grace time. */
+static void wait_program(pid_t child, int tty, int *status, struct rusage *ru)
+{
+	double kill_at = 0;
+	int passed = 0, killed = 0, leader_done = 0;
+
+	for (;;) {
+		pid_t r = leader_done ? child : wait4(child, status, WNOHANG | WUNTRACED, ru);
+		int sig = ga_signals_received();
+
+		if (r == child && !leader_done && WIFSTOPPED(*status)) {
+			/* stopped by a signal not from the terminal: wait on */
+			if (tty >= 0 && !sig)
+				follow_stop(child, tty);
+			continue;
+		}
+		if (r < 0 && errno != EINTR) {
+			*status = 0;
+			break;
+		}
+		if (r == child)
+			leader_done = 1;
+		/* An interrupted group is waited for until it is empty, or
+		 * for a little after SIGKILL (a process in the driver may take
+		 * a moment to go). */
+		if (leader_done && (!passed || group_empty(child) ||
+		                    (killed && now_seconds() > kill_at + 2)))
+			break;
+		if (sig && !passed) {
+			kill(-child, sig);
+			kill(-child, SIGCONT);
+			passed = 1;
+			kill_at = now_seconds() + KILL_GRACE_SECONDS;
+		}
+		if (passed && !killed && (ga_signals_hurry() || now_seconds() >= kill_at)) {
+			kill(-child, SIGKILL);
+			killed = 1;
+		}
+		struct pollfd pfd = {.fd = ga_signals_fd(), .events = POLLIN};
+		poll(&pfd, 1, passed ? 50 : -1);
+		ga_signals_drain();
+	}
+	ga_signals_set_group(0);
+	give_terminal(tty, getpgrp());
+}
+
 /* Run the program once under the injection library, records into dir;
  * stalls: the stall run's list of kernels (then the program's stdout goes
  * to /dev/null: the user has seen it once).  Fills the run part of res. */
 static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
                        const char *metrics, const char *stalls, ga_app_result *res, ga_error *err)
 {
-	struct sigaction ign = {0}, old_int, old_quit;
-	int status = 0;
-	pid_t child;
+	struct sigaction ign = {0}, old_quit;
+	struct rusage ru = {0};
+	int status = 0, tty = terminal_fd();
+	pid_t child, parent = getpid();
 	double t0;
 
+	/* Interrupted before (in the first run, or between the runs): the
+	 * program is not started. */
+	if ((res->interrupted = ga_signals_received()) != 0)
+		return 0;
+	/* The program's orphans come to gpuadvise, which can then wait for
+	 * them after an interruption (prctl(2)). */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	ign.sa_handler = SIG_IGN;
 	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
 	sigaction(SIGQUIT, &ign, &old_quit);
 	t0 = now_seconds();
 	ga_timing_mark("fork");
 	fflush(NULL);
 	child = fork();
 	if (child < 0) {
-		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		return ga_fail(err, GA_ERR_IO, "fork failed: %s", strerror(errno));
 	}
 	if (child == 0) {
-		char buf[64];
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		setenv("CUDA_INJECTION64_PATH", o->inject_path, 1);
-		setenv(GA_ENV_RUN_DIR, dir, 1);
-		setenv(GA_ENV_METRICS, metrics, 1);
-		snprintf(buf, sizeof(buf), "%ld", o->max_passes);
-		setenv(GA_ENV_MAX_PASSES, buf, 1);
-		setenv(GA_ENV_TOOL_VERSION, GA_VERSION, 1);
-		if (o->kernel_filter)
-			setenv(GA_ENV_KERNEL, o->kernel_filter, 1);
-		snprintf(buf, sizeof(buf), "%ld", o->launch_skip);
-		setenv(GA_ENV_LAUNCH_SKIP, buf, 1);
-		snprintf(buf, sizeof(buf), "%ld", o->launch_count);
-		setenv(GA_ENV_LAUNCH_COUNT, buf, 1);
-		snprintf(buf, sizeof(buf), "%ld", o->max_per_kernel);
-		setenv(GA_ENV_MAX_PER_KERNEL, buf, 1);
-		snprintf(buf, sizeof(buf), "%g", o->min_share);
-		setenv(GA_ENV_MIN_SHARE, buf, 1);
-		setenv(GA_ENV_LOOP_REPLAY, o->no_loop_replay ? "0" : "1", 1);
-		if (o->keep_image && !stalls)
-			setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
-		if (o->source_mode)
-			setenv(GA_ENV_SOURCE, o->source_mode, 1);
-		/* Only the rules' trigger decides, not one the user's
-		 * environment happens to hold. */
-		if (o->source_when && *o->source_when)
-			setenv(GA_ENV_SOURCE_WHEN, o->source_when, 1);
-		else
-			unsetenv(GA_ENV_SOURCE_WHEN);
-		if (stalls)
-			setenv(GA_ENV_STALLS, stalls, 1);
-		else
-			unsetenv(GA_ENV_STALLS);
-		if (o->quiet_stdout || stalls) {
-			int devnull = open("/dev/null", O_WRONLY);
-			if (devnull >= 0) {
-				dup2(devnull, STDOUT_FILENO);
-				close(devnull);
-			}
-		}
-		execv(prog, o->argv);
-		fprintf(stderr, "gpuadvise: cannot run %s: %s\n", prog, strerror(errno));
-		_exit(127);
+		child_env(o, dir, metrics, stalls);
+		child_start(o, prog, tty, parent, &old_quit, o->quiet_stdout || stalls);
 	}
-	struct rusage ru = {0};
-	while (wait4(child, &status, 0, &ru) < 0) {
-		if (errno != EINTR) {
-			status = 0;
-			break;
-		}
-	}
+	/* Also here: a signal may come before the child's own setpgid. */
+	setpgid(child, child);
+	ga_signals_set_group(child);
+	wait_program(child, tty, &status, &ru);
 	ga_timing_mark("child_exit");
 	res->peak_rss_kb = ru.ru_maxrss;
 	res->wall_seconds = now_seconds() - t0;
-	sigaction(SIGINT, &old_int, NULL);
+	res->interrupted = ga_signals_received();
 	sigaction(SIGQUIT, &old_quit, NULL);
 	if (WIFEXITED(status)) {
 		res->exited = 1;
@@ -379,15 +510,22 @@ static void fill_note(const ga_app_result *res, const ga_records *g, const ga_bu
 {
 	ga_buf note = {0};
 
-	if (res->signal) {
+	/* "Reported" only when there is something to report. */
+	const char *before = p->n_launches ? "; kernels profiled before that are reported" : "";
+
+	if (res->interrupted) {
 		p->collection.incomplete = 1;
-		ga_buf_printf(&note, "the application was killed by signal %d (%s); "
-		              "kernels profiled before that are reported. ",
-		              res->signal, strsignal(res->signal));
+		ga_buf_printf(&note, "gpuadvise was interrupted by signal %d (%s) and stopped the "
+		              "application%s. ", res->interrupted, strsignal(res->interrupted),
+		              before);
+	} else if (res->signal) {
+		p->collection.incomplete = 1;
+		ga_buf_printf(&note, "the application was killed by signal %d (%s)%s. ",
+		              res->signal, strsignal(res->signal), before);
 	} else if (res->exited && res->exit_status != 0) {
 		p->collection.incomplete = 1;
-		ga_buf_printf(&note, "the application exited with status %d; kernels profiled "
-		              "before that are reported. ", res->exit_status);
+		ga_buf_printf(&note, "the application exited with status %d%s. ",
+		              res->exit_status, before);
 	}
 	ga_records_note_run(g, &note);
 	if (stall_note->len)
@@ -399,6 +537,23 @@ static void fill_note(const ga_app_result *res, const ga_records *g, const ga_bu
 		p->collection.note = ga_buf_take(&note);
 	}
 	ga_buf_free(&note);
+}
+
+/* No usable GPU, and the program failed on its own: say both, since the
+ * failure may be the program's and not the GPU's. */
+static void no_gpu_and_failure(const ga_app_result *res, ga_error *err)
+{
+	char what[128] = "";
+
+	if (res->signal)
+		snprintf(what, sizeof(what), "was killed by signal %d (%s)", res->signal,
+		         strsignal(res->signal));
+	else if (res->exited && res->exit_status != 0)
+		snprintf(what, sizeof(what), "exited with status %d", res->exit_status);
+	if (*what) {
+		size_t n = strlen(err->msg);
+		snprintf(err->msg + n, sizeof(err->msg) - n, "; the program %s", what);
+	}
 }
 
 /* The metric list for GA_ENV_METRICS: ',' within a bundle, ';' between. */
@@ -422,6 +577,11 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	int rc = -1;
 
 	memset(res, 0, sizeof(*res));
+	/* From here on a signal ends the run in order (signals.c). */
+	if (ga_signals_install() != 0) {
+		ga_fail(err, GA_ERR_IO, "cannot make a pipe: %s", strerror(errno));
+		goto out;
+	}
 	prog = ga_find_program(o->argv[0], err);
 	if (!prog)
 		goto out;
@@ -451,10 +611,15 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	res->cuda_processes = g.n_processes;
 	/* Nothing profiled: a driver without a usable GPU says so here (the
 	 * program's own CUDA calls failed first). */
-	if (p->n_launches == 0 && res->launched && ga_probe_gpu(err) != 0)
+	if (p->n_launches == 0 && res->launched && !res->interrupted && ga_probe_gpu(err) != 0) {
+		no_gpu_and_failure(res, err);
 		goto out;
-	qsort(p->launches, p->n_launches, sizeof(*p->launches), launch_cmp);
-	if (o->stalls && g.n_processes > 0 && !g.permission && !g.another_profiler &&
+	}
+	/* qsort(NULL, 0, ...) is undefined behaviour (C11 7.22.5): no launch,
+	 * no sort. */
+	if (p->n_launches > 1)
+		qsort(p->launches, p->n_launches, sizeof(*p->launches), launch_cmp);
+	if (o->stalls && !ga_signals_received() && g.n_processes > 0 && !g.permission && !g.another_profiler &&
 	    !g.unsupported && !g.counters_busy)
 		stall_run(o, prog, metrics, p, &stall_note);
 	/* Source text of every measured line, read now while the files are

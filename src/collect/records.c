@@ -197,7 +197,8 @@ static void read_record(ga_profile *p, ga_records *g, json_t *rec, const char *p
 int ga_records_read_file(const char *path, ga_profile *p, ga_records *g, ga_error *err)
 {
 	size_t len = 0;
-	char *text = ga_read_file(path, &len, err);
+	/* the program's own records: as large as its run made them */
+	char *text = ga_read_file_max(path, SIZE_MAX, &len, err);
 	char *line, *next;
 	long lineno = 0;
 

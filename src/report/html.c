@@ -264,7 +264,9 @@ int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 	findings(&b, a);
 	kernel_table(&b, a, r);
 	ga_buf_puts(&b, "</body>\n</html>\n");
-	int rc = fwrite(b.s, 1, b.len, out) == b.len && fflush(out) == 0 && !ferror(out) ? 0 : -1;
+	/* Controls and bidirectional overrides from the profile: visible (safe.c). */
+	int rc = ga_report_put_safe(out, b.s, b.len, 0) == 0 && fflush(out) == 0 &&
+	         !ferror(out) ? 0 : -1;
 	ga_buf_free(&b);
 	return rc;
 }

@@ -14,7 +14,7 @@
  * baseline from another GPU is also stated in the suite's <system-err>.
  *
  * Every string from the data is escaped; characters XML 1.0 cannot hold
- * (control characters, bytes that are not UTF-8) become '?'. */
+ * (control characters: \x1b as text; bytes that are not UTF-8: '?'). */
 #include "report.h"
 
 #include <math.h>
@@ -83,7 +83,12 @@ static void put_xml(ga_buf *b, const char *text, int attr)
 		case '\t': ga_buf_puts(b, attr ? "&#9;" : "\t"); break;
 		case '\r': ga_buf_puts(b, "&#13;"); break;
 		default:
-			ga_buf_putc(b, c < 0x20 || c == 0x7f ? '?' : (char)c);
+			/* XML 1.0 cannot hold these even as references: shown
+			 * as text, as in the other reports (safe.c). */
+			if (c < 0x20 || c == 0x7f)
+				ga_buf_printf(b, "\\x%02x", c);
+			else
+				ga_buf_putc(b, (char)c);
 		}
 		s++;
 	}
@@ -319,7 +324,8 @@ int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 	ga_buf_puts(&b, "  </testsuite>\n</testsuites>\n");
 
 	int rc = 0;
-	if (fwrite(b.s, 1, b.len, out) != b.len || fflush(out) != 0 || ferror(out))
+	/* Bidirectional controls are valid XML, but not on a terminal. */
+	if (ga_report_put_safe(out, b.s, b.len, 0) != 0 || fflush(out) != 0 || ferror(out))
 		rc = -1;
 	free(warning);
 	free(dev);

@@ -488,7 +488,8 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 	fixes(&b, a);
 
 	int rc = 0;
-	if (b.len && fwrite(b.s, 1, b.len, out) != b.len)
+	/* Strings from the profile can hold terminal controls (safe.c). */
+	if (ga_report_put_safe(out, b.s ? b.s : "", b.len, 0) != 0)
 		rc = -1;
 	if (fflush(out) != 0 || ferror(out))
 		rc = -1;

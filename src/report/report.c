@@ -233,10 +233,8 @@ static char *collapse_template(const char *name, size_t n)
 /* Shorter and shorter forms until one fits: the name; without a leading
  * "void " (the return type of templated kernels); without the parameter
  * list; with the template arguments collapsed too; cut with an ellipsis. */
-char *ga_short_name(const char *name, size_t max_cols)
+static char *short_name(const char *name, size_t max_cols)
 {
-	if (!name)
-		name = "?";
 	if (ga_text_width(name) <= max_cols)
 		return ga_xstrdup(name);
 	if (max_cols < 2)
@@ -262,6 +260,17 @@ char *ga_short_name(const char *name, size_t max_cols)
 	}
 	size_t cut = utf8_prefix(name, max_cols - 1);
 	return ga_xasprintf("%.*s" ELLIPSIS, (int)cut, name);
+}
+
+/* A name from the profile: its control characters made visible first
+ * (safe.c), so that even with colour none reaches the terminal. */
+char *ga_short_name(const char *name, size_t max_cols)
+{
+	char *safe = ga_report_safe(name ? name : "?");
+	char *s = short_name(safe, max_cols);
+
+	free(safe);
+	return s;
 }
 
 /* ---- helpers added with --baseline ------------------------------------ */

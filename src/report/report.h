@@ -107,6 +107,14 @@ size_t ga_text_width_n(const char *s, size_t n);
  * malloc'd string; the caller frees it. */
 char *ga_short_name(const char *name, size_t max_cols);
 
+/* Terminal safety (safe.c): control characters, bidirectional controls and
+ * bytes that are not UTF-8 shown as \x1b or \u202e.  ga_report_safe: one
+ * string from the profile (newline and tab escaped too), malloc'd.
+ * ga_report_put_safe: a whole report to out, keeping its newlines and tabs
+ * and, with keep_sgr, its colour sequences; 0 or -1 on a write error. */
+char *ga_report_safe(const char *s);
+int ga_report_put_safe(FILE *out, const char *s, size_t n, int keep_sgr);
+
 /* Helpers added with --baseline and the per-process summary. */
 /* A change as a signed percentage with one decimal: 0.25 -> "+25.0%",
  * -0.031 -> "-3.1%", a change that rounds to zero -> "0.0%"; NAN -> "n/a". */

@@ -497,14 +497,14 @@ static void kernels(tctx *t, const ga_analysis *a)
 		const char *cls = ga_report_class(g->klass);
 		size_t room = t->width - ga_text_width(cls) - 3;
 		char *name = ga_short_name(group_name(g), room);
+		char *full = ga_report_safe(group_name(g));
 		ga_buf_printf(&t->b, "%s [", name);
 		paint(t, class_color(g->klass), cls);
 		ga_buf_puts(&t->b, "]\n");
-		if (strcmp(name, group_name(g)) != 0) {
+		if (strcmp(name, full) != 0) {
 			/* Even in full, a name stops after MAX_FULL_NAME columns
 			 * (generated code has names of megabytes); the JSON
 			 * report keeps all of it. */
-			const char *full = group_name(g);
 			size_t cols = ga_text_width(full), cut, cps = 0;
 			ga_spaces(&t->b, 2);
 			if (cols <= MAX_FULL_NAME) {
@@ -524,6 +524,7 @@ static void kernels(tctx *t, const ga_analysis *a)
 			wrap_buf(t, &s, 2, 4);
 		}
 		free(name);
+		free(full);
 
 		ga_spaces(&t->b, 2);
 		ga_buf_printf(&s, "%s%% of GPU time, %zu %s", ga_fmt_pct(g->share, 1, b1, sizeof(b1)),
@@ -976,7 +977,8 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 		notes(&t, a);
 
 	int rc = 0;
-	if (t.b.len && fwrite(t.b.s, 1, t.b.len, out) != t.b.len)
+	/* Strings from the profile can hold terminal controls (safe.c). */
+	if (ga_report_put_safe(out, t.b.s ? t.b.s : "", t.b.len, o->color) != 0)
 		rc = -1;
 	if (fflush(out) != 0 || ferror(out))
 		rc = -1;

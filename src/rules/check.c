@@ -33,9 +33,20 @@ static void report_unknown(void *ctx, const char *name)
 {
 	struct unknown_walk *w = ctx;
 
+	int line = w->r->line, col = 0;
+
 	if (name_known(name, w->r->metrics, w->r->n_metrics, w->cls))
 		return;
-	ga_diags_add(w->d, w->r->path, w->r->line, 0, "rule '%s': unknown name '%s' in '%s' "
+	/* Where the loader saw it, when it kept the place. */
+	for (size_t i = 0; i < w->r->n_unresolved; i++) {
+		const ga_name_pos *np = &w->r->unresolved[i];
+		if (strcmp(np->what, w->what) == 0 && strcmp(np->name, name) == 0) {
+			line = np->line;
+			col = np->col;
+			break;
+		}
+	}
+	ga_diags_add(w->d, w->r->path, line, col, "rule '%s': unknown name '%s' in '%s' "
 	             "(not a named expression of the rule or the classifier; metric names "
 	             "contain '__')", w->r->id, name, w->what);
 }

@@ -16,9 +16,12 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ---- diagnostics at positions ---- */
 
@@ -291,6 +294,8 @@ static void yaml_error(struct loader *L, yaml_parser_t *p)
  *   - a pass over libyaml's events refuses aliases (*name) and any nesting
  *     deeper than MAX_NESTING, each at its FILE:LINE:COL. */
 #define MAX_RULE_FILE (1024 * 1024)
+/* read_all's error for a file that is not a regular one (no errno value). */
+#define EFTYPE_RULE (-2)
 #define MAX_NESTING 64
 
 /* Flow nesting of the raw text.  Inside a flow collection every bracket
@@ -407,20 +412,59 @@ static int check_events(struct loader *L)
 	return problems;
 }
 
-/* Returns -1 with *err = errno, or with *err = EFBIG when the file is larger
- * than max bytes (nothing past max + 1 bytes is read). */
-static int read_all(const char *path, char **text, size_t *len, size_t max, int *err)
+/* What a file that is not a regular one is, for the message. */
+static const char *file_kind(mode_t m)
 {
-	FILE *f = fopen(path, "rb");
+	return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" :
+	       S_ISDIR(m) ? "a directory" : "not a regular file";
+}
+
+/* Only a regular file is read: a FIFO named r.yaml would block the loader
+ * for ever, a device never end.  Opened without blocking and checked on
+ * the open descriptor, so that the file checked is the file read. */
+static FILE *open_regular(const char *path, const char **kind, int *err)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0) {
+		*err = errno;
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		*err = errno;
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*kind = file_kind(st.st_mode);
+		*err = EFTYPE_RULE;
+		close(fd);
+		return NULL;
+	}
+	if (!(f = fdopen(fd, "rb"))) {
+		*err = errno;
+		close(fd);
+	}
+	return f;
+}
+
+/* Returns -1 with *err = errno, with *err = EFBIG when the file is larger
+ * than max bytes (nothing past max + 1 bytes is read), or with *err =
+ * EFTYPE_RULE and *kind when it is not a regular file. */
+static int read_all(const char *path, char **text, size_t *len, size_t max, int *err,
+                    const char **kind)
+{
+	FILE *f;
 	ga_buf b = {0};
 	char chunk[8192];
 	size_t n;
 
 	*err = 0;
-	if (!f) {
-		*err = errno;
+	if (!(f = open_regular(path, kind, err)))
 		return -1;
-	}
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
 		size_t i;
 		/* ga_buf is a string builder; bytes go in one by one so
@@ -456,12 +500,16 @@ static int load_file(ga_ruleset *rs, const char *path, ga_diags *d, char ***dir_
 	yaml_parser_t parser;
 	yaml_document_t extra;
 	int have_parser = 0, have_doc = 0, err;
+	const char *kind = NULL;
 	size_t n0 = d->n;
 	yaml_node_t *root, *extra_root;
 	yaml_node_pair_t *pair;
 
-	if (read_all(path, &L.text, &L.len, MAX_RULE_FILE, &err) < 0) {
-		if (err == EFBIG)
+	if (read_all(path, &L.text, &L.len, MAX_RULE_FILE, &err, &kind) < 0) {
+		if (err == EFTYPE_RULE)
+			lerr(&L, 0, 0, "%s, not a regular file: skipped (rule files are read only "
+			     "from regular files)", kind);
+		else if (err == EFBIG)
 			lerr(&L, 0, 0, "rule file is larger than %d KiB; is it a rule file?",
 			     MAX_RULE_FILE / 1024);
 		else
@@ -532,6 +580,7 @@ out:
 		yaml_parser_delete(&parser);
 	free(L.text);
 	free(L.lines);
+	ga_name_pos_free(L.unresolved, L.n_unresolved);
 	diags_sort_from(d, n0);
 	if (L.hidden)
 		ga_diags_add(d, path, 0, 0, "%d more error%s not shown", L.hidden,
@@ -549,27 +598,46 @@ int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int ga_rules_load_dir(ga_ruleset *rs, const char *dir, ga_diags *d)
+/* The names of the rule files in dir (*.yaml, *.yml, not hidden), sorted;
+ * -1 when dir cannot be opened. */
+static int list_rule_files(const char *dir, struct strlist *files)
 {
-	DIR *dp;
+	DIR *dp = opendir(dir);
 	struct dirent *de;
-	struct strlist files = {0}, ids = {0};
-	size_t n0 = d->n, i, dl = strlen(dir);
 
-	dp = opendir(dir);
-	if (!dp) {
-		ga_diags_add(d, dir, 0, 0, "cannot open rules directory: %s", strerror(errno));
-		goto out;
-	}
+	if (!dp)
+		return -1;
 	while ((de = readdir(dp)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
 		if (!ga_str_has_suffix(de->d_name, ".yaml") && !ga_str_has_suffix(de->d_name, ".yml"))
 			continue;
-		GA_PUSH(files.v, files.n, files.cap, ga_xstrdup(de->d_name));
+		GA_PUSH(files->v, files->n, files->cap, ga_xstrdup(de->d_name));
 	}
 	closedir(dp);
-	qsort(files.v, files.n, sizeof(*files.v), cmp_str);
+	if (files->n > 1)   /* qsort(NULL, 0) is undefined */
+		qsort(files->v, files->n, sizeof(*files->v), cmp_str);
+	return 0;
+}
+
+long ga_rules_dir_files(const char *dir)
+{
+	struct strlist files = {0};
+	long n = list_rule_files(dir, &files) == 0 ? (long)files.n : -1;
+
+	strv_free(files.v, files.n);
+	return n;
+}
+
+int ga_rules_load_dir(ga_ruleset *rs, const char *dir, ga_diags *d)
+{
+	struct strlist files = {0}, ids = {0};
+	size_t n0 = d->n, i, dl = strlen(dir);
+
+	if (list_rule_files(dir, &files) != 0) {
+		ga_diags_add(d, dir, 0, 0, "cannot open rules directory: %s", strerror(errno));
+		goto out;
+	}
 	for (i = 0; i < files.n; i++) {
 		char *path = ga_xasprintf("%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
 		                          files.v[i]);

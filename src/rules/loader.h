@@ -31,6 +31,8 @@ struct loader {
 	int hidden;              /* of them, not reported (MAX_FILE_DIAGS) */
 	char ***dir_ids;         /* ids loaded from the same directory, or NULL */
 	size_t *n_dir_ids, *cap_dir_ids;
+	ga_name_pos *unresolved; /* names left to the classifier, with places */
+	size_t n_unresolved, cap_unresolved;
 };
 
 /* A hostile file can hold a problem on every line, or tens of thousands of
@@ -55,6 +57,7 @@ void diags_sort_from(ga_diags *d, size_t from);
 void named_free(ga_named_expr *m, size_t n);
 void strv_free(char **v, size_t n);
 void rule_free(ga_rule *r);
+void ga_name_pos_free(ga_name_pos *v, size_t n);
 void classifier_free(ga_classifier *c);
 
 /* load.c */

@@ -284,6 +284,22 @@ ssize_t named_index(const ga_named_expr *m, size_t n, const char *name)
 	return -1;
 }
 
+/* A name the classifier may define: its place is kept for the check of
+ * the whole set (check.c), for the first MAX_FILE_DIAGS of them (finding a
+ * place reads the scalar; a hostile rule can hold thousands of names). */
+static void keep_unresolved(struct loader *L, yaml_node_t *n, const char *what,
+                            const char *name)
+{
+	ga_name_pos np;
+
+	if (L->n_unresolved >= MAX_FILE_DIAGS)
+		return;
+	scalar_pos(L, n, find_word(scalar(n), name), &np.line, &np.col);
+	np.what = ga_xstrdup(what);
+	np.name = ga_xstrdup(name);
+	GA_PUSH(L->unresolved, L->n_unresolved, L->cap_unresolved, np);
+}
+
 /* Every identifier in expression e (from scalar n) must be a metric name
  * (it contains "__") or one of the named expressions m[0..n_usable); a name
  * defined at or after that point is reported as such.  Other names are
@@ -302,6 +318,10 @@ static void check_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, const
 		ssize_t k = named_index(m, n_all, name);
 		int line, col;
 
+		if (k < 0 && !strict && !is_metric_name(name)) {
+			keep_unresolved(L, n, what, name);
+			continue;
+		}
 		if (is_metric_name(name) || (k >= 0 && (size_t)k < n_usable) || (k < 0 && !strict))
 			continue;
 		if (!lerr_room(L))
@@ -661,6 +681,10 @@ void load_rule(struct loader *L, yaml_node_t *map)
 	if (L->errors != errors)
 		goto out;
 	r.path = ga_xstrdup(L->path);
+	r.unresolved = L->unresolved;
+	r.n_unresolved = L->n_unresolved;
+	L->unresolved = NULL;
+	L->n_unresolved = L->cap_unresolved = 0;
 	if (L->dir_ids)
 		GA_PUSH(*L->dir_ids, *L->n_dir_ids, *L->cap_dir_ids, ga_xstrdup(r.id));
 	for (i = 0; i < L->rs->n_rules; i++) {

@@ -41,6 +41,14 @@ typedef struct {
 	ga_expr *expr;
 } ga_named_expr;
 
+/* A name in a rule's expression that the loader could not resolve (it may
+ * be the final classifier's): where it stands, for ga_ruleset_validate. */
+typedef struct {
+	char *what;               /* "when", "estimate", "metrics.NAME" ... */
+	char *name;
+	int line, col;
+} ga_name_pos;
+
 typedef struct {
 	char *id;                 /* unique, [a-z0-9-]+ */
 	char *title;
@@ -63,6 +71,8 @@ typedef struct {
 	char *explain;            /* longer explanation for --explain */
 	char *path;               /* file it came from */
 	int line;                 /* line of its first key */
+	ga_name_pos *unresolved;  /* the first few names left to the classifier */
+	size_t n_unresolved;
 } ga_rule;
 
 typedef struct {
@@ -120,6 +130,9 @@ int ga_rules_load_file(ga_ruleset *rs, const char *path, ga_diags *d);
 /* Load every *.yaml / *.yml in dir, sorted by name.  A missing dir is a
  * diagnostic.  Returns the number of new diagnostics. */
 int ga_rules_load_dir(ga_ruleset *rs, const char *dir, ga_diags *d);
+/* How many rule files (*.yaml, *.yml) dir holds; -1 (errno) if it cannot
+ * be opened. */
+long ga_rules_dir_files(const char *dir);
 
 /* Cross-file checks after loading: classifier present, ids unique (override
  * is fine), evidence names defined.  Returns number of new diagnostics. */

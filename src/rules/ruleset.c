@@ -155,6 +155,15 @@ void strv_free(char **v, size_t n)
 	free(v);
 }
 
+void ga_name_pos_free(ga_name_pos *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].what);
+		free(v[i].name);
+	}
+	free(v);
+}
+
 void rule_free(ga_rule *r)
 {
 	free(r->id);
@@ -171,6 +180,7 @@ void rule_free(ga_rule *r)
 	free(r->example);
 	free(r->explain);
 	free(r->path);
+	ga_name_pos_free(r->unresolved, r->n_unresolved);
 	memset(r, 0, sizeof(*r));
 }
 

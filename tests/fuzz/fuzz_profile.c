@@ -86,6 +86,45 @@ static void check_comparison(const ga_comparison *c)
 	}
 }
 
+/* A human-readable report (no colour) holds no control character but
+ * newline and tab, and no bidirectional control: whatever the profile's
+ * strings, they cannot drive the terminal it is printed on (safe.c). */
+static void check_terminal_safe(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		CHECK(c >= 0x20 || c == '\n' || c == '\t');
+		CHECK(c != 0x7f);
+		/* U+202A..U+202E and U+2066..U+2069; C1 controls U+0080..U+009F */
+		if (c == 0xe2 && i + 2 < n) {
+			unsigned char c1 = (unsigned char)s[i + 1], c2 = (unsigned char)s[i + 2];
+			CHECK(!(c1 == 0x80 && c2 >= 0xaa && c2 <= 0xae));
+			CHECK(!(c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9));
+		}
+		if (c == 0xc2 && i + 1 < n)
+			CHECK(!((unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9f));
+	}
+}
+
+static void human_reports(const ga_analysis *a, ga_report_opts o)
+{
+	int (*const fmts[])(FILE *, const ga_analysis *, const ga_ruleset *,
+	                    const ga_report_opts *) = {
+		ga_report_text, ga_report_markdown, ga_report_junit, ga_report_html,
+	};
+	o.color = 0;
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		char *text = NULL;
+		size_t len = 0;
+		FILE *mem = open_memstream(&text, &len);
+		CHECK(mem);
+		CHECK(fmts[i](mem, a, &rules, &o) == 0);
+		CHECK(fclose(mem) == 0);
+		check_terminal_safe(text, len);
+		free(text);
+	}
+}
+
 static void reports(const ga_analysis *a, const ga_comparison *cmp)
 {
 	ga_report_opts o = {.width = 80, .verbose = 1, .per_launch = 1, .baseline = cmp};
@@ -95,7 +134,7 @@ static void reports(const ga_analysis *a, const ga_comparison *cmp)
 	json_t *back;
 	json_error_t jerr;
 
-	CHECK(ga_report_text(devnull, a, &rules, &o) == 0);
+	human_reports(a, o);
 	o.color = 1;
 	o.width = 40;
 	o.recorded_label = "fuzz, recorded";

@@ -641,9 +641,9 @@ static void test_validate_names(void **state)
 	s = print_diags(&d);
 	path = ga_xasprintf("%s/typo.yaml", scratch);
 	expect = ga_xasprintf(
-	        "%s:2: error: rule 'typo': unknown name 'raito' in 'metrics.r2' (not a named "
+	        "%s:10:15: error: rule 'typo': unknown name 'raito' in 'metrics.r2' (not a named "
 	        "expression of the rule or the classifier; metric names contain '__')\n"
-	        "%s:2: error: rule 'typo': unknown name 'raito' in 'when' (not a named "
+	        "%s:11:21: error: rule 'typo': unknown name 'raito' in 'when' (not a named "
 	        "expression of the rule or the classifier; metric names contain '__')\n"
 	        "%s:2: error: rule 'typo': evidence 'ratoi' is neither a named expression of "
 	        "the rule or the classifier nor a metric name (metric names contain '__')\n",

@@ -764,6 +764,15 @@ static void test_field_errors(void **state)
 		          " \"duration_ns\": \"1ms\", \"values\": {}}"),
 		 "t.json: launches[3].duration_ns: expected a number"},
 		{LAUNCHES("{\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1],"
+		          " \"duration_ns\": -1, \"values\": {}}"),
+		 "t.json: launches[3].duration_ns: -1 is negative; expected a number >= 0"},
+		{LAUNCHES("{\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1],"
+		          " \"values\": {\"dram__bytes.sum\": -5}}"),
+		 "t.json: launches[3].values[\"dram__bytes.sum\"]: -5 is negative; a count is >= 0"},
+		{LAUNCHES("{\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1],"
+		          " \"occupancy\": {\"theoretical_pct\": -3}, \"values\": {}}"),
+		 "t.json: launches[3].occupancy.theoretical_pct: -3 is negative; expected a number >= 0"},
+		{LAUNCHES("{\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1],"
 		          " \"registers\": -1, \"values\": {}}"),
 		 "t.json: launches[3].registers: -1 is out of range (0 to 2147483647)"},
 		{LAUNCHES("{\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [1, 1, 1],"
