@@ -3,12 +3,12 @@
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
-#   steps: suite record demos demorun torch train ncu bench phases
+#   steps: suite faults record demos demorun torch train ncu bench phases
 #   (default: all but demorun and phases)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
 B=${1:?build directory}; shift
-STEPS=${*:-suite record demos torch ncu bench}
+STEPS=${*:-suite faults record demos torch ncu bench}
 OUT=${OUT:-/tmp/gpuadvise-out}
 R=$OUT/work
 mkdir -p "$R/recorded"
@@ -59,6 +59,11 @@ echo "status $? (expected 4)"; tail -4 "$R/nogpu.out"
 if has suite; then
 	step GPU suite
 	GPUADVISE=$GA BUILDDIR=$B timeout 400 tests/gpu/run.sh 2>&1 | tee "$R/gpu-suite.log"
+fi
+
+if has faults; then
+	step fault injection: signals at random points of live runs
+	GPUADVISE=$GA BUILDDIR=$B timeout 400 tests/gpu/faults.sh 2>&1 | tee "$R/gpu-faults.log"
 fi
 
 if has record; then
@@ -152,5 +157,5 @@ fi
 
 step pack
 tar -C "$R" -cJf "$OUT/results.tar.xz" .
-cp "$R/gpu-suite.log" "$OUT/" 2>/dev/null
+cp "$R/gpu-suite.log" "$R/gpu-faults.log" "$OUT/" 2>/dev/null
 ls -la "$OUT"
