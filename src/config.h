@@ -52,6 +52,7 @@ typedef struct {
 	const char *baseline;       /* --baseline FILE */
 	double regression_threshold;/* --regression-threshold, percent; < 0: not given (10) */
 	int fail_on_regression;     /* --fail-on regression */
+	int baseline_any_gpu;       /* --baseline-any-gpu: a baseline of another GPU is no error */
 } ga_config;
 
 /* Directory holding the running executable (malloc'd). */

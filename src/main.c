@@ -77,6 +77,8 @@ static void check_combination(struct argp_state *state, const ga_config *c)
 		           "--no-source");
 	if (c->fail_on_regression && !c->baseline)
 		argp_error(state, "--fail-on regression needs --baseline FILE");
+	if (c->baseline_any_gpu && !c->baseline)
+		argp_error(state, "--baseline-any-gpu needs --baseline FILE");
 	if (c->regression_threshold >= 0 && !c->baseline)
 		argp_error(state, "--regression-threshold needs --baseline FILE");
 }

@@ -61,6 +61,10 @@ int ga_report_json(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
+/* A JUnit document with one test case in error: what (a file name) could
+ * not be read, and why.  CI keeps a report even when the input was bad,
+ * instead of an empty file from a shell redirection.  0 or -1. */
+int ga_report_junit_error(FILE *out, const char *what, const char *message);
 
 /* The JSON report as a jansson json_t* (new reference), for callers that
  * combine several. */
