@@ -156,6 +156,8 @@ int ga_roof_axes(const ga_roofline *r, double *x0, double *x1, double *y0, doubl
  * most width columns (>= 60), appended to b.  Kernel i is drawn as the
  * character ga_roof_label(i). */
 void ga_roof_plot(ga_buf *b, const ga_roofline *r, size_t width);
+/* Whether some placed kernel is placed by its L2 or L1 intensity. */
+int ga_roof_placed_off_dram(const ga_roofline *r);
 /* The one-character label of kernel i: 'A'..'Z', 'a'..'z', or 0 beyond. */
 char ga_roof_label(size_t i);
 /* FLOP/s or bytes/s with an SI prefix and unit, three significant digits:
