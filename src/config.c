@@ -35,6 +35,26 @@ char *ga_exe_dir(void)
 	return ga_xstrdup(buf);
 }
 
+/* The install prefix, worked out from the executable's directory: that
+ * directory without the configured bindir ("bin"), so a moved install
+ * finds its files by the configured directories, relative to the prefix. */
+static char *exe_prefix(const char *exe)
+{
+	size_t n = strlen(exe), b = strlen(GA_BINDIR_REL);
+	if (n > b + 1 && strcmp(exe + n - b, GA_BINDIR_REL) == 0 && exe[n - b - 1] == '/')
+		return ga_xasprintf("%.*s", (int)(n - b - 1), exe);
+	return ga_xasprintf("%s/..", exe);
+}
+
+/* prefix/REL/gpuadvise/NAME, for the executable's prefix. */
+static char *installed(const char *exe, const char *rel, const char *name)
+{
+	char *prefix = exe_prefix(exe);
+	char *p = ga_xasprintf("%s/%s/gpuadvise/%s", prefix, rel, name);
+	free(prefix);
+	return p;
+}
+
 static int in_build_tree(const char *exe)
 {
 	char *p = ga_xasprintf("%s/build.ninja", exe);
@@ -67,7 +87,7 @@ char *ga_default_rules_dir(void)
 		c[0] = ga_xasprintf("%s/../rules", exe);
 		c[1] = ga_xstrdup(GA_SOURCE_ROOT "/rules");
 	}
-	c[2] = ga_xasprintf("%s/../share/gpuadvise/rules", exe);
+	c[2] = installed(exe, GA_DATADIR_REL, "rules");
 	c[3] = ga_xstrdup(GA_DATADIR "/rules");
 	free(exe);
 	return first_existing(1, c, 4);
@@ -97,7 +117,7 @@ char *ga_inject_path(void)
 	char *exe = ga_exe_dir();
 	char *c[3] = {0};
 	c[0] = ga_xasprintf("%s/libgpuadvise-inject.so", exe);
-	c[1] = ga_xasprintf("%s/../lib/gpuadvise/libgpuadvise-inject.so", exe);
+	c[1] = installed(exe, GA_LIBDIR_REL, "libgpuadvise-inject.so");
 	c[2] = ga_xstrdup(GA_PKGLIBDIR "/libgpuadvise-inject.so");
 	free(exe);
 	char *p = first_existing(0, c, 3);
@@ -114,7 +134,9 @@ char *ga_demo_program(const char *demo)
 	char *exe = ga_exe_dir();
 	char *c[3] = {0};
 	c[0] = ga_xasprintf("%s/kernels/gpuadvise-demo-%s", exe, demo);
-	c[1] = ga_xasprintf("%s/../libexec/gpuadvise/gpuadvise-demo-%s", exe, demo);
+	char *prog = ga_xasprintf("gpuadvise-demo-%s", demo);
+	c[1] = installed(exe, GA_LIBEXECDIR_REL, prog);
+	free(prog);
 	c[2] = ga_xasprintf(GA_LIBEXECDIR "/gpuadvise-demo-%s", demo);
 	free(exe);
 	return first_existing(0, c, 3);
@@ -131,7 +153,7 @@ char *ga_recorded_dir(void)
 		c[0] = ga_xasprintf("%s/../tests/fixtures/recorded", exe);
 		c[1] = ga_xstrdup(GA_SOURCE_ROOT "/tests/fixtures/recorded");
 	}
-	c[2] = ga_xasprintf("%s/../share/gpuadvise/recorded", exe);
+	c[2] = installed(exe, GA_DATADIR_REL, "recorded");
 	c[3] = ga_xstrdup(GA_DATADIR "/recorded");
 	free(exe);
 	return first_existing(1, c, 4);

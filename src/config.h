@@ -53,6 +53,8 @@ typedef struct {
 	const char *baseline;       /* --baseline FILE */
 	double regression_threshold;/* --regression-threshold, percent; < 0: not given (10) */
 	int fail_on_regression;     /* --fail-on regression */
+	int baseline_any_gpu;       /* --baseline-any-gpu: a baseline of another GPU is no error */
+	int print_paths;            /* --print-paths (hidden): where the files were found */
 } ga_config;
 
 /* Directory holding the running executable (malloc'd). */

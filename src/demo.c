@@ -398,7 +398,7 @@ typedef struct {
 	int ok;
 } summary_row;
 
-static int show_demo(const ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
+static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 {
 	variant_result *res = ga_xcalloc(r->n, sizeof(*res));
 	ga_analyze_opts ao = {.verbose = c->cfg->verbose};
@@ -416,6 +416,16 @@ static int show_demo(const ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *
 		res[i].ok = 1;
 		res[i].top = res[i].a.n_findings ? &res[i].a.findings[0] : NULL;
 		res[i].klass = res[i].a.n_groups ? res[i].a.groups[0].klass : GA_CLASS_NONE;
+	}
+	/* --fail-on reads the findings of the program as given: the slow
+	 * variant, whose report is step 1. */
+	if (ga_analysis_max_severity(&res[0].a) > c->worst_severity)
+		c->worst_severity = ga_analysis_max_severity(&res[0].a);
+	if (c->reporter) {
+		ga_report_opts fo = {.width = 80, .fail_on = c->fail_on};
+		if (c->reporter->write(out, &res[0].a, c->rules, &fo) != 0)
+			rc = 2;
+		goto out;
 	}
 
 	fprintf(out, "Demo %s: ", r->demo);
@@ -502,7 +512,7 @@ static int gpu_available(void)
 	return GA_HAVE_CUPTI && ga_probe_gpu(&err) == 0;
 }
 
-static int one_demo(const ga_demo_ctx *c, const char *name, FILE *out, summary_row *row,
+static int one_demo(ga_demo_ctx *c, const char *name, FILE *out, summary_row *row,
                     const char *export_path)
 {
 	demo_run r = {0};
@@ -525,7 +535,8 @@ static int one_demo(const ga_demo_ctx *c, const char *name, FILE *out, summary_r
 			goto out;
 		}
 	}
-	if (export_path && !r.recorded && save_recording(&r, export_path, &err) != 0) {
+	/* -o: the profiles shown, measured here or the recording read. */
+	if (export_path && save_recording(&r, export_path, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);
 		rc = 2;
 		goto out;
@@ -537,10 +548,10 @@ out:
 	return rc;
 }
 
-int ga_demo_main(const ga_demo_ctx *c)
+int ga_demo_main(ga_demo_ctx *c)
 {
 	const char *name = c->cfg->demo;
-	FILE *out = stdout;
+	FILE *out = c->out ? c->out : stdout;
 	char b1[32], b2[32], b3[32];
 
 	if (strcmp(name, "list") == 0) {

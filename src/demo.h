@@ -7,7 +7,10 @@
 
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "config.h"
+#include "report/report.h"
 #include "rules/rules.h"
 
 typedef struct {
@@ -18,10 +21,18 @@ typedef struct {
 	size_t n_metrics;
 	const char *source_when; /* the rules' trigger for source lines, see ga_plan */
 	int color;
+	/* The output options (src/cmd/demo.c checks how they combine): */
+	FILE *out;              /* stdout, or the --log-file buffer */
+	const ga_reporter *reporter; /* -f other than text: the slow variant's
+	                         * report in that format instead of the demo's
+	                         * text; NULL for the text */
+	ga_fail_mode fail_on;   /* for the JUnit report */
+	int worst_severity;     /* out: the highest severity among the slow
+	                         * variants' findings (-1: none), for --fail-on */
 } ga_demo_ctx;
 
-/* Returns the exit status. */
-int ga_demo_main(const ga_demo_ctx *c);
+/* Returns the exit status (before --fail-on, which the caller applies). */
+int ga_demo_main(ga_demo_ctx *c);
 
 #define GA_DEMO_FORMAT "gpuadvise-demo"
 

@@ -47,6 +47,18 @@ static const char doc[] =
 
 static const char args_doc[] = "PROGRAM [ARGS...]\n--import FILE\n--demo NAME|list|all";
 
+enum {
+	OPT_PRINT_PATHS = 1900,
+};
+
+/* A diagnostic, not in --help: the files this gpuadvise would use, as found
+ * from its own location (a moved install, a packaging check). */
+static const struct argp_option options[] = {
+	{"print-paths", OPT_PRINT_PATHS, 0, OPTION_HIDDEN, "Print the rules, injection "
+	 "library and recordings this gpuadvise finds, and exit", 0},
+	{0},
+};
+
 /* Each command's options, under its own heading in --help. */
 static const struct argp_child children[] = {
 	{&ga_cmd_profile_argp, 0, "Profiling a program (names as in Nsight Compute):", 1},
@@ -64,7 +76,7 @@ static void check_combination(struct argp_state *state, const ga_config *c)
 {
 	int modes = (c->app_argv != NULL) + (c->n_imports > 0) + (c->demo != NULL) +
 	            (c->check_rules != NULL);
-	int info = c->list_rules || c->explain || c->list_metrics;
+	int info = c->list_rules || c->explain || c->list_metrics || c->print_paths;
 
 	if (modes > 1)
 		argp_error(state, "give only one of PROGRAM, --import, --demo, --check-rules");
@@ -79,6 +91,8 @@ static void check_combination(struct argp_state *state, const ga_config *c)
 		           "--no-source");
 	if (c->fail_on_regression && !c->baseline)
 		argp_error(state, "--fail-on regression needs --baseline FILE");
+	if (c->baseline_any_gpu && !c->baseline)
+		argp_error(state, "--baseline-any-gpu needs --baseline FILE");
 	if (c->regression_threshold >= 0 && !c->baseline)
 		argp_error(state, "--regression-threshold needs --baseline FILE");
 }
@@ -91,6 +105,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		for (size_t i = 0; i < GA_ARRAY_LEN(children) - 1; i++)
 			state->child_inputs[i] = state->input;
 		break;
+	case OPT_PRINT_PATHS:
+		((ga_cmd_parse *)state->input)->cfg->print_paths = 1;
+		break;
 	case ARGP_KEY_END:
 		check_combination(state, ((ga_cmd_parse *)state->input)->cfg);
 		break;
@@ -100,7 +117,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
-static const struct argp argp = {NULL, parse_opt, args_doc, doc, children, NULL, NULL};
+static const struct argp argp = {options, parse_opt, args_doc, doc, children, NULL, NULL};
 
 int ga_cmd_exit_for_error(const ga_error *err)
 {
@@ -129,12 +146,30 @@ static void free_names(char **v, size_t n)
 	free(v);
 }
 
+static void print_path(const char *what, char *path)
+{
+	printf("%-9s %s\n", what, path ? path : "(not found)");
+	free(path);
+}
+
+/* --print-paths: what a live run, the rules and --demo would use. */
+static int print_paths(void)
+{
+	print_path("rules", ga_default_rules_dir());
+	print_path("inject", GA_HAVE_CUPTI ? ga_inject_path() : ga_xstrdup("(built without CUPTI)"));
+	print_path("recorded", ga_recorded_dir());
+	print_path("demo", ga_demo_program("matmul"));
+	return 0;
+}
+
 /* The command the options name, with the rules loaded; the status. */
 static int dispatch(const ga_config *cfg, ga_ruleset *rs)
 {
 	ga_profile base;
 	int rc;
 
+	if (cfg->print_paths)
+		return print_paths();
 	if (cfg->check_rules)
 		return ga_cmd_check_rules(cfg->check_rules);
 	rc = ga_cmd_load_rules(cfg, rs);

@@ -172,6 +172,7 @@ double ga_estimate_speedup(double estimate);
  * source ranking's cut-offs.  Each one's unit is in its name. */
 #define GA_CUT_LATENCY_LINE "latency_line_pct"
 #define GA_CUT_TENSOR_MIN "roofline_tensor_min_pct"
+#define GA_CUT_DRAM_MIN "roofline_dram_min_pct"
 #define GA_CUT_SOURCE_WASTE "source_min_waste_pct"
 #define GA_CUT_SOURCE_STALL "source_min_stall_pct"
 #define GA_CUT_BRANCH_DROP "source_branch_drop_lanes"

@@ -9,6 +9,8 @@
 #define M_TENSOR "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
 #define M_WARPS "sm__warps_active.avg.pct_of_peak_sustained_active"
 #define M_SM_CLOCK "sm__cycles_elapsed.avg.per_second"
+#define M_PIPE_FMA "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
+#define M_PIPE_FP64 "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active"
 #define SASS(op) "sm__sass_thread_inst_executed_op_" op "_pred_on.sum"
 
 /* What the roofline reads and the bundle a live run collects each in: the
@@ -18,7 +20,7 @@ static const char *const metric_names[] = {
 	SASS("fadd"), SASS("fmul"), SASS("ffma"),
 	SASS("dadd"), SASS("dmul"), SASS("dfma"),
 	SASS("hadd"), SASS("hmul"), SASS("hfma"),
-	M_TENSOR, M_WARPS, M_DURATION,
+	M_TENSOR, M_WARPS, M_DURATION, M_PIPE_FMA, M_PIPE_FP64,
 	"dram__bytes.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum",
 	"dram__bytes.sum.peak_sustained", "dram__cycles_elapsed.avg.per_second",
 	"lts__t_bytes.sum.peak_sustained", "lts__cycles_elapsed.avg.per_second",
@@ -169,6 +171,21 @@ static double tensor_rate(const ga_analysis *a, const ga_group *g, const ga_roof
 	return pct / 100.0 * pk->flops[GA_ROOF_TENSOR];
 }
 
+/* Without FLOP counts: FP32 and FP64 FLOP/s as the FMA and FP64 pipes'
+ * utilisation x their peaks, an upper bound (the FMA pipe also runs integer
+ * multiply-adds, and an FMA is counted as two FLOP); k->flops_estimated. */
+static void estimate_from_pipes(const ga_analysis *a, const ga_group *g,
+                                const ga_roof_peaks *pk, ga_roof_kernel *k)
+{
+	double fma = gval(a, g, M_PIPE_FMA), fp64 = gval(a, g, M_PIPE_FP64);
+	if (!isfinite(fma) || !isfinite(fp64) || !isfinite(pk->flops[GA_ROOF_FP32]) ||
+	    !isfinite(pk->flops[GA_ROOF_FP64]))
+		return;
+	k->flops[GA_ROOF_FP32] = fma / 100.0 * pk->flops[GA_ROOF_FP32];
+	k->flops[GA_ROOF_FP64] = fp64 / 100.0 * pk->flops[GA_ROOF_FP64];
+	k->flops_estimated = 1;
+}
+
 static void measure(const ga_analysis *a, const ga_group *g, const ga_roof_peaks *pk,
                     const ga_roof_cuts *cuts, ga_roof_kernel *k)
 {
@@ -178,8 +195,12 @@ static void measure(const ga_analysis *a, const ga_group *g, const ga_roof_peaks
 
 	k->flops_total = NAN;
 	k->prec = GA_ROOF_FP32;
-	for (int p = 0; p < GA_ROOF__PREC; p++) {
+	for (int p = 0; p < GA_ROOF__PREC; p++)
 		k->flops[p] = p == GA_ROOF_TENSOR ? tensor_rate(a, g, pk, cuts) : prec_rate(a, g, p, secs);
+	if (!isfinite(k->flops[GA_ROOF_FP32]) && !isfinite(k->flops[GA_ROOF_FP64]) &&
+	    !isfinite(k->flops[GA_ROOF_FP16]))
+		estimate_from_pipes(a, g, pk, k);
+	for (int p = 0; p < GA_ROOF__PREC; p++) {
 		if (!isfinite(k->flops[p]))
 			continue;
 		counted |= p != GA_ROOF_TENSOR;
@@ -196,17 +217,43 @@ static void measure(const ga_analysis *a, const ga_group *g, const ga_roof_peaks
 	}
 }
 
+/* The level that places the kernel: DRAM, unless its DRAM traffic is under
+ * the cut-off (or unknown), then L2 or L1, the one nearer its peak
+ * bandwidth; GA_ROOF__LEVELS when none moved a byte. */
+static ga_roof_level placing_level(const ga_roof_kernel *k, const ga_roof_peaks *pk,
+                                   const ga_roof_cuts *cuts)
+{
+	double dram = k->bytes[GA_ROOF_DRAM] / pk->bw[GA_ROOF_DRAM];
+	if (k->bytes[GA_ROOF_DRAM] > 0 && !(dram < cuts->dram_min_frac))
+		return GA_ROOF_DRAM;
+	ga_roof_level best = GA_ROOF__LEVELS;
+	double best_frac = 0;
+	for (int l = GA_ROOF_L2; l < GA_ROOF__LEVELS; l++) {
+		double f = k->bytes[l] / pk->bw[l];
+		if (isfinite(f) && f > best_frac) {
+			best_frac = f;
+			best = (ga_roof_level)l;
+		}
+	}
+	if (best == GA_ROOF__LEVELS && k->bytes[GA_ROOF_DRAM] > 0)
+		return GA_ROOF_DRAM;
+	return best;
+}
+
 /* Why a kernel cannot be placed, or NULL when it can. */
 static const char *unplaceable(const ga_roof_kernel *k, const ga_roof_peaks *pk)
 {
 	if (!isfinite(k->flops_total))
 		return "no FLOP counts in the profile";
 	if (k->flops_total <= 0)
-		return "no floating-point work counted (0 FLOP): left of every ridge, memory side "
-		       "by definition";
-	if (!(k->bytes[GA_ROOF_DRAM] > 0))
-		return "no DRAM traffic counted";
-	if (!isfinite(pk->bw[GA_ROOF_DRAM]) || !isfinite(pk->flops[k->prec]))
+		return k->flops_estimated
+		       ? "no FLOP counts, and idle FMA and FP64 pipes: left of every ridge, memory "
+		         "side by definition"
+		       : "no floating-point work counted (0 FLOP): left of every ridge, memory side "
+		         "by definition";
+	if (k->placed_by == GA_ROOF__LEVELS)
+		return "no memory traffic counted at DRAM, L2 or L1";
+	if (!isfinite(pk->bw[k->placed_by]) || !isfinite(pk->flops[k->prec]))
 		return "no peak known for this GPU";
 	return NULL;
 }
@@ -214,8 +261,9 @@ static const char *unplaceable(const ga_roof_kernel *k, const ga_roof_peaks *pk)
 /* The tightest roof at the kernel's intensities. */
 static void place(ga_roof_kernel *k, const ga_roof_peaks *pk)
 {
-	k->ridge = pk->ridge[k->prec];
-	k->verdict = k->intensity[GA_ROOF_DRAM] < k->ridge ? GA_ROOF_MEMORY : GA_ROOF_COMPUTE;
+	k->x_intensity = k->intensity[k->placed_by];
+	k->ridge = pk->flops[k->prec] / pk->bw[k->placed_by];
+	k->verdict = k->x_intensity < k->ridge ? GA_ROOF_MEMORY : GA_ROOF_COMPUTE;
 	k->attainable = pk->flops[k->prec];
 	k->binding = GA_ROOF_DRAM;
 	k->binding_is_compute = 1;
@@ -233,6 +281,7 @@ static void place(ga_roof_kernel *k, const ga_roof_peaks *pk)
 static void agree(ga_roof_kernel *k, ga_class klass, const ga_roof_cuts *cuts)
 {
 	const char *lv = ga_roof_level_name(k->binding);
+	const char *at = ga_roof_level_name(k->placed_by);
 	double pct = k->roof_frac * 100.0;
 
 	k->agrees = 1;
@@ -240,24 +289,24 @@ static void agree(ga_roof_kernel *k, ga_class klass, const ga_roof_cuts *cuts)
 	case GA_CLASS_COMPUTE:
 		if (k->verdict == GA_ROOF_MEMORY) {
 			k->agrees = 0;
-			k->reason = ga_xasprintf("class compute, but left of the DRAM ridge (%.3g < "
+			k->reason = ga_xasprintf("class compute, but left of the %s ridge (%.3g < "
 			        "%.3g FLOP/byte): the busy pipe is not the floating-point work counted "
 			        "here (integer, special functions, load/store), or tensor work is "
-			        "underestimated", k->intensity[GA_ROOF_DRAM], k->ridge);
+			        "underestimated", at, k->x_intensity, k->ridge);
 		}
 		break;
 	case GA_CLASS_MEMORY:
 		if (k->verdict == GA_ROOF_MEMORY)
 			break;
-		if (!k->binding_is_compute && k->binding != GA_ROOF_DRAM) {
-			k->reason = ga_xasprintf("right of the DRAM ridge, but the %s bandwidth roof "
-			        "binds (%.3g FLOP/byte at %s): memory bound at %s, not DRAM", lv,
-			        k->intensity[k->binding], lv, lv);
+		if (!k->binding_is_compute && k->binding != k->placed_by) {
+			k->reason = ga_xasprintf("right of the %s ridge, but the %s bandwidth roof "
+			        "binds (%.3g FLOP/byte at %s): memory bound at %s, not %s", at, lv,
+			        k->intensity[k->binding], lv, lv, at);
 		} else {
 			k->agrees = 0;
-			k->reason = ga_xasprintf("class memory, but right of the DRAM ridge and "
+			k->reason = ga_xasprintf("class memory, but right of the %s ridge and "
 			        "under no bandwidth roof: the busy memory unit is not moving bytes "
-			        "(bank conflicts, uncoalesced wavefronts, atomics)");
+			        "(bank conflicts, uncoalesced wavefronts, atomics)", at);
 		}
 		break;
 	case GA_CLASS_LATENCY:
@@ -305,7 +354,8 @@ void ga_roofline_compute(const ga_analysis *a, const ga_roof_cuts *cuts, ga_roof
 		ga_roof_kernel *k = &r->kernels[i];
 		measure(a, g, &r->peaks, cuts, k);
 		occupancy(a, g, k);
-		k->ridge = k->attainable = k->roof_frac = NAN;
+		k->ridge = k->attainable = k->roof_frac = k->x_intensity = NAN;
+		k->placed_by = placing_level(k, &r->peaks, cuts);
 		const char *why = unplaceable(k, &r->peaks);
 		if (why) {
 			k->verdict = GA_ROOF_NOT_PLACED;

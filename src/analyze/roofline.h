@@ -18,9 +18,19 @@
  * Each peak says where it came from.  Device peaks are the highest value
  * any kernel's counters show (clocks vary from kernel to kernel).
  *
- * The verdict follows the DRAM roofline: left of the ridge (intensity below
- * peak FLOP/s / DRAM bandwidth) is memory, right is compute.  It is set
- * against the kernel's class; where they differ the model says why.
+ * Where the SASS FLOP counts were not collected (a kernel measured with one
+ * metric set, --min-share), FP32 and FP64 FLOP/s are estimated as FMA-pipe
+ * and FP64-pipe utilisation x their peaks, as tensor work always is: an
+ * upper bound (the FMA pipe also runs integer multiply-adds), flagged.
+ *
+ * A kernel is placed by its DRAM intensity, unless it moves almost nothing
+ * through DRAM (under cuts->dram_min_frac of the DRAM peak bandwidth): then
+ * by its intensity at L2 or L1, whichever runs nearer its peak bandwidth, as
+ * in the hierarchical roofline (each level's intensity against that level's
+ * bandwidth roof, on the same axes).  The verdict follows that level's
+ * roofline: left of its ridge (peak FLOP/s / the level's bandwidth) is
+ * memory, right is compute.  It is set against the kernel's class; where
+ * they differ the model says why.
  *
  * The analysis computes it (analyze.h: ga_analysis.roofline); reporters
  * draw it (report.h: ga_roof_plot, the HTML chart). */
@@ -56,7 +66,10 @@ typedef struct {
 	ga_roof_prec prec;              /* the precision doing most of the work */
 	double bytes[GA_ROOF__LEVELS];  /* bytes/s moved at each level; NAN: missing */
 	double intensity[GA_ROOF__LEVELS];  /* FLOP/byte; NAN when not computable */
-	double ridge;                   /* peak FLOP/s of prec / DRAM bandwidth (FLOP/byte) */
+	int flops_estimated;            /* FP32/FP64 from pipe utilisation (no counts) */
+	ga_roof_level placed_by;        /* the level whose intensity places the kernel */
+	double x_intensity;             /* intensity[placed_by]: where it is drawn */
+	double ridge;                   /* peak FLOP/s of prec / placed_by's bandwidth */
 	double attainable;              /* the tightest roof at this kernel's intensities */
 	ga_roof_level binding;          /* the level whose roof is tightest */
 	int binding_is_compute;         /* 1: the flat roof binds, not a bandwidth */
@@ -81,6 +94,8 @@ typedef struct {
 	double latency_frac;      /* a latency-class kernel is far below the roofs under
 	                           * this fraction of its attainable FLOP/s */
 	double tensor_min_pct;    /* tensor-pipe utilisation below this is no tensor work */
+	double dram_min_frac;     /* DRAM traffic under this fraction of its peak: placed
+	                           * at L2 or L1 */
 } ga_roof_cuts;
 
 /* Fill r from a's groups (their values and classes; a must have a

@@ -29,6 +29,8 @@ int ga_cuts_read(const ga_ruleset *rs, ga_cuts *cuts, ga_error *err)
 	             100.0, &cuts->roof.latency_frac, err) ||
 	    read_cut(rs, GA_CUT_TENSOR_MIN, "the roofline's least tensor-pipe utilisation",
 	             1.0, &cuts->roof.tensor_min_pct, err) ||
+	    read_cut(rs, GA_CUT_DRAM_MIN, "the roofline's least DRAM traffic to place a kernel "
+	             "by its DRAM intensity", 100.0, &cuts->roof.dram_min_frac, err) ||
 	    read_cut(rs, GA_CUT_SOURCE_WASTE, "the source ranking's least share of a waste",
 	             100.0, &cuts->source.min_share, err) ||
 	    read_cut(rs, GA_CUT_SOURCE_STALL, "the source ranking's least share of stalls",

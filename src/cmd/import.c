@@ -6,11 +6,13 @@
 
 #include <float.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum {
 	OPT_IMPORT = 'i',
 	OPT_BASELINE = 1100,
 	OPT_REGRESSION_THRESHOLD,
+	OPT_BASELINE_ANY_GPU,
 };
 
 static const struct argp_option options[] = {
@@ -20,6 +22,9 @@ static const struct argp_option options[] = {
 	 "kernel by kernel: time, class, findings", 0},
 	{"regression-threshold", OPT_REGRESSION_THRESHOLD, "PCT", 0, "With --baseline: a kernel "
 	 "more than PCT percent slower is a regression (default 10)", 0},
+	{"baseline-any-gpu", OPT_BASELINE_ANY_GPU, 0, 0, "With --fail-on regression: accept a "
+	 "baseline recorded on another GPU, comparing classes and findings only (durations are "
+	 "not comparable); without it that is an error", 0},
 	{0},
 };
 
@@ -35,6 +40,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_BASELINE:
 		c->baseline = arg;
 		break;
+	case OPT_BASELINE_ANY_GPU:
+		c->baseline_any_gpu = 1;
+		break;
 	case OPT_REGRESSION_THRESHOLD:
 		c->regression_threshold = ga_cmd_parse_pct(state, "--regression-threshold", arg,
 		                                           DBL_MAX);
@@ -47,6 +55,31 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp ga_cmd_import_argp = {options, parse_opt, NULL, NULL, NULL, NULL, NULL};
 
+/* With -f junit, a file that cannot be read is still a JUnit document (one
+ * test case in error), on standard output or in --log-file: a CI job that
+ * redirects the report gets the reason, not an empty file. */
+static void junit_input_error(const ga_config *cfg, const char *what, const char *msg)
+{
+	ga_error err = {0};
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!cfg->format || strcmp(cfg->format, "junit") != 0)
+		return;
+	if (!cfg->log_file) {
+		ga_report_junit_error(stdout, what, msg);
+		return;
+	}
+	FILE *mem = open_memstream(&text, &len);
+	if (!mem)
+		return;
+	int rc = ga_report_junit_error(mem, what, msg);
+	if (fclose(mem) == 0 && rc == 0 &&
+	    ga_write_file_atomic(cfg->log_file, text, len, &err) != 0)
+		fprintf(stderr, "gpuadvise: %s\n", err.msg);
+	free(text);
+}
+
 int ga_cmd_load_baseline(const ga_config *cfg, ga_profile *base)
 {
 	ga_error err = {0};
@@ -55,6 +88,7 @@ int ga_cmd_load_baseline(const ga_config *cfg, ga_profile *base)
 	/* ga_profile_load reads reports too, parsing the file once. */
 	if (cfg->baseline && ga_profile_load(base, cfg->baseline, &err) != 0) {
 		fprintf(stderr, "gpuadvise: --baseline: %s\n", err.msg);
+		junit_input_error(cfg, cfg->baseline, err.msg);
 		return GA_EXIT_USAGE;
 	}
 	return 0;
@@ -72,6 +106,7 @@ int ga_cmd_import(const ga_config *cfg, const ga_ruleset *rs, const ga_profile *
 		ga_profile one;
 		if (ga_profile_load(&one, cfg->imports[i], &err) != 0) {
 			fprintf(stderr, "gpuadvise: %s\n", err.msg);
+			junit_input_error(cfg, cfg->imports[i], err.msg);
 			ga_profile_free(&one);
 			ga_profile_free(&p);
 			free(inputs);

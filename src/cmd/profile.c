@@ -157,8 +157,15 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 			goto out;
 		}
 		free(prog);
-		fprintf(stderr, "gpuadvise: this gpuadvise was built without CUPTI (live profiling "
-		        "is unavailable); use --import FILE to analyse a saved profile\n");
+		if (!GA_HAVE_CUPTI)
+			fprintf(stderr, "gpuadvise: this gpuadvise was built without CUPTI (live "
+			        "profiling is unavailable); use --import FILE to analyse a saved "
+			        "profile\n");
+		else
+			fprintf(stderr, "gpuadvise: the injection library libgpuadvise-inject.so "
+			        "was not found beside gpuadvise, in its install prefix (%s) or in "
+			        "%s; reinstall gpuadvise or set GPUADVISE_INJECT\n",
+			        GA_LIBDIR_REL "/gpuadvise", GA_PKGLIBDIR);
 		rc = GA_EXIT_PROFILING;
 		goto out;
 	}

@@ -145,6 +145,21 @@ int ga_cmd_use_color(const ga_config *cfg, FILE *out)
 	return isatty(fileno(out));
 }
 
+/* --fail-on regression against a baseline of another GPU: a CI gate that
+ * cannot compare durations would pass whatever happened, so it is an error
+ * unless --baseline-any-gpu accepts it. */
+static int other_gpu_error(const ga_config *cfg, const ga_comparison *cmp)
+{
+	char *b = ga_device_label(&cmp->base->profile->device);
+	char *n = ga_device_label(&cmp->cur->profile->device);
+	fprintf(stderr, "gpuadvise: --fail-on regression: the baseline %s was recorded on %s, "
+	        "this profile on %s; durations cannot be compared (--baseline-any-gpu compares "
+	        "classes and findings only)\n", cfg->baseline, b, n);
+	free(b);
+	free(n);
+	return GA_EXIT_USAGE;
+}
+
 /* Analyse and report one profile; returns the exit status for findings. */
 static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const ga_profile *p,
                               const ga_cmd_report_extra *x)
@@ -187,6 +202,10 @@ static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const 
 		};
 		ga_compare(&a, &ba, cfg->baseline, &co, &cmp);
 		have_base = 1;
+		if (cfg->fail_on_regression && !cmp.same_device && !cfg->baseline_any_gpu) {
+			rc = other_gpu_error(cfg, &cmp);
+			goto out;
+		}
 		/* Also on the terminal, whatever the report's format and file. */
 		char *warning = ga_baseline_warning(&cmp);
 		if (warning)

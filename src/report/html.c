@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SVG_W 900
+#define SVG_W 760
 #define SVG_H 540
 #define PAD_L 80
 #define PAD_R 80
@@ -34,11 +34,30 @@ static const char *kname(const ga_group *g)
 	return g->name ? g->name : g->mangled ? g->mangled : "?";
 }
 
-/* ---- the SVG chart --------------------------------------------------------- */
+/* ---- the SVG chart ---------------------------------------------------------
+ *
+ * Every text of the chart is placed so that none overlaps another: the
+ * reporter keeps the boxes it has used (from the font size, with a margin:
+ * it cannot measure), and moves a kernel's letter around its dot, further
+ * out with a leader line when the near places are taken.  Precisions with
+ * the same peak share one roof, named together.  tests/html/run.sh checks
+ * the layout in Chromium. */
+
+#define CHAR_W 0.62      /* em: a generous average glyph width */
+#define MAX_BOXES 512
 
 typedef struct {
 	double x0, x1, y0, y1;   /* decades */
 } axes;
+
+typedef struct {
+	double l, t, r, b;
+} box;
+
+typedef struct {
+	box v[MAX_BOXES];
+	size_t n;
+} boxes;
 
 static double sx(const axes *a, double v)
 {
@@ -50,97 +69,291 @@ static double sy(const axes *a, double v)
 	return PAD_T + (a->y1 - log10(v)) / (a->y1 - a->y0) * (SVG_H - PAD_T - PAD_B);
 }
 
-static void grid(ga_buf *b, const axes *a)
+/* The box of a text of n characters at font size px, anchored at x
+ * (start, middle or end: 0, 1, 2) on baseline y. */
+static box text_box(double x, double y, size_t n, double px, int anchor)
 {
-	char v[64];
-	for (int d = (int)a->x0; d <= (int)a->x1; d++) {
-		double x = sx(a, pow(10, d));
-		ga_buf_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
-		              "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x, PAD_T,
-		              x, SVG_H - PAD_B, x, SVG_H - PAD_B + 18, pow(10, d));
-	}
-	for (int d = (int)a->y0; d <= (int)a->y1; d++) {
-		double y = sy(a, pow(10, d));
-		ga_buf_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
-		              "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PAD_L, y,
-		              SVG_W - PAD_R, y, PAD_L - 6, y + 4,
-		              ga_fmt_rate(pow(10, d), "FLOP/s", v, sizeof(v)));
-	}
-	ga_buf_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">arithmetic intensity, "
-	              "FLOP/byte at DRAM</text>\n", (SVG_W + PAD_L - PAD_R) / 2, SVG_H - 12);
+	double w = (double)n * px * CHAR_W;
+	double l = anchor == 0 ? x : anchor == 1 ? x - w / 2 : x - w;
+	return (box){ l - 1, y - px, l + w + 1, y + px * 0.3 };
 }
 
-static void roofs(ga_buf *b, const ga_roofline *r, const axes *a)
+static int overlaps(const box *p, const box *q)
+{
+	return p->l < q->r && q->l < p->r && p->t < q->b && q->t < p->b;
+}
+
+static int is_free(const boxes *bs, const box *c)
+{
+	if (c->l < 0 || c->t < 0 || c->r > SVG_W || c->b > SVG_H)
+		return 0;
+	for (size_t i = 0; i < bs->n; i++)
+		if (overlaps(&bs->v[i], c))
+			return 0;
+	return 1;
+}
+
+static void take(boxes *bs, box c)
+{
+	if (bs->n < MAX_BOXES)
+		bs->v[bs->n++] = c;
+}
+
+static void grid(ga_buf *b, const axes *a, boxes *bs, int off_dram)
+{
+	char v[64];
+	for (int d = (int)ceil(a->x0); d <= (int)floor(a->x1); d++) {
+		double x = sx(a, pow(10, d));
+		snprintf(v, sizeof(v), "%g", pow(10, d));
+		ga_buf_printf(b, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>"
+		              "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", x, PAD_T,
+		              x, SVG_H - PAD_B, x, SVG_H - PAD_B + 18, v);
+		take(bs, text_box(x, SVG_H - PAD_B + 18, strlen(v), 12, 1));
+	}
+	for (int d = (int)ceil(a->y0); d <= (int)floor(a->y1); d++) {
+		double y = sy(a, pow(10, d));
+		ga_fmt_rate(pow(10, d), "FLOP/s", v, sizeof(v));
+		ga_buf_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>"
+		              "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n", PAD_L, y,
+		              SVG_W - PAD_R, y, PAD_L - 6, y + 4, v);
+		take(bs, text_box(PAD_L - 6, y + 4, strlen(v), 12, 2));
+	}
+	const char *title = off_dram ? "arithmetic intensity, FLOP/byte (at DRAM, or at the level "
+	                               "that placed the kernel)"
+	                             : "arithmetic intensity, FLOP/byte at DRAM";
+	ga_buf_printf(b, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+	              (SVG_W + PAD_L - PAD_R) / 2, SVG_H - 12, title);
+	take(bs, text_box((SVG_W + PAD_L - PAD_R) / 2.0, SVG_H - 12, strlen(title), 12, 1));
+}
+
+/* The precisions drawn with the same peak as p before it: its roof is
+ * theirs.  Returns 1 when p is the first of its peak. */
+static int first_of_peak(const ga_roofline *r, int p)
+{
+	for (int q = 0; q < p; q++)
+		if (ga_roof_prec_drawn(r, (ga_roof_prec)q) &&
+		    fabs(r->peaks.flops[q] - r->peaks.flops[p]) <= 1e-6 * r->peaks.flops[p])
+			return 0;
+	return 1;
+}
+
+/* "FP32/FP16": the drawn precisions with the peak of p. */
+static void roof_name(const ga_roofline *r, int p, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int q = p; q < GA_ROOF__PREC; q++)
+		if (ga_roof_prec_drawn(r, (ga_roof_prec)q) &&
+		    fabs(r->peaks.flops[q] - r->peaks.flops[p]) <= 1e-6 * r->peaks.flops[p])
+			snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", buf[0] ? "/" : "",
+			         ga_roof_prec_name((ga_roof_prec)q));
+}
+
+/* A text at (x, y), moved down in steps of a line until it is free. */
+static void free_text(ga_buf *b, boxes *bs, double x, double y, const char *cls,
+                      const char *text)
+{
+	box c = text_box(x, y, strlen(text), 12, 0);
+	for (int i = 0; i < 12 && !is_free(bs, &c); i++) {
+		y += 14;
+		c = text_box(x, y, strlen(text), 12, 0);
+	}
+	take(bs, c);
+	ga_buf_printf(b, "<text%s%s%s x=\"%.1f\" y=\"%.1f\">%s</text>\n", cls ? " class=\"" : "",
+	              cls ? cls : "", cls ? "\"" : "", x, y, text);
+}
+
+static void flat_roofs(ga_buf *b, const ga_roofline *r, const axes *a, boxes *bs)
+{
+	const ga_roof_peaks *pk = &r->peaks;
+	double xmax = pow(10, a->x1);
+	char v[64], name[64];
+	for (int p = 0; p < GA_ROOF__PREC; p++) {
+		if (!ga_roof_prec_drawn(r, (ga_roof_prec)p) || !first_of_peak(r, p))
+			continue;
+		double ridge = pk->ridge[p], y = sy(a, pk->flops[p]);
+		roof_name(r, p, name, sizeof(name));
+		ga_buf_printf(b, "<line class=\"roof\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		              "y2=\"%.1f\"/>\n", sx(a, ridge), y, sx(a, xmax), y);
+		free_text(b, bs, SVG_W - PAD_R + 4, y + 4, NULL, name);
+		ga_buf_printf(b, "<circle class=\"ridge\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>%s "
+		              "ridge at DRAM: %s FLOP/byte</title></circle>\n", sx(a, ridge), y, name,
+		              ga_fmt_value(ridge, v, sizeof(v)));
+	}
+}
+
+static void slopes(ga_buf *b, const ga_roofline *r, const axes *a, boxes *bs)
 {
 	const ga_roof_peaks *pk = &r->peaks;
 	double top = 0, xmax = pow(10, a->x1), xmin = pow(10, a->x0);
-	char v[64];
-	for (int p = 0; p < GA_ROOF__PREC; p++) {
-		if (!ga_roof_prec_drawn(r, (ga_roof_prec)p))
-			continue;
-		double ridge = pk->ridge[p];
-		top = fmax(top, pk->flops[p]);
-		ga_buf_printf(b, "<line class=\"roof\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-		              "y2=\"%.1f\"/><text x=\"%d\" y=\"%.1f\">%s</text>\n", sx(a, ridge),
-		              sy(a, pk->flops[p]), sx(a, xmax), sy(a, pk->flops[p]), SVG_W - PAD_R + 4,
-		              sy(a, pk->flops[p]) + 4, ga_roof_prec_name((ga_roof_prec)p));
-		ga_buf_printf(b, "<circle class=\"ridge\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>%s "
-		              "ridge at DRAM: %s FLOP/byte</title></circle>\n", sx(a, ridge),
-		              sy(a, pk->flops[p]), ga_roof_prec_name((ga_roof_prec)p),
-		              ga_fmt_value(ridge, v, sizeof(v)));
-	}
+	char v[64], text[96];
+	for (int p = 0; p < GA_ROOF__PREC; p++)
+		if (ga_roof_prec_drawn(r, (ga_roof_prec)p))
+			top = fmax(top, pk->flops[p]);
 	for (int l = 0; l < GA_ROOF__LEVELS; l++) {
 		if (!isfinite(pk->bw[l]))
 			continue;
 		/* from the left edge (or the bottom) up to the highest flat roof,
 		 * named at its lower end, where the slopes are furthest apart */
 		double xa = fmax(xmin, pow(10, a->y0) / pk->bw[l]), xb = fmin(xmax, top / pk->bw[l]);
+		if (xa >= xb)
+			continue;
 		ga_buf_printf(b, "<line class=\"slope\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-		              "y2=\"%.1f\"/><text class=\"slopelabel\" x=\"%.1f\" y=\"%.1f\">%s "
-		              "%s</text>\n", sx(a, xa), sy(a, xa * pk->bw[l]), sx(a, xb),
-		              sy(a, xb * pk->bw[l]), sx(a, xa) + 4, sy(a, xa * pk->bw[l]) - 6,
-		              ga_roof_level_name((ga_roof_level)l),
-		              ga_fmt_rate(pk->bw[l], "B/s", v, sizeof(v)));
+		              "y2=\"%.1f\"/>\n", sx(a, xa), sy(a, xa * pk->bw[l]), sx(a, xb),
+		              sy(a, xb * pk->bw[l]));
+		snprintf(text, sizeof(text), "%s %s", ga_roof_level_name((ga_roof_level)l),
+		         ga_fmt_rate(pk->bw[l], "B/s", v, sizeof(v)));
+		free_text(b, bs, sx(a, xa) + 4, sy(a, xa * pk->bw[l]) - 6, "slopelabel", text);
 	}
 }
 
-static void dots(ga_buf *b, const ga_analysis *an, const ga_roofline *r, const axes *a)
+/* Where kernel i's letter goes: beside its dot at (x, y), or further out
+ * (*lead set: draw a line to it). */
+static box place_label(const boxes *bs, double x, double y, double *lx, double *ly, int *lead)
 {
-	char v1[64], v2[64];
+	static const double dir[8][2] = { { 1, -1 }, { 1, 1 }, { -1, -1 }, { -1, 1 },
+	                                  { 0, -1.4 }, { 0, 1.4 }, { 1.4, 0 }, { -1.4, 0 } };
+	for (int ring = 1; ring <= 8; ring++)
+		for (int d = 0; d < 8; d++) {
+			double cx = x + dir[d][0] * 9 * ring, cy = y + dir[d][1] * 9 * ring;
+			/* the letter's box centred on (cx, cy) */
+			box c = text_box(cx - 4.5, cy + 5, 1, 14, 0);
+			if (is_free(bs, &c)) {
+				*lx = cx - 4.5;
+				*ly = cy + 5;
+				*lead = ring > 1;
+				return c;
+			}
+		}
+	*lx = x + 8;
+	*ly = y - 8;
+	*lead = 0;
+	return text_box(*lx, *ly, 1, 14, 0);
+}
+
+static void dot_title(ga_buf *b, const ga_analysis *an, const ga_roof_kernel *k, size_t i,
+                      char label)
+{
+	char v1[64], v2[64], v3[64];
+	ga_buf_printf(b, "<title>%c ", label);
+	esc(b, kname(&an->groups[i]));
+	ga_buf_printf(b, ": %s%s (mostly %s), %s FLOP/byte at %s, %s%% of the attainable, "
+	              "%s%% of GPU time; %s side", ga_fmt_rate(k->flops_total, "FLOP/s", v1,
+	              sizeof(v1)), k->flops_estimated ? ", estimated from pipe use" : "",
+	              ga_roof_prec_name(k->prec), ga_fmt_value(k->x_intensity, v2, sizeof(v2)),
+	              ga_roof_level_name(k->placed_by), ga_fmt_pct(k->roof_frac, 0, v3, sizeof(v3)),
+	              ga_fmt_pct(an->groups[i].share, 1, v1, sizeof(v1)),
+	              ga_roof_verdict_name(k->verdict));
+	ga_buf_puts(b, "</title>");
+}
+
+static void dots(ga_buf *b, const ga_analysis *an, const ga_roofline *r, const axes *a,
+                 boxes *bs)
+{
+	/* the dots first, so that no letter covers one */
+	for (size_t i = 0; i < r->n; i++) {
+		const ga_roof_kernel *k = &r->kernels[i];
+		if (k->verdict == GA_ROOF_NOT_PLACED || !ga_roof_label(i))
+			continue;
+		double x = sx(a, k->x_intensity), y = sy(a, k->flops_total);
+		take(bs, (box){ x - 6, y - 6, x + 6, y + 6 });
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		const ga_roof_kernel *k = &r->kernels[i];
+		char label = ga_roof_label(i);
+		double lx, ly;
+		int lead;
+		if (k->verdict == GA_ROOF_NOT_PLACED || !label)
+			continue;
+		double x = sx(a, k->x_intensity), y = sy(a, k->flops_total);
+		take(bs, place_label(bs, x, y, &lx, &ly, &lead));
+		ga_buf_printf(b, "<g class=\"k %s\" data-k=\"%c\">", ga_report_class(an->groups[i].klass),
+		              label);
+		if (lead)
+			ga_buf_printf(b, "<line class=\"lead\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			              "y2=\"%.1f\"/>", x, y, lx + 4.5, ly - 5);
+		ga_buf_printf(b, "<circle%s cx=\"%.1f\" cy=\"%.1f\" r=\"6\">",
+		              k->flops_estimated ? " class=\"est\"" : "", x, y);
+		dot_title(b, an, k, i, label);
+		ga_buf_printf(b, "</circle><text x=\"%.1f\" y=\"%.1f\">%c</text></g>\n", lx, ly, label);
+	}
+}
+
+/* Beside the chart: each letter in its class's colour, the kernel, its
+ * class and the level that placed it when not DRAM. */
+static void legend(ga_buf *b, const ga_analysis *an, const ga_roofline *r)
+{
+	ga_buf_puts(b, "<ol class=\"legend\">\n");
 	for (size_t i = 0; i < r->n; i++) {
 		const ga_roof_kernel *k = &r->kernels[i];
 		char label = ga_roof_label(i);
 		if (k->verdict == GA_ROOF_NOT_PLACED || !label)
 			continue;
-		double x = sx(a, k->intensity[GA_ROOF_DRAM]), y = sy(a, k->flops_total);
-		ga_buf_printf(b, "<g class=\"k %s\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/>"
-		              "<text x=\"%.1f\" y=\"%.1f\">%c</text><title>%c ",
-		              ga_roof_verdict_name(k->verdict), x, y, x + 8, y - 8, label, label);
-		esc(b, kname(&an->groups[i]));
-		ga_buf_printf(b, ": %s at %s FLOP/byte, %s side</title></g>\n",
-		              ga_fmt_rate(k->flops_total, "FLOP/s", v1, sizeof(v1)),
-		              ga_fmt_value(k->intensity[GA_ROOF_DRAM], v2, sizeof(v2)),
-		              ga_roof_verdict_name(k->verdict));
+		char *name = ga_short_name(kname(&an->groups[i]), 48);
+		ga_buf_printf(b, "<li><span class=\"sw %s\">%c</span> <code>",
+		              ga_report_class(an->groups[i].klass), label);
+		esc(b, name);
+		ga_buf_printf(b, "</code> %s%s</li>\n", ga_report_class(an->groups[i].klass),
+		              k->placed_by != GA_ROOF_DRAM ? k->placed_by == GA_ROOF_L2 ? ", at L2"
+		                                                                        : ", at L1"
+		                                           : "");
+		free(name);
 	}
+	ga_buf_puts(b, "</ol>\n");
+}
+
+/* The chart's extent in decades: the placed kernels and the drawn roofs'
+ * peaks and ridges, with a small margin, not rounded out to whole decades
+ * as the terminal chart's (ga_roof_axes) are.  -1 when nothing is placed. */
+static int html_axes(const ga_roofline *r, axes *a)
+{
+	double xl = INFINITY, xh = -INFINITY, yl = INFINITY, yh = -INFINITY;
+	for (size_t i = 0; i < r->n; i++) {
+		const ga_roof_kernel *k = &r->kernels[i];
+		if (k->verdict == GA_ROOF_NOT_PLACED || !(k->x_intensity > 0) ||
+		    !(k->flops_total > 0))
+			continue;
+		xl = fmin(xl, log10(k->x_intensity));
+		xh = fmax(xh, log10(k->x_intensity));
+		yl = fmin(yl, log10(k->flops_total));
+		yh = fmax(yh, log10(k->flops_total));
+	}
+	if (!isfinite(xl))
+		return -1;
+	for (int p = 0; p < GA_ROOF__PREC; p++)
+		if (ga_roof_prec_drawn(r, (ga_roof_prec)p)) {
+			xh = fmax(xh, log10(r->peaks.ridge[p]));
+			yh = fmax(yh, log10(r->peaks.flops[p]));
+		}
+	a->x0 = xl - 0.3;
+	a->x1 = xh + 0.3;
+	a->y0 = yl - 0.3;
+	a->y1 = yh + 0.15;
+	return 0;
 }
 
 static void chart(ga_buf *b, const ga_analysis *an, const ga_roofline *r)
 {
 	axes a;
+	boxes *bs = ga_xcalloc(1, sizeof(*bs));
 	char v[64];
 	ga_buf_puts(b, "<h2>Roofline</h2>\n");
-	if (ga_roof_axes(r, &a.x0, &a.x1, &a.y0, &a.y1) != 0) {
+	if (html_axes(r, &a) != 0) {
 		ga_buf_puts(b, "<p>No kernel could be placed: the profile lacks FLOP counts, bytes "
 		            "or peaks.</p>\n");
+		free(bs);
 		return;
 	}
-	ga_buf_printf(b, "<svg width=\"%d\" height=\"%d\" "
+	ga_buf_printf(b, "<div class=\"chart\"><svg width=\"%d\" height=\"%d\" "
 	              "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"roofline\">\n", SVG_W,
 	              SVG_H, SVG_W, SVG_H);
-	grid(b, &a);
-	roofs(b, r, &a);
-	dots(b, an, r, &a);
-	ga_buf_puts(b, "</svg>\n<p class=\"peaks\">Peaks:");
+	grid(b, &a, bs, ga_roof_placed_off_dram(r));
+	flat_roofs(b, r, &a, bs);
+	slopes(b, r, &a, bs);
+	dots(b, an, r, &a, bs);
+	free(bs);
+	ga_buf_puts(b, "</svg>\n");
+	legend(b, an, r);
+	ga_buf_puts(b, "</div>\n<p class=\"peaks\">Peaks:");
 	for (int p = 0; p < GA_ROOF__PREC; p++)
 		if (isfinite(r->peaks.flops[p]))
 			ga_buf_printf(b, " %s %s (%s);", ga_roof_prec_name((ga_roof_prec)p),
@@ -153,7 +366,9 @@ static void chart(ga_buf *b, const ga_analysis *an, const ga_roofline *r)
 			              ga_peak_source_name(r->peaks.bw_src[l]));
 	ga_buf_puts(b, " counters: recorded in the profile; table: gpuadvise's figures for this "
 	            "compute capability. Tensor work is estimated from tensor-pipe "
-	            "utilisation.</p>\n");
+	            "utilisation; a hollow dot's FP32 and FP64 work from FMA- and FP64-pipe "
+	            "utilisation (no FLOP counts in the profile: an upper bound). A kernel with "
+	            "almost no DRAM traffic is placed by its intensity at L2 or L1.</p>\n");
 }
 
 /* ---- findings and kernels -------------------------------------------------- */
@@ -190,20 +405,26 @@ static void findings(ga_buf *b, const ga_analysis *a)
 
 static void kernel_row(ga_buf *b, const ga_group *g, const ga_roof_kernel *k, size_t i)
 {
-	char v1[64], v2[64], v3[64];
+	/* one buffer per value printed by one call: the share and the
+	 * theoretical occupancy once shared one, which printed the share as
+	 * both ("98.4 % of 38.7 %") */
+	char share[64], time[64], achieved[64], theoretical[64], rate[64];
 	char label = k->verdict != GA_ROOF_NOT_PLACED ? ga_roof_label(i) : 0;
 	ga_buf_printf(b, "<tr><td>%c</td><td><code>", label ? label : '-');
 	esc(b, kname(g));
 	ga_buf_printf(b, "</code></td><td class=\"%s\">%s</td><td>%s%%</td><td>%s</td>"
-	              "<td>%s%% of %s%%", ga_report_class(g->klass), ga_report_class(g->klass),
-	              ga_fmt_pct(g->share, 1, v1, sizeof(v1)),
-	              ga_fmt_duration(g->total_ns, v2, sizeof(v2)),
-	              ga_fmt_value(k->occ_achieved_pct, v3, sizeof(v3)),
-	              ga_fmt_value(k->occ_theoretical_pct, v1, sizeof(v1)));
+	              "<td class=\"occ\">%s%% of %s%%", ga_report_class(g->klass),
+	              ga_report_class(g->klass), ga_fmt_pct(g->share, 1, share, sizeof(share)),
+	              ga_fmt_duration(g->total_ns, time, sizeof(time)),
+	              ga_fmt_value(k->occ_achieved_pct, achieved, sizeof(achieved)),
+	              ga_fmt_value(k->occ_theoretical_pct, theoretical, sizeof(theoretical)));
 	if (k->occ_limiter)
 		ga_buf_printf(b, " (%s)", k->occ_limiter);
-	ga_buf_printf(b, "</td><td>%s</td><td>%s</td><td>", ga_roof_verdict_name(k->verdict),
-	              ga_fmt_rate(k->flops_total, "FLOP/s", v2, sizeof(v2)));
+	ga_buf_printf(b, "</td><td>%s</td><td>%s</td><td>%s%s</td><td>",
+	              ga_roof_verdict_name(k->verdict),
+	              label ? ga_roof_level_name(k->placed_by) : "-",
+	              ga_fmt_rate(k->flops_total, "FLOP/s", rate, sizeof(rate)),
+	              k->flops_estimated && label ? " (estimated)" : "");
 	if (k->agrees == 0)
 		ga_buf_puts(b, "<b>disagrees:</b> ");
 	esc(b, k->reason ? k->reason : k->agrees == 1 ? "agrees" : "");
@@ -214,7 +435,8 @@ static void kernel_table(ga_buf *b, const ga_analysis *a, const ga_roofline *r)
 {
 	ga_buf_puts(b, "<h2>Kernels</h2>\n<table>\n<tr><th></th><th>kernel</th><th>class</th>"
 	            "<th>share</th><th>GPU time</th><th>occupancy (achieved of theoretical, "
-	            "limiter)</th><th>roofline</th><th>FLOP/s</th><th>roofline vs class</th>"
+	            "limiter)</th><th>roofline</th><th>placed by</th><th>FLOP/s</th>"
+	            "<th>roofline vs class</th>"
 	            "</tr>\n");
 	for (size_t i = 0; i < a->n_groups && i < r->n; i++)
 		kernel_row(b, &a->groups[i], &r->kernels[i], i);
@@ -222,16 +444,30 @@ static void kernel_table(ga_buf *b, const ga_analysis *a, const ga_roofline *r)
 }
 
 static const char css[] =
-	"body{font-family:sans-serif;margin:2em;color:#222;max-width:1100px}"
+	"body{font-family:sans-serif;margin:2em;color:#222;max-width:1400px}"
 	"code{font-size:90%}table{border-collapse:collapse}"
 	"td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
-	"svg{background:#fff;border:1px solid #ccc}svg text{font-size:12px;fill:#333}"
+	".chart{display:flex;gap:1em;align-items:flex-start}"
+	"svg{background:#fff;border:1px solid #ccc;flex:none}svg text{font-size:12px;fill:#333}"
+	".legend{list-style:none;padding:0;margin:0;font-size:12px;max-height:540px;"
+	"overflow-y:auto}.legend li{margin:0 0 2px}"
+	".sw{display:inline-block;width:1.4em;text-align:center;color:#fff;font-weight:bold;"
+	"background:#777}.sw.memory{background:#2c6fbb}.sw.compute{background:#c0392b}"
+	".sw.latency{background:#8e44ad}.sw.divergence{background:#d35400}"
 	".grid{stroke:#eee}.roof{stroke:#c0392b;stroke-width:2}"
 	".slope{stroke:#2c6fbb;stroke-width:2}.slopelabel{fill:#2c6fbb}"
 	".ridge{fill:#c0392b}.k circle{stroke:#000}.k.memory circle{fill:#2c6fbb}"
-	".k.compute circle{fill:#c0392b}.k text{font-weight:bold;font-size:14px}"
+	".k.compute circle{fill:#c0392b}.k.latency circle{fill:#8e44ad}"
+	".k.divergence circle{fill:#d35400}.k circle{fill:#777}"
+	".k text{font-weight:bold;font-size:14px}"
 	".banner{border:2px solid #b8860b;padding:.5em;background:#fff8e1}"
-	"td.compute{color:#c0392b}td.memory{color:#2c6fbb}";
+	"td.compute{color:#c0392b}td.memory{color:#2c6fbb}td.latency{color:#8e44ad}"
+	"td.divergence{color:#d35400}"
+	/* after the class colours: an estimated dot is hollow, ringed in its
+	 * class's colour */
+	".lead{stroke:#999}.k circle.est{fill:#fff;stroke-width:2}"
+	".k.memory circle.est{stroke:#2c6fbb}.k.compute circle.est{stroke:#c0392b}"
+	".k.latency circle.est{stroke:#8e44ad}.k.divergence circle.est{stroke:#d35400}";
 
 int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o)
 {

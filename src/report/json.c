@@ -101,6 +101,9 @@ static json_t *roof_kernel_json(const ga_roof_kernel *k)
 	                                           : json_null());
 	json_object_set_new(o, "bytes_per_s", per_level(k->bytes));
 	json_object_set_new(o, "intensity", per_level(k->intensity));
+	json_object_set_new(o, "placed_by", placed ? json_string(ga_roof_level_name(k->placed_by))
+	                                           : json_null());
+	json_object_set_new(o, "flops_estimated", json_boolean(k->flops_estimated));
 	json_object_set_new(o, "ridge", num(k->ridge));
 	json_object_set_new(o, "attainable_flops_per_s", num(k->attainable));
 	json_object_set_new(o, "binding_roof", !placed ? json_null()

@@ -1,14 +1,17 @@
 /* junit.c: the report as JUnit XML, for the test-report views of CI systems.
  *
  * <testsuites> holds one <testsuite> named after the GPU, and that one
- * <testcase> per kernel: classname "gpuadvise.<class>", name the demangled
- * kernel name (with its process and launch shape added when two kernels
- * share a name), time its GPU time in seconds.  A test case fails when:
+ * <testcase> per kernel: classname "gpuadvise.kernel", name the demangled
+ * kernel name (with its launch shape, then its process's number, added when
+ * two kernels share a name), time its GPU time in seconds.  Neither holds
+ * the kernel's class or a pid: CI systems (Jenkins) keep a test's history by
+ * classname and name, and those change between runs.  A test case fails
+ * exactly when gpuadvise exits 1 because of that kernel:
  *   --fail-on low|medium|high: the kernel has a finding of that severity or
- *     higher;
+ *     higher; the failure's type is the highest such severity;
  *   --fail-on regression: the kernel regressed against the baseline (slower
  *     than the threshold, or a new finding at or above high severity);
- *   no --fail-on: the kernel has a finding of high severity.
+ *   no --fail-on: never; the findings are in each test case's <system-out>.
  * The failure names the findings (titles, rule ids) and gives their fixes.
  * Suite properties name the GPU, the --fail-on mode and the baseline; a
  * baseline from another GPU is also stated in the suite's <system-err>.
@@ -131,6 +134,9 @@ static int fails_by_severity(const ga_analysis *a, const ga_group *g, int sev)
 
 static int kernel_fails(const ga_analysis *a, size_t gi, const ga_report_opts *o)
 {
+	/* Without --fail-on the exit status is 0: no test case fails either. */
+	if (o->fail_on == GA_FAIL_DEFAULT)
+		return 0;
 	if (o->fail_on == GA_FAIL_REGRESSION) {
 		const ga_kernel_change *k = ga_comparison_for_group(o->baseline, gi);
 		return k && k->regression;
@@ -183,16 +189,18 @@ static void failure(ga_buf *b, const ga_analysis *a, size_t gi, const ga_report_
 			finding_text(&text, f->rule, a->findings[f->finding].estimate);
 		}
 	} else {
-		int sev = ga_fail_severity(o->fail_on);
-		type = ga_severity_name((ga_severity)sev);
+		int sev = ga_fail_severity(o->fail_on), worst = sev;
 		for (size_t i = 0; i < g->n_findings; i++) {
 			const ga_finding *f = &a->findings[g->findings[i]];
 			if (!f->rule || (int)f->rule->severity < sev)
 				continue;
+			if ((int)f->rule->severity > worst)
+				worst = (int)f->rule->severity;
 			ga_buf_printf(&msg, "%s%s", msg.len ? "; " : "",
 			              f->rule->title ? f->rule->title : f->rule->id);
 			finding_text(&text, f->rule, f->estimate);
 		}
+		type = ga_severity_name((ga_severity)worst);
 	}
 	ga_buf_puts(b, "      <failure");
 	attr(b, "message", msg.s ? msg.s : "");
@@ -239,6 +247,45 @@ static void system_out(ga_buf *b, const ga_analysis *a, size_t gi, const ga_repo
 	ga_buf_free(&t);
 }
 
+static int same_shape(const ga_group *x, const ga_group *y)
+{
+	return memcmp(x->grid, y->grid, sizeof(x->grid)) == 0 &&
+	       memcmp(x->block, y->block, sizeof(x->block)) == 0;
+}
+
+/* 1-based number of the process of pid, in the order of first launch. */
+static size_t process_number(const ga_analysis *a, int pid)
+{
+	for (size_t i = 0; i < a->n_processes; i++)
+		if (a->processes[i].pid == pid)
+			return i + 1;
+	return 0;
+}
+
+/* The kernel's name, with its launch shape when another kernel has the
+ * same name, and its process's number when that does not tell them apart
+ * either: stable across runs, unlike a pid. */
+static char *testcase_name(const ga_analysis *a, size_t gi)
+{
+	const ga_group *g = &a->groups[gi];
+	int dup = 0, dup_shape = 0;
+	for (size_t j = 0; j < a->n_groups; j++) {
+		if (j == gi || strcmp(group_name(&a->groups[j]), group_name(g)) != 0)
+			continue;
+		dup = 1;
+		dup_shape |= same_shape(&a->groups[j], g);
+	}
+	if (!dup)
+		return ga_xstrdup(group_name(g));
+	char *shape = ga_xasprintf("grid %ux%ux%u, block %ux%ux%u", g->grid[0], g->grid[1],
+	                           g->grid[2], g->block[0], g->block[1], g->block[2]);
+	char *name = dup_shape ? ga_xasprintf("%s [%s, process %zu]", group_name(g), shape,
+	                                      process_number(a, g->pid))
+	                       : ga_xasprintf("%s [%s]", group_name(g), shape);
+	free(shape);
+	return name;
+}
+
 static const char *fail_on_name(ga_fail_mode m)
 {
 	switch (m) {
@@ -246,7 +293,7 @@ static const char *fail_on_name(ga_fail_mode m)
 	case GA_FAIL_MEDIUM: return "medium";
 	case GA_FAIL_HIGH: return "high";
 	case GA_FAIL_REGRESSION: return "regression";
-	default: return "high (default)";
+	default: return "none";
 	}
 }
 
@@ -297,16 +344,9 @@ int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		const ga_group *g = &a->groups[gi];
-		int dup = 0;
-		for (size_t j = 0; j < a->n_groups && !dup; j++)
-			dup = j != gi && strcmp(group_name(&a->groups[j]), group_name(g)) == 0;
-		char *name = dup ? ga_xasprintf("%s [pid %d, grid %ux%ux%u, block %ux%ux%u]",
-		                                group_name(g), g->pid, g->grid[0], g->grid[1],
-		                                g->grid[2], g->block[0], g->block[1], g->block[2])
-		                 : ga_xstrdup(group_name(g));
-		char *cls = ga_xasprintf("gpuadvise.%s", ga_report_class(g->klass));
+		char *name = testcase_name(a, gi);
 		ga_buf_puts(&b, "    <testcase");
-		attr(&b, "classname", cls);
+		attr(&b, "classname", "gpuadvise.kernel");
 		attr(&b, "name", name);
 		ga_buf_printf(&b, " time=\"%.6f\">\n", seconds(g->total_ns));
 		if (fails[gi])
@@ -314,7 +354,6 @@ int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		system_out(&b, a, gi, o);
 		ga_buf_puts(&b, "    </testcase>\n");
 		free(name);
-		free(cls);
 	}
 	if (warning) {
 		ga_buf_puts(&b, "    <system-err>DIFFERENT GPU: ");
@@ -331,6 +370,24 @@ int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 	free(dev);
 	free(suite);
 	free(fails);
+	ga_buf_free(&b);
+	return rc;
+}
+
+int ga_report_junit_error(FILE *out, const char *what, const char *message)
+{
+	ga_buf b = { 0 };
+	ga_buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	ga_buf_puts(&b, "<testsuites name=\"gpuadvise\" tests=\"1\" failures=\"0\" "
+	            "errors=\"1\" time=\"0\">\n");
+	ga_buf_puts(&b, "  <testsuite name=\"gpuadvise\" tests=\"1\" failures=\"0\" errors=\"1\" "
+	            "skipped=\"0\" time=\"0\">\n");
+	ga_buf_puts(&b, "    <testcase classname=\"gpuadvise.input\"");
+	attr(&b, "name", what);
+	ga_buf_puts(&b, " time=\"0\">\n      <error");
+	attr(&b, "message", message);
+	ga_buf_puts(&b, " type=\"input\"/>\n    </testcase>\n  </testsuite>\n</testsuites>\n");
+	int rc = fwrite(b.s, 1, b.len, out) == b.len && fflush(out) == 0 ? 0 : -1;
 	ga_buf_free(&b);
 	return rc;
 }

@@ -68,6 +68,10 @@ int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 int ga_report_sarif(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 /* The SARIF log as a jansson json_t* (new reference). */
 void *ga_report_sarif_value(const ga_analysis *a, const ga_report_opts *o);
+/* A JUnit document with one test case in error: what (a file name) could
+ * not be read, and why.  CI keeps a report even when the input was bad,
+ * instead of an empty file from a shell redirection.  0 or -1. */
+int ga_report_junit_error(FILE *out, const char *what, const char *message);
 
 /* The JSON report as a jansson json_t* (new reference), for callers that
  * combine several. */
@@ -172,6 +176,8 @@ int ga_roof_axes(const ga_roofline *r, double *x0, double *x1, double *y0, doubl
  * most width columns (>= 60), appended to b.  Kernel i is drawn as the
  * character ga_roof_label(i). */
 void ga_roof_plot(ga_buf *b, const ga_roofline *r, size_t width);
+/* Whether some placed kernel is placed by its L2 or L1 intensity. */
+int ga_roof_placed_off_dram(const ga_roofline *r);
 /* The one-character label of kernel i: 'A'..'Z', 'a'..'z', or 0 beyond. */
 char ga_roof_label(size_t i);
 /* FLOP/s or bytes/s with an SI prefix and unit, three significant digits:

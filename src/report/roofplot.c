@@ -118,7 +118,7 @@ static void kernels(plot *p, const ga_roofline *r)
 		char label = ga_roof_label(i);
 		if (k->verdict == GA_ROOF_NOT_PLACED || !label)
 			continue;
-		long x = px_x(p, log10(k->intensity[GA_ROOF_DRAM]));
+		long x = px_x(p, log10(k->x_intensity));
 		long y = px_y(p, log10(k->flops_total));
 		if (x < 0 || y < 0)
 			continue;
@@ -187,7 +187,7 @@ static void emit_rows(ga_buf *b, const plot *p)
 	}
 }
 
-static void emit_x_axis(ga_buf *b, const plot *p)
+static void emit_x_axis(ga_buf *b, const plot *p, const ga_roofline *r)
 {
 	char ticks[MAX_COLS + 1], line[MAX_COLS + MARGIN + 16], lab[16];
 	memset(ticks, 0, sizeof(ticks));
@@ -211,8 +211,8 @@ static void emit_x_axis(ga_buf *b, const plot *p)
 	for (size_t c = 0; c < p->w; c++)
 		put_cp(b, ticks[c] ? 0x252cu : 0x2500u); /* ┬ ─ */
 	ga_buf_putc(b, '\n');
-	ga_buf_printf(b, "%.*s\n%*sarithmetic intensity, FLOP/byte at DRAM\n", (int)end, line,
-	              MARGIN, "");
+	ga_buf_printf(b, "%.*s\n%*sarithmetic intensity, FLOP/byte at DRAM%s\n", (int)end, line,
+	              MARGIN, "", ga_roof_placed_off_dram(r) ? " (or as placed)" : "");
 }
 
 void ga_roof_plot(ga_buf *b, const ga_roofline *r, size_t width)
@@ -229,7 +229,7 @@ void ga_roof_plot(ga_buf *b, const ga_roofline *r, size_t width)
 	kernels(p, r);
 	ga_buf_puts(b, "FLOP/s\n");
 	emit_rows(b, p);
-	emit_x_axis(b, p);
+	emit_x_axis(b, p, r);
 	free(p);
 }
 
@@ -283,7 +283,7 @@ int ga_roof_axes(const ga_roofline *r, double *x0, double *x1, double *y0, doubl
 		const ga_roof_kernel *k = &r->kernels[i];
 		if (k->verdict == GA_ROOF_NOT_PLACED)
 			continue;
-		widen(&xl, &xh, k->intensity[GA_ROOF_DRAM]);
+		widen(&xl, &xh, k->x_intensity);
 		widen(&yl, &yh, k->flops_total);
 	}
 	for (int p = 0; p < GA_ROOF__PREC; p++)
@@ -295,6 +295,15 @@ int ga_roof_axes(const ga_roofline *r, double *x0, double *x1, double *y0, doubl
 	*x1 = ceil(xh + 0.5);
 	*y0 = floor(yl - 0.5);
 	*y1 = ceil(yh + 0.2);
+	return 0;
+}
+
+int ga_roof_placed_off_dram(const ga_roofline *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->kernels[i].verdict != GA_ROOF_NOT_PLACED &&
+		    r->kernels[i].placed_by != GA_ROOF_DRAM)
+			return 1;
 	return 0;
 }
 

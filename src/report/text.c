@@ -648,12 +648,14 @@ static void roof_kernel(tctx *t, const ga_group *g, const ga_roof_kernel *k, cha
 	if (k->verdict == GA_ROOF_NOT_PLACED) {
 		ga_buf_printf(&s, "not placed: %s", k->reason);
 	} else {
-		ga_buf_printf(&s, "%s (mostly %s%s) at %s FLOP/byte at DRAM: %s side, %s%% of the "
+		ga_buf_printf(&s, "%s (mostly %s%s) at %s FLOP/byte at %s: %s side, %s%% of the "
 		              "%s roof; %s",
 		              nb((char *)ga_fmt_rate(k->flops_total, "FLOP/s", b1, sizeof(b1))),
 		              ga_roof_prec_name(k->prec),
-		              k->prec == GA_ROOF_TENSOR ? ", estimated" : "",
-		              ga_fmt_value(k->intensity[GA_ROOF_DRAM], b2, sizeof(b2)),
+		              k->prec == GA_ROOF_TENSOR ? ", estimated"
+		              : k->flops_estimated ? ", estimated from pipe use" : "",
+		              ga_fmt_value(k->x_intensity, b2, sizeof(b2)),
+		              ga_roof_level_name(k->placed_by),
 		              ga_roof_verdict_name(k->verdict), ga_fmt_pct(k->roof_frac, 0, b3,
 		              sizeof(b3)), k->binding_is_compute ? ga_roof_prec_name(k->prec)
 		                                                 : ga_roof_level_name(k->binding),

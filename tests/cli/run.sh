@@ -597,7 +597,9 @@ cases_baseline() {
 0 out '^  tiny_add_v0\(…\): mean 1\.72 us per launch$'   --import $ALL --baseline $BASE/renamed.json
 0 out '^  fma_loop\(float\*, float, int\): mean 589 us'  --import $ALL --baseline $BASE/renamed.json
 0 out '^  matched by name only, grid 64x512x1 -> 128x1024x1$' --import $ALL --baseline $BASE/renamed.json
-0 out '^\| DIFFERENT GPU: The baseline was recorded on another GPU' --import $ALL --baseline $BASE/other-gpu.json --fail-on regression
+0 out '^\| DIFFERENT GPU: The baseline was recorded on another GPU' --import $ALL --baseline $BASE/other-gpu.json --fail-on regression --baseline-any-gpu
+2 err 'regression: the baseline tests/fixtures/baseline/other-gpu\.json was recorded on NVIDIA H100 80GB HBM3 \(GH100\), this profile on NVIDIA H200 \(GH100\)' --import $ALL --baseline $BASE/other-gpu.json --fail-on regression
+2 err '--baseline-any-gpu needs --baseline'               --baseline-any-gpu --import $ALL
 0 err 'warning: The baseline was recorded on another GPU, NVIDIA H100 80GB HBM3' --import $ALL --baseline $BASE/other-gpu.json -f junit
 0 out 'Only in this run: `fma_loop'                     --import $ALL --baseline $BASE/renamed.json -f markdown
 0 out '^> \*\*Warning: different GPU\.\*\*'              --import $ALL --baseline $BASE/other-gpu.json -f markdown
@@ -612,7 +614,8 @@ cases_baseline() {
 2 err "--regression-threshold expects a percentage .*not '-5'" --regression-threshold -5 --baseline $ALL --import $ALL
 2 err '--baseline compares a profile: give PROGRAM or --import' --baseline $ALL --demo matmul
 2 err "unknown format 'xml' \(text, json, markdown, junit, html, sarif\)" -f xml --import $ALL
-0 out '^<testsuites name="gpuadvise" tests="9" failures="3"' -f junit --import $ALL
+0 out '^<testsuites name="gpuadvise" tests="9" failures="0"' -f junit --import $ALL
+1 out '^<testsuites name="gpuadvise" tests="9" failures="3"' -f junit --fail-on high --import $ALL
 2 err "-o 'x%q\{GA_NO_SUCH_VARIABLE_FOR_TEST\}\.json': environment variable GA_NO_SUCH_VARIABLE_FOR_TEST is not set" -o x%q{GA_NO_SUCH_VARIABLE_FOR_TEST}.json --import $ALL
 2 err "--log-file 'r%y\.txt': unknown '%y'"              --log-file r%y.txt --import $ALL
 0 out '^Processes$'                                      --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
@@ -801,7 +804,7 @@ if t["match"] != "name" or t["baseline_grid"] != [64, 512, 1]: bad.append("trans
 if any(k["match"] != "shape" for k in b["kernels"] if k is not t): bad.append("others by shape")
 print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
-run -f json --import "$ALL" --baseline "$BASE/other-gpu.json" --fail-on regression
+run -f json --import "$ALL" --baseline "$BASE/other-gpu.json" --fail-on regression --baseline-any-gpu
 json_check "--baseline other-gpu -f json -> $rc: flagged, durations not compared" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))["baseline"]
@@ -867,8 +870,10 @@ else
 fi
 
 # JUnit: well-formed XML; failing test cases are exactly the kernels with a
-# finding at or above the --fail-on severity (high by default), or the
-# regressing kernels with --fail-on regression.
+# finding at or above the --fail-on severity (none without --fail-on, as the
+# exit status is 0 then), or the regressing kernels with --fail-on
+# regression; a failure's type is its highest severity; the classname never
+# holds the kernel's class.
 run -f json --import "$ALL"
 cp "$T/out" "$T/all.json"
 junit_check() {
@@ -894,11 +899,16 @@ failing = {c.get("name") for c in cases if c.find("failure") is not None}
 if failing != expect: bad.append(f"failing {sorted(failing)} != {sorted(expect)}")
 for c in cases:
     k = [k for k in report["kernels"] if k["name"] == c.get("name")]
-    if len(k) != 1 or c.get("classname") != "gpuadvise." + (k[0]["class"] or "unclassified"):
+    if len(k) != 1 or c.get("classname") != "gpuadvise.kernel":
         bad.append(f"classname of {c.get('name')}")
     f = c.find("failure")
     if f is not None and ("Fix:" not in (f.text or "") and want in order):
         bad.append(f"no fix in the failure of {c.get('name')}")
+    if f is not None and want in order:
+        top = max((report["findings"][i]["severity"] for i in k[0]["findings"]),
+                  key=order.get)
+        if f.get("type") != top:
+            bad.append(f"failure type {f.get('type')} of {c.get('name')}, want {top}")
 n_fail = sum(1 for c in cases if c.find("failure") is not None)
 for s in suites + [root]:
     if int(s.get("failures")) != n_fail or int(s.get("tests")) != len(cases):
@@ -912,8 +922,11 @@ PY
 		sed 's/^/#   /' "$T/diff"
 	fi
 }
+: >"$T/want-none"
 run -f junit --import "$ALL"
-junit_check "-f junit -> $rc: well-formed, failing exactly the kernels with high findings" high
+junit_check "-f junit -> $rc: well-formed, no failure without --fail-on" "$T/want-none"
+run -f junit --fail-on high --import "$ALL"
+junit_check "-f junit --fail-on high -> $rc: failing exactly the kernels with high findings" high
 run -f junit --fail-on medium --import "$ALL"
 junit_check "-f junit --fail-on medium -> $rc: failing the kernels with medium or high findings" medium
 printf '%s\n' 'matmul_naive(float const*, float const*, float*, int)' >"$T/want-fail"
@@ -921,7 +934,6 @@ run -f junit --fail-on regression --import "$ALL" --baseline "$BASE/matmul-faste
 junit_check "-f junit --fail-on regression -> $rc: failing only the slower kernel" "$T/want-fail"
 grep -q '<failure message="25.0% slower than the baseline" type="regression">' "$T/out" ||
 	not_ok "-f junit --fail-on regression: failure message"
-: >"$T/want-none"
 run -f junit --fail-on regression --import "$ALL" --baseline "$ALL"
 junit_check "-f junit --fail-on regression, identical baseline -> $rc: nothing fails" "$T/want-none"
 

@@ -188,6 +188,22 @@ for d in "$BUILDDIR"/kernels/gpuadvise-demo-*; do
 	fi
 done
 
+# 3c'. A live demo honours the output options (issue 22, item 3): the slow
+# variant's JSON report in --log-file, --fail-on on its findings, -o the
+# recording of the variants just measured, which shows again without a GPU
+# (GPUADVISE_RECORDED_DIR).
+mkdir -p "$T/rec"
+"$GA" --demo matmul -f json --log-file "$T/demo.json" --fail-on high -o "$T/rec/demo-matmul.json" \
+	>"$T/demo.out" 2>"$T/demo.err"
+st=$?
+if [ $st -eq 1 ] && [ ! -s "$T/demo.out" ] &&
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["kernels"][0]["name"].startswith("matmul_naive")' "$T/demo.json" &&
+	grep -q '"format": "gpuadvise-demo"' "$T/rec/demo-matmul.json"; then
+	pass "live --demo matmul -f json --log-file --fail-on high -o: 1, report and recording written"
+else
+	fail "live --demo matmul with output options (status $st)"; head -5 "$T/demo.err"
+fi
+
 # 3d. Source lines: the demos point at the line their fix changes (marked
 # "// gpuadvise-expect: ..." in the kernel source); the kernel's profiled
 # launches flag it, and the launch after it has had every metric set (the

@@ -187,7 +187,7 @@ static void test_shared_memory_sum(void **state)
 	rule = ga_xasprintf("%s/smem.yaml", dir);
 	write_text(cls,
 		"classifier:\n"
-		"  metrics: {latency_line_pct: 40, roofline_tensor_min_pct: 10,\n"
+		"  metrics: {latency_line_pct: 40, roofline_tensor_min_pct: 10, roofline_dram_min_pct: 1,\n"
 		"            source_min_waste_pct: 2, source_min_stall_pct: 10,\n"
 		"            source_branch_drop_lanes: 2}\n"
 		"  order:\n"

@@ -209,6 +209,57 @@ static void test_cuts(void **state)
 	ga_roofline_free(&r);
 }
 
+/* A kernel that moves almost nothing through DRAM is placed by its L2 (or
+ * L1) intensity, the verdict following that level's ridge; a kernel without
+ * FLOP counts gets FP32/FP64 estimated from its pipes' utilisation. */
+static void test_placed_off_dram(void **state)
+{
+	ga_roofline r;
+	ga_roof_cuts c = cuts;
+	(void)state;
+	build(1);
+	c.dram_min_frac = 0.01;
+	for (size_t i = 0; i < N_K; i++) {
+		set(i, "lts__t_bytes.sum.peak_sustained", 8000);      /* x 1 GHz = 8 TB/s */
+		set(i, "lts__cycles_elapsed.avg.per_second", 1e9);
+	}
+	set(K_LAT, "lts__t_bytes.sum", 1e9);                      /* 1 TB/s at L2 */
+	set(K_NAN, "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", 25);
+	set(K_NAN, "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active", 0);
+	for (size_t i = 0; i < N_K; i++)
+		groups[i].values = prof.launches[i].values;
+	ga_roofline_compute(&an, &c, &r);
+
+	/* K_LAT: 1 GFLOP/s FP64, DRAM 1 MB/s (far under 1 % of 2 TB/s) */
+	const ga_roof_kernel *k = &r.kernels[K_LAT];
+	assert_int_equal(k->placed_by, GA_ROOF_L2);
+	REL(k->x_intensity, 1e9 / 1e12);
+	REL(k->ridge, 12.8e12 / 8e12);
+	assert_int_equal(k->verdict, GA_ROOF_MEMORY);
+	assert_false(k->flops_estimated);
+	/* K_MEM moves 1 TB/s through DRAM: placed there, as before. */
+	assert_int_equal(r.kernels[K_MEM].placed_by, GA_ROOF_DRAM);
+	REL(r.kernels[K_MEM].x_intensity, 2);
+	REL(r.kernels[K_MEM].ridge, 12.8);
+
+	/* K_NAN: no FLOP counts, FMA pipe at 25 %: 6.4 TFLOP/s FP32, estimated */
+	k = &r.kernels[K_NAN];
+	assert_int_equal(k->verdict, GA_ROOF_MEMORY);
+	assert_true(k->flops_estimated);
+	REL(k->flops[GA_ROOF_FP32], 0.25 * 25.6e12);
+	REL(k->flops[GA_ROOF_FP64], 0);
+	REL(k->x_intensity, 6.4);
+	assert_int_equal(r.n_placed, 5);
+	assert_true(ga_roof_placed_off_dram(&r));
+	ga_roofline_free(&r);
+
+	/* No cut-off: every kernel with DRAM bytes is placed by DRAM. */
+	ga_roofline_compute(&an, &cuts, &r);
+	assert_int_equal(r.kernels[K_LAT].placed_by, GA_ROOF_DRAM);
+	assert_false(ga_roof_placed_off_dram(&r));
+	ga_roofline_free(&r);
+}
+
 /* The FLOP counters, and only they, take a bundle of their own. */
 static void test_metric_bundles(void **state)
 {
@@ -255,6 +306,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_placed, teardown),
 		cmocka_unit_test_teardown(test_fallback_peaks, teardown),
 		cmocka_unit_test_teardown(test_cuts, teardown),
+		cmocka_unit_test_teardown(test_placed_off_dram, teardown),
 		cmocka_unit_test(test_metric_bundles),
 		cmocka_unit_test(test_metric_names_and_format),
 	};
