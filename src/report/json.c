@@ -27,22 +27,10 @@ static json_t *num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
-/* A string as JSON; bytes that are not valid UTF-8 (a mangled name from an
- * odd toolchain, say) become '?' rather than losing the whole value. */
+/* A string as JSON, null for none. */
 static json_t *str_or_null(const char *s)
 {
-	if (!s)
-		return json_null();
-	json_t *j = json_string(s);
-	if (j)
-		return j;
-	char *copy = ga_xstrdup(s);
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	j = json_string(copy);
-	free(copy);
-	return j ? j : json_null();
+	return s ? ga_report_json_string(s) : json_null();
 }
 
 static json_t *class_json(ga_class c)

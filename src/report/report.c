@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 const ga_reporter ga_reporters[] = {
 	{ "text", "terminal report: what to do first, then every kernel", ga_report_text },
 	{ "json", "machine-readable report with the profile embedded", ga_report_json },
@@ -367,4 +369,18 @@ const char *ga_report_basename(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
 	return s ? s + 1 : path;
+}
+
+void *ga_report_json_string(const char *s)
+{
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	char *copy = ga_xstrdup(s);
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_string("?");
 }

@@ -150,6 +150,10 @@ long ga_report_params_start(const char *name);
 
 /* The tail of a path after its last '/'. */
 const char *ga_report_basename(const char *path);
+/* s as a JSON string (json_t *, new reference): bytes that are not valid
+ * UTF-8 (a mangled name from an odd toolchain, say) become '?' rather than
+ * losing the whole value. */
+void *ga_report_json_string(const char *s);
 
 /* ---- wrapping (wrap.c) --------------------------------------------------- */
 

@@ -34,19 +34,10 @@
 #define SARIF_SCHEMA "https://json.schemastore.org/sarif-2.1.0.json"
 #define SRCROOT "SRCROOT"
 
-/* A string as JSON; bytes that are not valid UTF-8 become '?'. */
+/* A string as JSON, "" for none. */
 static json_t *jstr(const char *s)
 {
-	json_t *j = json_string(s ? s : "");
-	if (j)
-		return j;
-	char *copy = ga_xstrdup(s);
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	j = json_string(copy);
-	free(copy);
-	return j ? j : json_string("?");
+	return ga_report_json_string(s ? s : "");
 }
 
 static json_t *jtext(const char *s)
