@@ -235,7 +235,7 @@ static void child_env(const ga_live_opts *o, const char *dir, const char *metric
  * gpuadvise found them, and death with gpuadvise should that be killed
  * by SIGKILL, which leaves it no time to stop the program. */
 static void child_start(const ga_live_opts *o, const char *prog, int tty, pid_t parent,
-                        const struct sigaction *old_quit, int quiet)
+                        const struct sigaction *old_quit, int quiet, int exec_fd)
 {
 	static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
 	struct sigaction dfl = {0}, cur;
@@ -259,8 +259,35 @@ static void child_start(const ga_live_opts *o, const char *prog, int tty, pid_t 
 		}
 	}
 	execv(prog, o->argv);
-	fprintf(stderr, "gpuadvise: cannot run %s: %s\n", prog, strerror(errno));
+	/* The reason goes to the parent, which words it (exec_failure). */
+	int e = errno;
+	if (exec_fd < 0 || write(exec_fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		fprintf(stderr, "gpuadvise: cannot run %s: %s\n", prog, strerror(e));
 	_exit(127);
+}
+
+/* execv(2) failed in the child with errno e.  ENOEXEC is a text file
+ * marked executable but with no "#!" line: the shell would run it as a
+ * script, execv(2) does not (and neither does a GPU job launcher). */
+static int exec_failure(const char *prog, int e, ga_error *err)
+{
+	if (e == ENOEXEC)
+		return ga_fail(err, GA_ERR_NOT_FOUND,
+		               "%s is not a program the system can run (no '#!' line and not an "
+		               "ELF executable): run it with its interpreter, e.g. gpuadvise sh %s",
+		               prog, prog);
+	return ga_fail(err, GA_ERR_NOT_FOUND, "cannot run %s: %s", prog, strerror(e));
+}
+
+/* The errno the child sent before _exit(127), or 0 when execv(2)
+ * succeeded (close-on-exec closed the pipe unwritten). */
+static int exec_errno(int fd)
+{
+	int e = 0;
+
+	if (fd < 0 || read(fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		e = 0;
+	return e;
 }
 
 /* Ctrl-Z stopped the program: stop gpuadvise too, so that the shell sees
@@ -333,6 +360,13 @@ static void wait_program(pid_t child, int tty, int *status, struct rusage *ru)
 	give_terminal(tty, getpgrp());
 }
 
+static void close_pipe(int fds[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
 /* Run the program once under the injection library, records into dir;
  * stalls: the stall run's list of kernels (then the program's stdout goes
  * to /dev/null: the user has seen it once).  Fills the run part of res. */
@@ -341,7 +375,7 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 {
 	struct sigaction ign = {0}, old_quit;
 	struct rusage ru = {0};
-	int status = 0, tty = terminal_fd();
+	int status = 0, tty = terminal_fd(), exec_pipe[2], e;
 	pid_t child, parent = getpid();
 	double t0;
 
@@ -355,18 +389,26 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 	ign.sa_handler = SIG_IGN;
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	/* How an execv(2) failure comes back: its errno through a pipe that
+	 * a successful exec closes. */
+	if (pipe2(exec_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		exec_pipe[0] = exec_pipe[1] = -1;
 	t0 = now_seconds();
 	ga_timing_mark("fork");
 	fflush(NULL);
 	child = fork();
 	if (child < 0) {
 		sigaction(SIGQUIT, &old_quit, NULL);
+		close_pipe(exec_pipe);
 		return ga_fail(err, GA_ERR_IO, "fork failed: %s", strerror(errno));
 	}
 	if (child == 0) {
 		child_env(o, dir, metrics, stalls);
-		child_start(o, prog, tty, parent, &old_quit, o->quiet_stdout || stalls);
+		child_start(o, prog, tty, parent, &old_quit, o->quiet_stdout || stalls, exec_pipe[1]);
 	}
+	if (exec_pipe[1] >= 0)
+		close(exec_pipe[1]);
+	exec_pipe[1] = -1;
 	/* Also here: a signal may come before the child's own setpgid. */
 	setpgid(child, child);
 	ga_signals_set_group(child);
@@ -382,7 +424,14 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 	} else if (WIFSIGNALED(status)) {
 		res->signal = WTERMSIG(status);
 	}
-	return 0;
+	e = res->exited && res->exit_status == 127 ? exec_errno(exec_pipe[0]) : 0;
+	close_pipe(exec_pipe);
+	if (!e)
+		return 0;
+	/* The program never ran: 127 is no status of its own. */
+	res->exited = 0;
+	res->exit_status = 0;
+	return exec_failure(prog, e, err);
 }
 
 static char *make_run_dir(ga_error *err)
