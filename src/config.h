@@ -41,6 +41,7 @@ typedef struct {
 	int stalls;                 /* --stalls: a second run with PC sampling */
 	/* output */
 	const char *export_path;    /* -o */
+	int force_overwrite;        /* -f: -o may replace an existing file */
 	const char *format;         /* text | json | markdown */
 	const char *log_file;
 	int fail_on;                /* severity, or -1 */

@@ -191,6 +191,11 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 	};
 	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);
+		/* "-f json" from before 0.2: json became the program. */
+		if (err.code == GA_ERR_NOT_FOUND && cfg->force_overwrite &&
+		    ga_reporter_find(cfg->app_argv[0]))
+			fprintf(stderr, "gpuadvise: -f is --force-overwrite (as in Nsight Compute); "
+			        "the report format is --format %s\n", cfg->app_argv[0]);
 		/* Without a GPU the program's own failure is a consequence:
 		 * the status says why (4). */
 		app_rc = err.code == GA_ERR_NO_GPU ? 0 : app_failure_status(&res);
