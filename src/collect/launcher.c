@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ga_build.h"
+#include "progress.h"
 #include "protocol.h"
 #include "records.h"
 
@@ -312,10 +313,36 @@ static int group_empty(pid_t pgid)
 	return r < 0 && errno == ECHILD;
 }
 
+/* The progress line, every PROGRESS_SECONDS: \r and the line, \033[K
+ * clearing what a longer one left; end: the line cleared, so that the
+ * report starts on a clean line.  The program's own output on the same
+ * terminal may break into it; the next update redraws it. */
+static void show_progress(ga_progress *pr, int end)
+{
+	char line[160];
+
+	if (!pr)
+		return;
+	if (end) {
+		if (pr->shown)
+			fputs("\r\033[K", stderr);
+		pr->shown = 0;
+		return;
+	}
+	if (now_seconds() < pr->next)
+		return;
+	pr->next = now_seconds() + PROGRESS_SECONDS;
+	ga_progress_update(pr);
+	ga_progress_format(pr, now_seconds() - pr->t0, line, sizeof(line));
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	pr->shown = 1;
+}
+
 /* Wait for the program, passing on a signal gpuadvise receives; an
  * interrupted program's whole group is waited for, SIGKILL after the
- * grace time. */
-static void wait_program(pid_t child, int tty, int *status, struct rusage *ru)
+ * grace time.  pr: the progress line, or NULL. */
+static void wait_program(pid_t child, int tty, int *status, struct rusage *ru, ga_progress *pr)
 {
 	double kill_at = 0;
 	int passed = 0, killed = 0, leader_done = 0;
@@ -353,9 +380,11 @@ static void wait_program(pid_t child, int tty, int *status, struct rusage *ru)
 			killed = 1;
 		}
 		struct pollfd pfd = {.fd = ga_signals_fd(), .events = POLLIN};
-		poll(&pfd, 1, passed ? 50 : -1);
+		poll(&pfd, 1, passed ? 50 : pr ? (int)(PROGRESS_SECONDS * 1000) : -1);
 		ga_signals_drain();
+		show_progress(pr, 0);
 	}
+	show_progress(pr, 1);
 	ga_signals_set_group(0);
 	give_terminal(tty, getpgrp());
 }
@@ -412,7 +441,9 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 	/* Also here: a signal may come before the child's own setpgid. */
 	setpgid(child, child);
 	ga_signals_set_group(child);
-	wait_program(child, tty, &status, &ru);
+	ga_progress pr = {.dir = dir, .t0 = t0, .next = t0 + PROGRESS_SECONDS};
+	wait_program(child, tty, &status, &ru, o->progress && !stalls ? &pr : NULL);
+	ga_progress_free(&pr);
 	ga_timing_mark("child_exit");
 	res->peak_rss_kb = ru.ru_maxrss;
 	res->wall_seconds = now_seconds() - t0;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/cli/habits.sh: the habits of daily use (issue 22, items 5, 8, 9).
+# tests/cli/habits.sh: the habits of daily use (issue 22, items 2, 5, 8, 9).
 #   - user-visible text speaks to the user: --explain of every shipped rule
 #     and --help name no private document (no "seed", "anchor", "checklist
 #     item" numbering);
@@ -9,6 +9,8 @@
 #     the message buffer loses its middle, not its end;
 #   - Nsight Compute's short options: -f is --force-overwrite, -v is
 #     --version; -o keeps an existing file unless -f;
+#   - progress of a live run: one stderr line on a terminal, nothing when
+#     stderr is a file or with --quiet.
 # Programs run through the stand-in driver library (fakecuda.c).  Prints
 # "ok -" or "not ok -" per check and exits 1 if any failed.
 #
@@ -163,5 +165,68 @@ check "--format json --verbose -> 0, JSON" 0 out '^\{'
 run -f json --import "$REC/testapp-all.json"
 check "-f json (0.1's format option) -> 2, the message says --format json" 2 err \
 	'^gpuadvise: -f is --force-overwrite \(as in Nsight Compute\); the report format is --format json$'
+
+# ---- progress of a live run (item 2) --------------------------------
+
+# The program plays the injection library: a device record (one metric set
+# of 2 passes) and the launch of index 6 (7 launches seen, 1 profiled).
+cat >"$T/bin/records.sh" <<'EOF'
+#!/bin/sh
+r=$GPUADVISE_RUN_DIR/$$.rec
+printf '{"type":"device","pid":%d,"passes":2,"sets":[{"passes":2,"metrics":[]}]}\n' $$ >>"$r"
+printf '{"type":"launch","pid":%d,"index":6,"metric_set":0}\n' $$ >>"$r"
+sleep 0.7
+EOF
+chmod +x "$T/bin/records.sh"
+# on_pty ARGS...: gpuadvise with its terminal a pseudo-terminal; all it
+# wrote there in $T/pty, status in $rc.
+on_pty() {
+	(cd "$T" && TMPDIR=$T/tmp LD_LIBRARY_PATH=$FAKECUDA_DIR timeout 60 python3 -c '
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        d = os.read(fd, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+_, st = os.waitpid(pid, 0)
+open(os.environ["PTY_OUT"], "wb").write(out)
+sys.exit(os.waitstatus_to_exitcode(st))
+' "$GPUADVISE" "$@") </dev/null
+	rc=$?
+}
+PTY_OUT=$T/pty
+export PTY_OUT
+# has_line FILE: the progress line, drawn with \r, ended with \033[K, and
+# cleared (\r\033[K) when the program has ended.
+has_line() {
+	python3 -c '
+import re, sys
+b = open(sys.argv[1], "rb").read()
+line = rb"\rgpuadvise: 7 launches seen, 1 profiled, 2 passes, 0\.[2-9] s\x1b\[K"
+sys.exit(0 if re.search(line, b) and b"\r\x1b[K" in b else 1)' "$1"
+}
+if [ -n "$live" ] && python3 -c 'import pty' 2>/dev/null; then
+	on_pty "$T/bin/records.sh"
+	expect "on a terminal: the progress line (7 seen, 1 profiled, 2 passes, time), cleared at the end" \
+		has_line "$T/pty"
+	run "$T/bin/records.sh"
+	plain=$rc
+	expect "stderr a file: no progress line" sh -c "! grep -q 'launches seen' '$T/err'"
+	expect "... but the notes" grep -q 'gpuadvise: note:' "$T/err"
+	on_pty --quiet "$T/bin/records.sh"
+	quiet_ok() { [ "$rc" = "$plain" -a "$rc" != 2 ] && grep -q 'did not initialise CUDA' "$T/pty"; }
+	expect "--quiet on a terminal: the same status ($rc, $plain), the error kept" quiet_ok
+	expect "... no progress line" sh -c "! grep -q 'launches seen' '$T/pty'"
+	expect "... and no notes" sh -c "! grep -q 'gpuadvise: note:' '$T/pty'"
+else
+	skip "progress line: no live runs or no python3 pty module"
+fi
 
 tap_end

@@ -204,6 +204,35 @@ else
 	fail "live --demo matmul with output options (status $st)"; head -5 "$T/demo.err"
 fi
 
+# 3c'. The progress line of a live run on a terminal (issue 22, item 2):
+# launches seen and profiled, counted from the records while the program
+# runs, and cleared at the end.
+python3 -c '
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        d = os.read(fd, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)' "$GA" "$APP" --repeat 20 >"$T/pty.out" 2>&1
+if python3 -c '
+import re, sys
+b = open(sys.argv[1], "rb").read()
+m = re.findall(rb"\rgpuadvise: (\d+) launch(?:es)? seen, (\d+) profiled, (\d+) pass(?:es)?, [0-9.]+ s\x1b\[K", b)
+sys.exit(0 if m and int(m[-1][1]) > 0 and int(m[-1][0]) >= int(m[-1][1]) and b"\r\x1b[K" in b else 1)' "$T/pty.out"; then
+	pass "progress line on a terminal: launches seen >= profiled > 0, cleared at the end"
+else
+	fail "progress line on a terminal"; tr '\r' '\n' <"$T/pty.out" | grep 'launch' | tail -3
+fi
+
 # 3d. Source lines: the demos point at the line their fix changes (marked
 # "// gpuadvise-expect: ..." in the kernel source); the kernel's profiled
 # launches flag it, and the launch after it has had every metric set (the
