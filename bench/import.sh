@@ -77,7 +77,7 @@ for name in kernels-10000 launches-10000 huge testapp-all; do
 	text=$(cut -d' ' -f1 "$T/text" | median)
 	cpu=$(cut -d' ' -f2 "$T/text" | median)
 	rss=$(cut -d' ' -f3 "$T/text" | sort -n | tail -1)
-	json=$(col 1 "$f" -f json)
+	json=$(col 1 "$f" --format json)
 	base=$(col 1 "$f" --baseline "$T/$name-old.json")
 	size=$(wc -c <"$f" | awk '{ if ($1 >= 1e6) printf "%d MB", $1 / 1e6; else printf "%d KB", $1 / 1e3 }')
 	rss_mib=$([ "$rss" = 0 ] && echo - || echo "$((rss / 1024)) MiB")

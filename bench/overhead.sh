@@ -40,7 +40,7 @@ run_case() { # name, which ncu runs (both|sol|none), gpuadvise options, command.
 	: >"$T/plain.t"; : >"$T/ga.t"; : >"$T/sol.t"; rm -f "$T/sol.csv"
 	for _ in $(seq "$REPS"); do
 		wall "$@" >>"$T/plain.t"
-		wall "$GA" $opts -o "$T/p.json" "$@" >>"$T/ga.t"
+		wall "$GA" $opts -f -o "$T/p.json" "$@" >>"$T/ga.t"
 		# CSV: the last run's Speed-of-Light values give the classes
 		# column (bench/sol_agree.py).
 		[ "$ncu" != none ] && wall_to "$T/sol.csv" ncu --section SpeedOfLight --csv --print-kernel-base mangled "$@" >>"$T/sol.t"

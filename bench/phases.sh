@@ -32,7 +32,7 @@ one() { # name, gpuadvise options, command...
 	rm -f "$T/log"
 	local s0 e0
 	s0=$(date +%s.%N)
-	GPUADVISE_TIMING_LOG=$T/log "$GA" $opts -o "$T/p.json" "$@" >/dev/null 2>&1
+	GPUADVISE_TIMING_LOG=$T/log "$GA" $opts -f -o "$T/p.json" "$@" >/dev/null 2>&1
 	e0=$(date +%s.%N)
 	ga=$(awk "BEGIN { printf \"%.2f\", $e0 - $s0 }")
 	echo "== $name: plain $plain s, gpuadvise $ga s"

@@ -18,7 +18,7 @@ _gpuadvise_values()
 	--demo)
 		"$1" --demo list 2>/dev/null | sed 's/ .*//'
 		printf '%s\n' list all ;;
-	-f | --format)
+	--format)
 		printf '%s\n' text json markdown junit html sarif ;;
 	--fail-on)
 		printf '%s\n' low medium high regression ;;
@@ -45,7 +45,7 @@ _gpuadvise()
 		=) i=$((i + 1)); continue ;;
 		esac
 		case ${COMP_WORDS[i - 1]} in
-		-[cksifo] | --*[!=]) _gpuadvise_takes_arg "$prog" "${COMP_WORDS[i - 1]}" && continue ;;
+		-[cksio] | --*[!=]) _gpuadvise_takes_arg "$prog" "${COMP_WORDS[i - 1]}" && continue ;;
 		esac
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
@@ -84,7 +84,7 @@ _gpuadvise()
 _gpuadvise_takes_arg()
 {
 	case $2 in
-	-[cksifo]) return 0 ;;
+	-[cksio]) return 0 ;;
 	esac
 	_gpuadvise_help "$1" | grep -qx -- "$2="
 }

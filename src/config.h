@@ -39,8 +39,10 @@ typedef struct {
 	int quick;                  /* --quick: classifier metrics only, one pass */
 	int source;                 /* --source 1, --no-source -1, default 0 (flagged kernels) */
 	int stalls;                 /* --stalls: a second run with PC sampling */
+	int quiet;                  /* --quiet: no progress line, no notes */
 	/* output */
 	const char *export_path;    /* -o */
+	int force_overwrite;        /* -f: -o may replace an existing file */
 	const char *format;         /* text | json | markdown */
 	const char *log_file;
 	int fail_on;                /* severity, or -1 */

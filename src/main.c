@@ -26,9 +26,10 @@ static const char doc[] =
 	"  gpuadvise -k regex:gemm -c 5 ./app  only kernels matching 'gemm', at most 5 launches\n"
 	"  gpuadvise -o run.json ./app         also keep the profile as JSON\n"
 	"  gpuadvise --import run.json         analyse a saved profile (no GPU needed)\n"
-	"  gpuadvise --import run.json -f markdown   summary for a pull-request comment\n"
+	"  gpuadvise --import run.json --format markdown\n"
+	"                                      summary for a pull-request comment\n"
 	"  gpuadvise --import run.json --roofline    roofline and occupancy of each kernel\n"
-	"  gpuadvise --import run.json -f html --log-file report.html\n"
+	"  gpuadvise --import run.json --format html --log-file report.html\n"
 	"                                      one page: roofline chart, findings, kernels\n"
 	"  gpuadvise --import new.json --baseline old.json --fail-on regression\n"
 	"                                      CI gate against an older profile\n"
@@ -56,6 +57,8 @@ enum {
 static const struct argp_option options[] = {
 	{"print-paths", OPT_PRINT_PATHS, 0, OPTION_HIDDEN, "Print the rules, injection "
 	 "library and recordings this gpuadvise finds, and exit", 0},
+	/* Nsight Compute's -v; argp's own -V and --version stay. */
+	{NULL, 'v', 0, 0, "Print the program version (as --version)", -1},
 	{0},
 };
 
@@ -105,6 +108,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		for (size_t i = 0; i < GA_ARRAY_LEN(children) - 1; i++)
 			state->child_inputs[i] = state->input;
 		break;
+	case 'v':
+		fprintf(state->out_stream, "%s\n", argp_program_version);
+		exit(0);
 	case OPT_PRINT_PATHS:
 		((ga_cmd_parse *)state->input)->cfg->print_paths = 1;
 		break;

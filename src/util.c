@@ -29,14 +29,39 @@ const char *ga_errcode_name(ga_errcode code)
 	return errcode_names[code];
 }
 
+/* s (n bytes) into buf; too long, its middle gives way to " ... ": a
+ * message names its subject first and ends with the reason. */
+static void keep_ends(char *buf, size_t size, const char *s, size_t n)
+{
+	static const char gap[] = " ... ";
+	size_t head = size / 4, tail = size - head - sizeof(gap);
+
+	if (n < size) {
+		memcpy(buf, s, n + 1);
+		return;
+	}
+	memcpy(buf, s, head);
+	memcpy(buf + head, gap, sizeof(gap) - 1);
+	memcpy(buf + head + sizeof(gap) - 1, s + n - tail, tail);
+	buf[size - 1] = '\0';
+}
+
 int ga_fail(ga_error *err, ga_errcode code, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
+		char *full = NULL;
+		int n;
+
 		err->code = code;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		n = vasprintf(&full, fmt, ap);
 		va_end(ap);
+		if (n < 0)
+			snprintf(err->msg, sizeof(err->msg), "%s", fmt);
+		else
+			keep_ends(err->msg, sizeof(err->msg), full, (size_t)n);
+		free(full);
 	}
 	return -1;
 }

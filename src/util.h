@@ -26,9 +26,11 @@ typedef enum {
 	GA_ERR__COUNT
 } ga_errcode;
 
+/* msg holds two paths of PATH_MAX and their reason; a longer message
+ * loses its middle, not its end (ga_fail), where the reason is. */
 typedef struct {
 	ga_errcode code;
-	char msg[2048];
+	char msg[8192];
 } ga_error;
 
 const char *ga_errcode_name(ga_errcode code);

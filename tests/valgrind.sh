@@ -51,17 +51,17 @@ vg() {
 }
 
 for fmt in text json markdown; do
-	vg "gpuadvise -f $fmt --import testapp-all.json" \
-		"$GPUADVISE" -f "$fmt" --import tests/fixtures/recorded/testapp-all.json
+	vg "gpuadvise --format $fmt --import testapp-all.json" \
+		"$GPUADVISE" --format "$fmt" --import tests/fixtures/recorded/testapp-all.json
 done
-vg "gpuadvise -f sarif --import testapp-all.json --baseline strided-was-coalesced.json" \
-	"$GPUADVISE" -f sarif --import tests/fixtures/recorded/testapp-all.json \
+vg "gpuadvise --format sarif --import testapp-all.json --baseline strided-was-coalesced.json" \
+	"$GPUADVISE" --format sarif --import tests/fixtures/recorded/testapp-all.json \
 	--baseline tests/fixtures/baseline/strided-was-coalesced.json
-vg "gpuadvise -f sarif --import demo-coalescing-stalls.json --import demo-divergence-source.json" \
-	"$GPUADVISE" -f sarif --import tests/fixtures/recorded/demo-coalescing-stalls.json \
+vg "gpuadvise --format sarif --import demo-coalescing-stalls.json --import demo-divergence-source.json" \
+	"$GPUADVISE" --format sarif --import tests/fixtures/recorded/demo-coalescing-stalls.json \
 	--import tests/fixtures/recorded/demo-divergence-source.json
-vg "gpuadvise -v --per-launch --import testapp-all.json -o FILE --log-file FILE" \
-	"$GPUADVISE" -v --per-launch --import tests/fixtures/recorded/testapp-all.json \
+vg "gpuadvise --verbose --per-launch --import testapp-all.json -o FILE --log-file FILE" \
+	"$GPUADVISE" --verbose --per-launch --import tests/fixtures/recorded/testapp-all.json \
 	-o "$T/export.json" --log-file "$T/report.txt"
 vg "gpuadvise --check-rules rules" "$GPUADVISE" --check-rules rules
 vg "gpuadvise --check-rules tests/fixtures/rules-bad" \

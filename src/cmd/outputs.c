@@ -3,7 +3,8 @@
  * through ./, .. or a symbolic link) would each replace the other's
  * content, and an output that is an input would replace the profile being
  * read: both are refused with status 2, as is an empty output name, which
- * could only fail after the whole run. */
+ * could only fail after the whole run.  An -o file that exists is kept
+ * unless -f (--force-overwrite) says otherwise, as in Nsight Compute. */
 #include "cmd.h"
 
 #include <errno.h>
@@ -99,6 +100,12 @@ int ga_cmd_check_outputs(const ga_config *cfg)
 			                  : "the output would replace the input");
 			rc = GA_EXIT_USAGE;
 		}
+	}
+	/* As Nsight Compute's -o: an existing report is kept unless -f. */
+	if (!rc && cfg->export_path && f[0].exists && f[0].comparable && !cfg->force_overwrite) {
+		fprintf(stderr, "gpuadvise: -o %s: the file exists; -f (--force-overwrite) "
+		        "replaces it\n", cfg->export_path);
+		rc = GA_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < n; i++)
 		free(f[i].canon);

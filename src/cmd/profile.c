@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../collect/collect.h"
 #include "ga_build.h"
@@ -21,6 +22,7 @@ enum {
 	OPT_SOURCE,
 	OPT_NO_SOURCE,
 	OPT_STALLS,
+	OPT_QUIET,
 };
 
 static const struct argp_option options[] = {
@@ -55,6 +57,8 @@ static const struct argp_option options[] = {
 	 "is not shown again)", 0},
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 0},
+	{"quiet", OPT_QUIET, 0, 0, "No progress line and no notes on standard error (errors and "
+	 "warnings stay); the progress line is only drawn on a terminal anyway", 0},
 	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
 	 "Write the first raw counter-data image to FILE (test fixtures)", 0},
 	{0},
@@ -114,6 +118,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_STALLS:
 		c->stalls = 1;
+		break;
+	case OPT_QUIET:
+		c->quiet = 1;
 		break;
 	case ARGP_KEY_ARG:
 		/* PROGRAM: everything from here on belongs to the application. */
@@ -185,12 +192,19 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 		.keep_image = cfg->save_counter_data,
 		.source_mode = cfg->source > 0 ? "force" : cfg->source < 0 ? "off" : "auto",
 		.stalls = cfg->stalls,
+		/* Only a person watching a terminal wants it: not a CI log. */
+		.progress = !cfg->quiet && isatty(STDERR_FILENO),
 		/* Which kernels get source lines in "auto" mode is the rules'
 		 * call, as text the collector evaluates. */
 		.source_when = mp.source_when,
 	};
 	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);
+		/* "-f json" from before 0.2: json became the program. */
+		if (err.code == GA_ERR_NOT_FOUND && cfg->force_overwrite &&
+		    ga_reporter_find(cfg->app_argv[0]))
+			fprintf(stderr, "gpuadvise: -f is --force-overwrite (as in Nsight Compute); "
+			        "the report format is --format %s\n", cfg->app_argv[0]);
 		/* Without a GPU the program's own failure is a consequence:
 		 * the status says why (4). */
 		app_rc = err.code == GA_ERR_NO_GPU ? 0 : app_failure_status(&res);
@@ -198,7 +212,7 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 		goto out;
 	}
 	app_rc = app_failure_status(&res);
-	if (p.collection.note)
+	if (p.collection.note && !cfg->quiet)
 		fprintf(stderr, "gpuadvise: note: %s\n", p.collection.note);
 	if (p.n_launches == 0) {
 		if (res.interrupted)

@@ -20,12 +20,16 @@ enum {
 	OPT_ROOFLINE,
 	OPT_NO_ROOFLINE,
 	OPT_SOURCE_ROOT,
+	OPT_FORMAT,
+	OPT_VERBOSE,
 };
 
 static const struct argp_option options[] = {
 	{"export", 'o', "FILE", 0, "Write the profile as JSON to FILE (%p: pid, %h: host name, "
-	 "%q{ENV}: environment variable ENV, %%: a %)", 0},
-	{"format", 'f', "FMT", 0, "Report format: text (default), json, markdown, junit, html "
+	 "%q{ENV}: environment variable ENV, %%: a %); an existing FILE only with -f", 0},
+	{"force-overwrite", 'f', 0, 0, "Let -o replace an existing file (as in Nsight Compute; "
+	 "before 0.2, -f was --format)", 0},
+	{"format", OPT_FORMAT, "FMT", 0, "Report format: text (default), json, markdown, junit, html "
 	 "(one self-contained page with the roofline), sarif (SARIF 2.1.0 for code scanning)", 0},
 	{"source-root", OPT_SOURCE_ROOT, "DIR", 0, "SARIF: source file locations relative to DIR "
 	 "(default: the current directory), the repository's root in CI", 0},
@@ -34,7 +38,7 @@ static const struct argp_option options[] = {
 	{"fail-on", OPT_FAIL_ON, "SEVERITY", 0, "Exit with status 1 when a finding of SEVERITY "
 	 "(low, medium, high) or above is reported; 'regression': when a kernel regressed "
 	 "against --baseline", 0},
-	{"verbose", 'v', 0, 0, "Show every finding, the class reasoning, and rules that could "
+	{"verbose", OPT_VERBOSE, 0, 0, "Show every finding, the class reasoning, and rules that could "
 	 "not be evaluated (missing metrics)", 0},
 	{"per-launch", OPT_PER_LAUNCH, 0, 0, "List every launch of each kernel", 0},
 	{"roofline", OPT_ROOFLINE, 0, 0, "Draw the roofline and occupancy of every kernel in the "
@@ -67,6 +71,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		c->export_path = arg;
 		break;
 	case 'f':
+		c->force_overwrite = 1;
+		break;
+	case OPT_FORMAT:
 		if (!ga_reporter_find(arg))
 			argp_error(state, "unknown format '%s' (text, json, markdown, junit, html, sarif)",
 			           arg);
@@ -82,7 +89,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--fail-on expects low, medium, high or regression, not '%s'",
 			           arg);
 		break;
-	case 'v':
+	case OPT_VERBOSE:
 		c->verbose = 1;
 		break;
 	case OPT_PER_LAUNCH:

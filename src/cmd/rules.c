@@ -224,7 +224,7 @@ int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
 		return GA_EXIT_USAGE;
 	}
 	printf("%s: %s\n", r->id, r->title);
-	printf("class %s, checklist item %d, severity %s, expected speedup %g-%gx\n",
+	printf("class %s, order %d (lower is fixed first), severity %s, expected speedup %g-%gx\n",
 	       ga_class_name(r->klass), r->checklist, ga_severity_name(r->severity),
 	       r->speedup_min, r->speedup_max);
 	printf("file: %s\n\n", r->path ? r->path : "?");

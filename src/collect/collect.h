@@ -36,6 +36,7 @@ typedef struct {
 	 * every profiled kernel its source lines). */
 	const char *source_when;
 	int stalls;                 /* run again with PC sampling on the kernels with sources */
+	int progress;               /* one updating stderr line while the program runs */
 } ga_live_opts;
 
 /* Result of running the application. */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "ga_build.h"
+#include "progress.h"
 #include "protocol.h"
 #include "records.h"
 
@@ -235,7 +236,7 @@ static void child_env(const ga_live_opts *o, const char *dir, const char *metric
  * gpuadvise found them, and death with gpuadvise should that be killed
  * by SIGKILL, which leaves it no time to stop the program. */
 static void child_start(const ga_live_opts *o, const char *prog, int tty, pid_t parent,
-                        const struct sigaction *old_quit, int quiet)
+                        const struct sigaction *old_quit, int quiet, int exec_fd)
 {
 	static const int reset[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
 	struct sigaction dfl = {0}, cur;
@@ -259,8 +260,35 @@ static void child_start(const ga_live_opts *o, const char *prog, int tty, pid_t 
 		}
 	}
 	execv(prog, o->argv);
-	fprintf(stderr, "gpuadvise: cannot run %s: %s\n", prog, strerror(errno));
+	/* The reason goes to the parent, which words it (exec_failure). */
+	int e = errno;
+	if (exec_fd < 0 || write(exec_fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		fprintf(stderr, "gpuadvise: cannot run %s: %s\n", prog, strerror(e));
 	_exit(127);
+}
+
+/* execv(2) failed in the child with errno e.  ENOEXEC is a text file
+ * marked executable but with no "#!" line: the shell would run it as a
+ * script, execv(2) does not (and neither does a GPU job launcher). */
+static int exec_failure(const char *prog, int e, ga_error *err)
+{
+	if (e == ENOEXEC)
+		return ga_fail(err, GA_ERR_NOT_FOUND,
+		               "%s is not a program the system can run (no '#!' line and not an "
+		               "ELF executable): run it with its interpreter, e.g. gpuadvise sh %s",
+		               prog, prog);
+	return ga_fail(err, GA_ERR_NOT_FOUND, "cannot run %s: %s", prog, strerror(e));
+}
+
+/* The errno the child sent before _exit(127), or 0 when execv(2)
+ * succeeded (close-on-exec closed the pipe unwritten). */
+static int exec_errno(int fd)
+{
+	int e = 0;
+
+	if (fd < 0 || read(fd, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		e = 0;
+	return e;
 }
 
 /* Ctrl-Z stopped the program: stop gpuadvise too, so that the shell sees
@@ -285,10 +313,36 @@ static int group_empty(pid_t pgid)
 	return r < 0 && errno == ECHILD;
 }
 
+/* The progress line, every PROGRESS_SECONDS: \r and the line, \033[K
+ * clearing what a longer one left; end: the line cleared, so that the
+ * report starts on a clean line.  The program's own output on the same
+ * terminal may break into it; the next update redraws it. */
+static void show_progress(ga_progress *pr, int end)
+{
+	char line[160];
+
+	if (!pr)
+		return;
+	if (end) {
+		if (pr->shown)
+			fputs("\r\033[K", stderr);
+		pr->shown = 0;
+		return;
+	}
+	if (now_seconds() < pr->next)
+		return;
+	pr->next = now_seconds() + PROGRESS_SECONDS;
+	ga_progress_update(pr);
+	ga_progress_format(pr, now_seconds() - pr->t0, line, sizeof(line));
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	pr->shown = 1;
+}
+
 /* Wait for the program, passing on a signal gpuadvise receives; an
  * interrupted program's whole group is waited for, SIGKILL after the
- * grace time. */
-static void wait_program(pid_t child, int tty, int *status, struct rusage *ru)
+ * grace time.  pr: the progress line, or NULL. */
+static void wait_program(pid_t child, int tty, int *status, struct rusage *ru, ga_progress *pr)
 {
 	double kill_at = 0;
 	int passed = 0, killed = 0, leader_done = 0;
@@ -326,11 +380,20 @@ static void wait_program(pid_t child, int tty, int *status, struct rusage *ru)
 			killed = 1;
 		}
 		struct pollfd pfd = {.fd = ga_signals_fd(), .events = POLLIN};
-		poll(&pfd, 1, passed ? 50 : -1);
+		poll(&pfd, 1, passed ? 50 : pr ? (int)(PROGRESS_SECONDS * 1000) : -1);
 		ga_signals_drain();
+		show_progress(pr, 0);
 	}
+	show_progress(pr, 1);
 	ga_signals_set_group(0);
 	give_terminal(tty, getpgrp());
+}
+
+static void close_pipe(int fds[2])
+{
+	for (int i = 0; i < 2; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 /* Run the program once under the injection library, records into dir;
@@ -341,7 +404,7 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 {
 	struct sigaction ign = {0}, old_quit;
 	struct rusage ru = {0};
-	int status = 0, tty = terminal_fd();
+	int status = 0, tty = terminal_fd(), exec_pipe[2], e;
 	pid_t child, parent = getpid();
 	double t0;
 
@@ -355,22 +418,32 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 	ign.sa_handler = SIG_IGN;
 	sigemptyset(&ign.sa_mask);
 	sigaction(SIGQUIT, &ign, &old_quit);
+	/* How an execv(2) failure comes back: its errno through a pipe that
+	 * a successful exec closes. */
+	if (pipe2(exec_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		exec_pipe[0] = exec_pipe[1] = -1;
 	t0 = now_seconds();
 	ga_timing_mark("fork");
 	fflush(NULL);
 	child = fork();
 	if (child < 0) {
 		sigaction(SIGQUIT, &old_quit, NULL);
+		close_pipe(exec_pipe);
 		return ga_fail(err, GA_ERR_IO, "fork failed: %s", strerror(errno));
 	}
 	if (child == 0) {
 		child_env(o, dir, metrics, stalls);
-		child_start(o, prog, tty, parent, &old_quit, o->quiet_stdout || stalls);
+		child_start(o, prog, tty, parent, &old_quit, o->quiet_stdout || stalls, exec_pipe[1]);
 	}
+	if (exec_pipe[1] >= 0)
+		close(exec_pipe[1]);
+	exec_pipe[1] = -1;
 	/* Also here: a signal may come before the child's own setpgid. */
 	setpgid(child, child);
 	ga_signals_set_group(child);
-	wait_program(child, tty, &status, &ru);
+	ga_progress pr = {.dir = dir, .t0 = t0, .next = t0 + PROGRESS_SECONDS};
+	wait_program(child, tty, &status, &ru, o->progress && !stalls ? &pr : NULL);
+	ga_progress_free(&pr);
 	ga_timing_mark("child_exit");
 	res->peak_rss_kb = ru.ru_maxrss;
 	res->wall_seconds = now_seconds() - t0;
@@ -382,7 +455,14 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 	} else if (WIFSIGNALED(status)) {
 		res->signal = WTERMSIG(status);
 	}
-	return 0;
+	e = res->exited && res->exit_status == 127 ? exec_errno(exec_pipe[0]) : 0;
+	close_pipe(exec_pipe);
+	if (!e)
+		return 0;
+	/* The program never ran: 127 is no status of its own. */
+	res->exited = 0;
+	res->exit_status = 0;
+	return exec_failure(prog, e, err);
 }
 
 static char *make_run_dir(ga_error *err)

@@ -307,8 +307,8 @@ q["launches"][0]["values"]["dram__bytes_read.sum"] = -4096
 json.dump(q, open(sys.argv[2] + "/negative-count.json", "w"))
 PY
 for fmt in text markdown junit html; do
-	run 30 --import "$T/evil.json" -f $fmt -v
-	check "-f $fmt of a profile with terminal controls" 0 out 'x1b\[2J'
+	run 30 --import "$T/evil.json" --format $fmt --verbose
+	check "--format $fmt of a profile with terminal controls" 0 out 'x1b\[2J'
 	bad=$(python3 -c '
 import sys
 d = open(sys.argv[1], "rb").read()

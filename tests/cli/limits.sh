@@ -207,17 +207,17 @@ then
 else
 	not_ok "kernel name of 100 KB: report lines too long"
 fi
-run 30 -f json --import "$T/long-name.json"
+run 30 --format json --import "$T/long-name.json"
 if [ "$rc" = 0 ] && python3 -c '
 import json, sys
 r = json.load(open(sys.argv[1]))
 sys.exit(0 if len(r["kernels"][0]["name"]) > 100000 else 1)' "$T/out"; then
-	ok "kernel name of 100 KB: -f json has the whole name"
+	ok "kernel name of 100 KB: --format json has the whole name"
 else
-	not_ok "kernel name of 100 KB: -f json -> $rc, name missing or cut"
+	not_ok "kernel name of 100 KB: --format json -> $rc, name missing or cut"
 fi
-run 30 -f markdown --import "$T/long-name.json"
-check "kernel name of 100 KB: -f markdown -> 0" 0 out 'k<'
+run 30 --format markdown --import "$T/long-name.json"
+check "kernel name of 100 KB: --format markdown -> 0" 0 out 'k<'
 
 # 10,000 launches.  docs/PERFORMANCE.md ("Import speed") has the timings;
 # the limit here only catches a blow-up.
@@ -228,7 +228,7 @@ check "one kernel, 10,000 launches -> 0" 0 out '^1 kernel, 10000 launches profil
 
 # Values at the edge of a double: no NaN or infinity in any report, every
 # percentage a number, the JSON report strict JSON.
-run 30 -v --import "$T/edge-values.json"
+run 30 --verbose --import "$T/edge-values.json"
 check "values near 1e308 -> 0" 0 out ''
 if grep -Eiq '(^|[^a-z_])(nan|-?inf)([^a-z_]|$)' "$T/out"; then
 	not_ok "values near 1e308: NaN or infinity in the text report"
@@ -236,7 +236,7 @@ if grep -Eiq '(^|[^a-z_])(nan|-?inf)([^a-z_]|$)' "$T/out"; then
 else
 	ok "values near 1e308: no NaN or infinity in the text report"
 fi
-run 30 -f json --import "$T/edge-values.json"
+run 30 --format json --import "$T/edge-values.json"
 if [ "$rc" = 0 ] && python3 - "$T/out" <<'PY'
 import json, math, sys
 def bad(x):
@@ -249,15 +249,15 @@ for f in r["findings"]:
         assert f[key] is not None and 0 <= f[key] <= 1, (key, f[key])
 PY
 then
-	ok "values near 1e308: -f json is strict JSON, shares and savings in 0..1"
+	ok "values near 1e308: --format json is strict JSON, shares and savings in 0..1"
 else
-	not_ok "values near 1e308: -f json -> $rc, bad numbers"
+	not_ok "values near 1e308: --format json -> $rc, bad numbers"
 fi
 
-# Metrics missing from the profile: rules do not fire; -v says why.
+# Metrics missing from the profile: rules do not fire; --verbose says why.
 run 30 --import "$T/no-metrics.json"
 check "profile without metric values -> 0, no findings" 0 out '^No findings'
-run 30 -v -f json --import "$T/no-metrics.json"
+run 30 --verbose --format json --import "$T/no-metrics.json"
 check "profile without metric values, -v: notes name the missing metric" 0 out \
 	"rule [a-z0-9-]+ not evaluated: .*metric '[a-z_]+__[a-z_.]+' not in profile"
 
@@ -278,21 +278,21 @@ else
 	not_ok "-o FILE --log-file FILE -> $rc; left: $left"
 fi
 ino1=$(ls -i "$T/o/x.json" | awk '{print $1}')
-run 30 --import "$REC/testapp-all.json" -o "$T/o/x.json"
+run 30 --import "$REC/testapp-all.json" -f -o "$T/o/x.json"
 ino2=$(ls -i "$T/o/x.json" | awk '{print $1}')
 if [ "$rc" = 0 ] && [ "$ino1" != "$ino2" ] && grep -q matmul_naive "$T/o/x.json" &&
 	[ -z "$(tmp_left "$T/o")" ]; then
-	ok "-o over an existing file -> 0, replaced by rename (new inode)"
+	ok "-f -o over an existing file -> 0, replaced by rename (new inode)"
 else
-	not_ok "-o over an existing file -> $rc (inode $ino1 -> $ino2)"
+	not_ok "-f -o over an existing file -> $rc (inode $ino1 -> $ino2)"
 fi
 echo '{}' >"$T/o/real.json"
 ln -s real.json "$T/o/link.json"
-run 30 --import "$REC/testapp-fma_loop.json" -o "$T/o/link.json"
+run 30 --import "$REC/testapp-fma_loop.json" -f -o "$T/o/link.json"
 if [ "$rc" = 0 ] && [ -L "$T/o/link.json" ] && grep -q fma_loop "$T/o/real.json"; then
-	ok "-o through a symbolic link -> 0, the link kept, its target replaced"
+	ok "-f -o through a symbolic link -> 0, the link kept, its target replaced"
 else
-	not_ok "-o through a symbolic link -> $rc"
+	not_ok "-f -o through a symbolic link -> $rc"
 fi
 mkdir -p "$T/o/dir"
 run 30 --import "$REC/testapp-fma_loop.json" -o "$T/o/dir"

@@ -62,8 +62,8 @@ for c in ET.parse(sys.argv[1]).getroot().iter("testcase"):
 PY
 }
 
-run -f junit --import "$ALL"
-expect "-f junit without --fail-on -> 0 and no <failure> (the status and the test result agree)" 0 <<'PY'
+run --format junit --import "$ALL"
+expect "--format junit without --fail-on -> 0 and no <failure> (the status and the test result agree)" 0 <<'PY'
 import sys
 import xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
@@ -74,8 +74,8 @@ assert r.get("failures") == "0", r.get("failures")
 assert sum("finding: [high]" in o for o in outs) == 3, "findings not in system-out"
 PY
 
-run -f junit --fail-on medium --import "$ALL"
-expect "-f junit --fail-on medium -> 1; each failure's type is its kernel's highest severity" 1 <<'PY'
+run --format junit --fail-on medium --import "$ALL"
+expect "--format junit --fail-on medium -> 1; each failure's type is its kernel's highest severity" 1 <<'PY'
 import sys
 import xml.etree.ElementTree as ET
 types = {c.get("name").split("(")[0]: c.find("failure").get("type")
@@ -89,15 +89,15 @@ PY
 
 # branch_evenodd is compute-bound in this baseline, divergence-bound in the
 # recording: the test cases are the same ones.
-run -f junit --import "$ALL"
+run --format junit --import "$ALL"
 cases "$T/out" | cut -d'|' -f1,2 | sort >"$T/ids-now"
-run -f junit --import "$BASE/divergence-was-uniform.json"
+run --format junit --import "$BASE/divergence-was-uniform.json"
 cases "$T/out" | cut -d'|' -f1,2 | sort >"$T/ids-before"
 if [ -s "$T/ids-now" ] && cmp -s "$T/ids-now" "$T/ids-before" &&
 	! grep -Eq '^gpuadvise\.(compute|memory|latency|divergence)\|' "$T/ids-now"; then
-	ok "-f junit: a kernel whose class changed keeps its classname and name"
+	ok "--format junit: a kernel whose class changed keeps its classname and name"
 else
-	not_ok "-f junit: test case identity changes with the class"
+	not_ok "--format junit: test case identity changes with the class"
 	diff "$T/ids-before" "$T/ids-now" | head -8 | sed 's/^/#   /'
 fi
 
@@ -113,24 +113,24 @@ for name, shift in (("a1", 0), ("a2", 1), ("b1", 5000), ("b2", 5001)):
         l["pid"] = l["pid"] + shift
     json.dump(p, open(f"{t}/{name}.json", "w"))
 PY
-run -f junit --import "$T/a1.json" --import "$T/a2.json"
+run --format junit --import "$T/a1.json" --import "$T/a2.json"
 cases "$T/out" >"$T/pids-a"
-run -f junit --import "$T/b1.json" --import "$T/b2.json"
+run --format junit --import "$T/b1.json" --import "$T/b2.json"
 cases "$T/out" >"$T/pids-b"
 if [ "$(wc -l <"$T/pids-a")" = 2 ] && [ "$(sort -u "$T/pids-a" | wc -l)" = 2 ] &&
 	cmp -s "$T/pids-a" "$T/pids-b" && ! grep -q 'pid' "$T/pids-a" &&
 	grep -q 'process 2\]|' "$T/pids-a"; then
-	ok "-f junit: one kernel in two processes: two names without a pid, the same in every run"
+	ok "--format junit: one kernel in two processes: two names without a pid, the same in every run"
 else
-	not_ok "-f junit: names of a kernel in two processes"
+	not_ok "--format junit: names of a kernel in two processes"
 	sed 's/^/#   /' "$T/pids-a" "$T/pids-b" | cut -c1-160
 fi
 
 # A bad input: status 2, and a JUnit document with the reason, on standard
 # output and in --log-file.
-run -f junit --import "$BASE/broken.json"
+run --format junit --import "$BASE/broken.json"
 cp "$T/out" "$T/bad-stdout.xml"
-expect "-f junit --import broken.json -> 2, a JUnit <error> on stdout (not an empty file)" 2 <<'PY'
+expect "--format junit --import broken.json -> 2, a JUnit <error> on stdout (not an empty file)" 2 <<'PY'
 import sys
 import xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
@@ -140,17 +140,17 @@ assert r.get("errors") == "1" and r.get("failures") == "0"
 assert c.get("name") == "tests/fixtures/baseline/broken.json", c.get("name")
 assert "broken.json:7:70: invalid JSON" in e.get("message"), e.get("message")
 PY
-run -f junit --import "$ALL" --baseline "$BASE/no-such.json" --log-file "$T/bad.xml"
+run --format junit --import "$ALL" --baseline "$BASE/no-such.json" --log-file "$T/bad.xml"
 if [ "$rc" = 2 ] && [ -s "$T/bad.xml" ] && grep -q '<error message="cannot open' "$T/bad.xml" &&
 	[ ! -s "$T/out" ]; then
-	ok "-f junit --baseline missing --log-file -> 2, the file holds the error"
+	ok "--format junit --baseline missing --log-file -> 2, the file holds the error"
 else
-	not_ok "-f junit --baseline missing --log-file -> $rc"
+	not_ok "--format junit --baseline missing --log-file -> $rc"
 	show file "$T/bad.xml"
 fi
-run -f json --import "$BASE/broken.json"
-[ "$rc" = 2 ] && [ ! -s "$T/out" ] && ok "-f json --import broken.json -> 2, nothing on stdout" ||
-	not_ok "-f json --import broken.json -> $rc"
+run --format json --import "$BASE/broken.json"
+[ "$rc" = 2 ] && [ ! -s "$T/out" ] && ok "--format json --import broken.json -> 2, nothing on stdout" ||
+	not_ok "--format json --import broken.json -> $rc"
 
 # ---- a baseline of another GPU ----------------------------------------------
 
@@ -188,7 +188,7 @@ if have_gpu; then
 	exit $?
 fi
 
-run --demo matmul -f json --log-file "$T/demo.json" --fail-on low
+run --demo matmul --format json --log-file "$T/demo.json" --fail-on low
 if [ "$rc" = 1 ] && [ ! -s "$T/out" ] && python3 - "$T/demo.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -197,9 +197,9 @@ assert r["kernels"][0]["name"].startswith("matmul_naive"), r["kernels"][0]["name
 assert {f["rule"] for f in r["findings"]} >= {"tensor-cores-unused"}
 PY
 then
-	ok "--demo matmul -f json --log-file F --fail-on low -> 1, the slow variant's JSON report in F"
+	ok "--demo matmul --format json --log-file F --fail-on low -> 1, the slow variant's JSON report in F"
 else
-	not_ok "--demo matmul -f json --log-file F --fail-on low -> $rc"
+	not_ok "--demo matmul --format json --log-file F --fail-on low -> $rc"
 	show stdout "$T/out"
 fi
 
@@ -210,7 +210,7 @@ run --demo matmul --fail-on high
 run --demo matmul
 [ "$rc" = 0 ] && ok "--demo matmul without --fail-on -> 0" || not_ok "--demo matmul -> $rc"
 run --demo coalescing --fail-on high
-want=$(cd "$SRCDIR" && "$GPUADVISE" -f json --import /dev/stdin --fail-on high >/dev/null 2>&1 \
+want=$(cd "$SRCDIR" && "$GPUADVISE" --format json --import /dev/stdin --fail-on high >/dev/null 2>&1 \
 	<<EOF
 $(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["variants"][0]["profile"]))' \
 	"$SRCDIR/$REC/demo-coalescing.json")
@@ -227,8 +227,8 @@ else
 	not_ok "--demo matmul --log-file F -> $rc"
 fi
 
-run --demo matmul -f junit --fail-on high
-expect "--demo matmul -f junit --fail-on high -> 1, matmul_naive fails with type high" 1 <<'PY'
+run --demo matmul --format junit --fail-on high
+expect "--demo matmul --format junit --fail-on high -> 1, matmul_naive fails with type high" 1 <<'PY'
 import sys
 import xml.etree.ElementTree as ET
 c = ET.parse(sys.argv[1]).getroot().find("testsuite/testcase")
@@ -236,10 +236,10 @@ assert c.get("name").startswith("matmul_naive"), c.get("name")
 assert c.find("failure").get("type") == "high"
 PY
 
-run --demo matmul -f markdown
+run --demo matmul --format markdown
 [ "$rc" = 0 ] && grep -q '^### gpuadvise: NVIDIA H200' "$T/out" && ! grep -q '^Demo matmul' "$T/out" &&
-	ok "--demo matmul -f markdown -> 0, a Markdown report" ||
-	not_ok "--demo matmul -f markdown -> $rc"
+	ok "--demo matmul --format markdown -> 0, a Markdown report" ||
+	not_ok "--demo matmul --format markdown -> $rc"
 
 # -o: the profiles shown (here the recording), which GPUADVISE_RECORDED_DIR
 # can show again.
@@ -254,9 +254,9 @@ else
 	ls -la "$T/rec" | sed 's/^/#   /'
 fi
 
-run --demo all -f json
+run --demo all --format json
 [ "$rc" = 2 ] && grep -q 'demo all -f FMT' "$T/err" && [ ! -s "$T/out" ] &&
-	ok "--demo all -f json -> 2, refused with a reason" || not_ok "--demo all -f json -> $rc"
+	ok "--demo all --format json -> 2, refused with a reason" || not_ok "--demo all --format json -> $rc"
 run --demo list --fail-on low
 [ "$rc" = 2 ] && grep -q 'demo list names the demos' "$T/err" &&
 	ok "--demo list --fail-on low -> 2, refused" || not_ok "--demo list --fail-on low -> $rc"

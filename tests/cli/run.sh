@@ -92,7 +92,7 @@ cases() {
 2 err 'no PROGRAM to profile'
 2 err "unrecognized option '--bogus'"                    --bogus
 2 err "invalid option -- 'Z'"                            -Z
-2 err "unknown format 'yaml'"                            -f yaml --import $REC/testapp-all.json
+2 err "unknown format 'yaml'"                            --format yaml --import $REC/testapp-all.json
 2 err "unknown format 'yaml'"                            --format=yaml --import $REC/testapp-all.json
 2 err "--fail-on expects low, medium, high or regression, not 'severe'" --fail-on severe --import $REC/testapp-all.json
 2 err "--launch-count expects a non-negative integer, not 'many'" -c many /bin/true
@@ -118,7 +118,7 @@ cases() {
 0 out '^What to do first'                                --import $REC/testapp-all.json
 0 out '^9 kernels, 27 launches profiled'                  --import $REC/testapp-all.json
 0 out '^2 kernels, 2 launches profiled'                  --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
-0 out 'uncoalesced-global-access'                        -f json --import $REC/testapp-copy_strided.json
+0 out 'uncoalesced-global-access'                        --format json --import $REC/testapp-copy_strided.json
 1 out '^What to do first'                                --fail-on high --import $REC/testapp-all.json
 1 out ''                                                 --fail-on low --import $REC/testapp-all.json
 0 out 'An arithmetic pipe is saturated'                  --fail-on high --import $REC/testapp-fma_loop.json
@@ -366,11 +366,11 @@ if [ "$rc" = 0 ] && [ ! -s "$T/out" ] && cmp -s "$T/report.log" "$T/report-stdou
 else
 	not_ok "gpuadvise --log-file FILE -> $rc (stdout $(wc -c <"$T/out") bytes; file same as stdout report? no)"
 fi
-run --fail-on high -f json --log-file "$T/report.json" --import "$REC/testapp-all.json"
+run --fail-on high --format json --log-file "$T/report.json" --import "$REC/testapp-all.json"
 if [ "$rc" = 1 ] && python3 -m json.tool "$T/report.json" >/dev/null 2>&1; then
-	ok "gpuadvise --fail-on high -f json --log-file FILE -> 1, FILE is JSON"
+	ok "gpuadvise --fail-on high --format json --log-file FILE -> 1, FILE is JSON"
 else
-	not_ok "gpuadvise --fail-on high -f json --log-file FILE -> $rc, want 1 and JSON in FILE"
+	not_ok "gpuadvise --fail-on high --format json --log-file FILE -> $rc, want 1 and JSON in FILE"
 fi
 run --import "$REC/testapp-all.json" --log-file "$T/no-such-dir/report.txt"
 if [ "$rc" = 2 ] && grep -q "no-such-dir/report.txt" "$T/err"; then
@@ -380,12 +380,12 @@ else
 	show stderr "$T/err"
 fi
 
-# -f json parses, and says what the text report says about the classes.
-run -f json --import "$REC/testapp-all.json"
+# --format json parses, and says what the text report says about the classes.
+run --format json --import "$REC/testapp-all.json"
 if [ "$rc" = 0 ] && python3 -m json.tool "$T/out" >/dev/null 2>"$T/err"; then
-	ok "gpuadvise -f json -> 0, valid JSON (python3 -m json.tool)"
+	ok "gpuadvise --format json -> 0, valid JSON (python3 -m json.tool)"
 else
-	not_ok "gpuadvise -f json -> $rc, not valid JSON"
+	not_ok "gpuadvise --format json -> $rc, not valid JSON"
 	show stderr "$T/err"
 fi
 if python3 - "$T/out" >"$T/diff" 2>&1 <<'PY'
@@ -407,20 +407,20 @@ print("\n".join(bad))
 sys.exit(1 if bad else 0)
 PY
 then
-	ok "gpuadvise -f json: classes, shares and ranking of testapp-all"
+	ok "gpuadvise --format json: classes, shares and ranking of testapp-all"
 else
-	not_ok "gpuadvise -f json: wrong content"
+	not_ok "gpuadvise --format json: wrong content"
 	sed 's/^/#   /' "$T/diff"
 fi
 
-# -f markdown has a table: a header row, a separator row, data rows.
-run -f markdown --import "$REC/testapp-all.json"
+# --format markdown has a table: a header row, a separator row, data rows.
+run --format markdown --import "$REC/testapp-all.json"
 if [ "$rc" = 0 ] && grep -q '^| *# *|.*|$' "$T/out" &&
 	grep -Eq '^\|(:?-+:?\|)+$' "$T/out" &&
 	[ "$(grep -c '^| [0-9]* |' "$T/out")" -ge 1 ]; then
-	ok "gpuadvise -f markdown -> 0, has a table"
+	ok "gpuadvise --format markdown -> 0, has a table"
 else
-	not_ok "gpuadvise -f markdown -> $rc, no table"
+	not_ok "gpuadvise --format markdown -> $rc, no table"
 	show stdout "$T/out"
 fi
 
@@ -447,9 +447,9 @@ for fmt in text:txt json:json markdown:md; do
 	name=${fmt%%:*}
 	ext=${fmt#*:}
 	gold=$GOLDEN/testapp-all.$ext
-	run -f "$name" --import "$REC/testapp-all.json"
+	run --format "$name" --import "$REC/testapp-all.json"
 	if [ "$rc" != 0 ]; then
-		not_ok "golden $gold: gpuadvise -f $name -> $rc"
+		not_ok "golden $gold: gpuadvise --format $name -> $rc"
 		show stderr "$T/err"
 		continue
 	fi
@@ -479,7 +479,7 @@ if [ "$rc" = 0 ] && ! grep -q '^Roofline$' "$T/out"; then
 else
 	not_ok "roofline drawn off a terminal without --roofline (rc $rc)"
 fi
-run -f json --import "$ROOF"
+run --format json --import "$ROOF"
 if [ "$rc" = 0 ] && python3 - "$T/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -501,7 +501,7 @@ fi
 # The text report fits in 80 columns (counted in characters, not bytes),
 # except where a line holds a token that cannot fit even at the start of a
 # line at its indentation.
-run --import "$REC/testapp-all.json" -v --per-launch
+run --import "$REC/testapp-all.json" --verbose --per-launch
 cp "$T/out" "$T/report-verbose"
 run --import "$REC/testapp-all.json"
 if python3 - "$T/out" "$T/report-verbose" >"$T/diff" 2>&1 <<'PY'
@@ -514,18 +514,18 @@ for path in sys.argv[1:]:
         indent = len(line) - len(line.lstrip(" "))
         if indent + max(len(t) for t in line.split()) > 80:
             continue          # an unbreakable token
-        bad.append(f"{'-v ' if 'verbose' in path else ''}line {n} ({len(line)} columns): {line}")
+        bad.append(f"{'--verbose ' if 'verbose' in path else ''}line {n} ({len(line)} columns): {line}")
 print("\n".join(bad[:20]))
 sys.exit(1 if bad else 0)
 PY
 then
-	ok "text report (and -v --per-launch): no line over 80 columns"
+	ok "text report (and --verbose --per-launch): no line over 80 columns"
 else
 	not_ok "text report: lines over 80 columns"
 	sed 's/^/#   /' "$T/diff"
 fi
 
-# -f sarif: golden logs, locations, fingerprints, --baseline, --source-root.
+# --format sarif: golden logs, locations, fingerprints, --baseline, --source-root.
 . "$here/sarif.sh"
 
 # ---------------------------------------------------------------------------
@@ -571,7 +571,7 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-# --baseline, --regression-threshold, --fail-on regression, -f junit, output
+# --baseline, --regression-threshold, --fail-on regression, --format junit, output
 # names with %p/%h/%q{ENV}, several --import files, and the JSON report
 # against docs/report.schema.json.  The baselines in tests/fixtures/baseline
 # are SYNTHETIC variations of recorded/testapp-all.json (see the README
@@ -600,10 +600,10 @@ cases_baseline() {
 0 out '^\| DIFFERENT GPU: The baseline was recorded on another GPU' --import $ALL --baseline $BASE/other-gpu.json --fail-on regression --baseline-any-gpu
 2 err 'regression: the baseline tests/fixtures/baseline/other-gpu\.json was recorded on NVIDIA H100 80GB HBM3 \(GH100\), this profile on NVIDIA H200 \(GH100\)' --import $ALL --baseline $BASE/other-gpu.json --fail-on regression
 2 err '--baseline-any-gpu needs --baseline'               --baseline-any-gpu --import $ALL
-0 err 'warning: The baseline was recorded on another GPU, NVIDIA H100 80GB HBM3' --import $ALL --baseline $BASE/other-gpu.json -f junit
-0 out 'Only in this run: `fma_loop'                     --import $ALL --baseline $BASE/renamed.json -f markdown
-0 out '^> \*\*Warning: different GPU\.\*\*'              --import $ALL --baseline $BASE/other-gpu.json -f markdown
-1 out '^\| \*\*regression\*\* `matmul_naive.* \| 2\.51 ms \| 3\.13 ms \| \+25\.0% \|' --import $ALL --baseline $BASE/matmul-faster.json -f markdown --fail-on regression
+0 err 'warning: The baseline was recorded on another GPU, NVIDIA H100 80GB HBM3' --import $ALL --baseline $BASE/other-gpu.json --format junit
+0 out 'Only in this run: `fma_loop'                     --import $ALL --baseline $BASE/renamed.json --format markdown
+0 out '^> \*\*Warning: different GPU\.\*\*'              --import $ALL --baseline $BASE/other-gpu.json --format markdown
+1 out '^\| \*\*regression\*\* `matmul_naive.* \| 2\.51 ms \| 3\.13 ms \| \+25\.0% \|' --import $ALL --baseline $BASE/matmul-faster.json --format markdown --fail-on regression
 2 err '^gpuadvise: --baseline: tests/fixtures/baseline/broken\.json:7:70: invalid JSON' --import $ALL --baseline $BASE/broken.json
 2 err '^gpuadvise: --baseline: tests/fixtures/cli/missing-field\.json: launches\[0\]\.grid: missing' --import $ALL --baseline $CLI/missing-field.json
 2 err 'cannot open tests/fixtures/baseline/no-such-file\.json' --import $ALL --baseline $BASE/no-such-file.json
@@ -613,9 +613,9 @@ cases_baseline() {
 2 err "--regression-threshold expects a percentage such as 10 or 2\.5, not 'lots'" --regression-threshold lots --baseline $ALL --import $ALL
 2 err "--regression-threshold expects a percentage .*not '-5'" --regression-threshold -5 --baseline $ALL --import $ALL
 2 err '--baseline compares a profile: give PROGRAM or --import' --baseline $ALL --demo matmul
-2 err "unknown format 'xml' \(text, json, markdown, junit, html, sarif\)" -f xml --import $ALL
-0 out '^<testsuites name="gpuadvise" tests="9" failures="0"' -f junit --import $ALL
-1 out '^<testsuites name="gpuadvise" tests="9" failures="3"' -f junit --fail-on high --import $ALL
+2 err "unknown format 'xml' \(text, json, markdown, junit, html, sarif\)" --format xml --import $ALL
+0 out '^<testsuites name="gpuadvise" tests="9" failures="0"' --format junit --import $ALL
+1 out '^<testsuites name="gpuadvise" tests="9" failures="3"' --format junit --fail-on high --import $ALL
 2 err "-o 'x%q\{GA_NO_SUCH_VARIABLE_FOR_TEST\}\.json': environment variable GA_NO_SUCH_VARIABLE_FOR_TEST is not set" -o x%q{GA_NO_SUCH_VARIABLE_FOR_TEST}.json --import $ALL
 2 err "--log-file 'r%y\.txt': unknown '%y'"              --log-file r%y.txt --import $ALL
 0 out '^Processes$'                                      --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
@@ -736,8 +736,8 @@ json_check() {
 		sed 's/^/#   /' "$T/diff"
 	fi
 }
-run -f json --import "$ALL" --baseline "$ALL" --fail-on regression
-json_check "--baseline (identical) -f json -> $rc: nothing changed" <<'PY'
+run --format json --import "$ALL" --baseline "$ALL" --fail-on regression
+json_check "--baseline (identical) --format json -> $rc: nothing changed" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))["baseline"]
 bad = []
@@ -749,8 +749,8 @@ for k in b["kernels"]:
 if not b["same_gpu"] or b["warning"] is not None: bad.append("same GPU")
 print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
-run -f json --import "$ALL" --baseline "$BASE/matmul-faster.json" --fail-on regression
-json_check "--baseline matmul-faster -f json -> $rc: matmul_naive +25%, the only regression" <<'PY'
+run --format json --import "$ALL" --baseline "$BASE/matmul-faster.json" --fail-on regression
+json_check "--baseline matmul-faster --format json -> $rc: matmul_naive +25%, the only regression" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 b = r["baseline"]
@@ -764,9 +764,9 @@ elif r["kernels"][reg[0]["kernel"]]["name"] != reg[0]["name"]: bad.append("kerne
 if b["threshold_pct"] != 10 or b["severity"] != "high": bad.append("threshold/severity")
 print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
-[ "$rc" = 1 ] || not_ok "--baseline matmul-faster --fail-on regression -f json -> $rc, want 1"
-run -f json --import "$ALL" --baseline "$BASE/strided-was-coalesced.json"
-json_check "--baseline strided-was-coalesced -f json: uncoalesced-global-access is new" <<'PY'
+[ "$rc" = 1 ] || not_ok "--baseline matmul-faster --fail-on regression --format json -> $rc, want 1"
+run --format json --import "$ALL" --baseline "$BASE/strided-was-coalesced.json"
+json_check "--baseline strided-was-coalesced --format json: uncoalesced-global-access is new" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))["baseline"]
 k = [k for k in b["kernels"] if k["name"].startswith("copy_strided(")][0]
@@ -777,8 +777,8 @@ if not k["regression"] or k["slower"]: bad.append("regression by finding, not by
 if [x["name"] for x in b["kernels"] if x["regression"]] != [k["name"]]: bad.append("others")
 print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
-run -f json --import "$ALL" --baseline "$BASE/divergence-was-uniform.json"
-json_check "--baseline divergence-was-uniform -f json: class change, medium finding no regression" <<'PY'
+run --format json --import "$ALL" --baseline "$BASE/divergence-was-uniform.json"
+json_check "--baseline divergence-was-uniform --format json: class change, medium finding no regression" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))["baseline"]
 k = [k for k in b["kernels"] if k["name"].startswith("branch_evenodd(")][0]
@@ -791,8 +791,8 @@ if k["metrics"]["warp_eff"]["baseline"] < 99.9 or k["metrics"]["warp_eff"]["curr
     bad.append("warp_eff")
 print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
-run -f json --import "$ALL" --baseline "$BASE/renamed.json"
-json_check "--baseline renamed -f json: unmatched kernels on each side, reshaped one by name" <<'PY'
+run --format json --import "$ALL" --baseline "$BASE/renamed.json"
+json_check "--baseline renamed --format json: unmatched kernels on each side, reshaped one by name" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))["baseline"]
 short = lambda n: n.split("(")[0]
@@ -804,8 +804,8 @@ if t["match"] != "name" or t["baseline_grid"] != [64, 512, 1]: bad.append("trans
 if any(k["match"] != "shape" for k in b["kernels"] if k is not t): bad.append("others by shape")
 print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
-run -f json --import "$ALL" --baseline "$BASE/other-gpu.json" --fail-on regression --baseline-any-gpu
-json_check "--baseline other-gpu -f json -> $rc: flagged, durations not compared" <<'PY'
+run --format json --import "$ALL" --baseline "$BASE/other-gpu.json" --fail-on regression --baseline-any-gpu
+json_check "--baseline other-gpu --format json -> $rc: flagged, durations not compared" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))["baseline"]
 bad = []
@@ -817,17 +817,17 @@ if any(k["change_pct"] is not None or k["slower"] for k in b["kernels"]): bad.ap
 print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
 [ "$rc" = 0 ] || not_ok "--baseline other-gpu --fail-on regression -> $rc, want 0 (twice as fast elsewhere)"
-run -f junit --import "$ALL" --baseline "$BASE/other-gpu.json"
+run --format junit --import "$ALL" --baseline "$BASE/other-gpu.json"
 if grep -q '<property name="baseline_warning" value="The baseline was recorded on another GPU' "$T/out" &&
 	grep -q '<system-err>DIFFERENT GPU: ' "$T/out"; then
-	ok "--baseline other-gpu -f junit: flagged in a property and in system-err"
+	ok "--baseline other-gpu --format junit: flagged in a property and in system-err"
 else
-	not_ok "--baseline other-gpu -f junit: no warning"
+	not_ok "--baseline other-gpu --format junit: no warning"
 fi
 
 # Several --import files: one entry per process in JSON, with its file.
-run -f json --import "$REC/testapp-copy_strided.json" --import "$REC/testapp-fma_loop.json"
-json_check "several --import files -f json: processes with pid, file and totals" <<'PY'
+run --format json --import "$REC/testapp-copy_strided.json" --import "$REC/testapp-fma_loop.json"
+json_check "several --import files --format json: processes with pid, file and totals" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 p = r["processes"]
@@ -874,7 +874,7 @@ fi
 # exit status is 0 then), or the regressing kernels with --fail-on
 # regression; a failure's type is its highest severity; the classname never
 # holds the kernel's class.
-run -f json --import "$ALL"
+run --format json --import "$ALL"
 cp "$T/out" "$T/all.json"
 junit_check() {
 	# $1: description, $2: "high"/"medium"/"low" or a file of expected failing names
@@ -923,19 +923,19 @@ PY
 	fi
 }
 : >"$T/want-none"
-run -f junit --import "$ALL"
-junit_check "-f junit -> $rc: well-formed, no failure without --fail-on" "$T/want-none"
-run -f junit --fail-on high --import "$ALL"
-junit_check "-f junit --fail-on high -> $rc: failing exactly the kernels with high findings" high
-run -f junit --fail-on medium --import "$ALL"
-junit_check "-f junit --fail-on medium -> $rc: failing the kernels with medium or high findings" medium
+run --format junit --import "$ALL"
+junit_check "--format junit -> $rc: well-formed, no failure without --fail-on" "$T/want-none"
+run --format junit --fail-on high --import "$ALL"
+junit_check "--format junit --fail-on high -> $rc: failing exactly the kernels with high findings" high
+run --format junit --fail-on medium --import "$ALL"
+junit_check "--format junit --fail-on medium -> $rc: failing the kernels with medium or high findings" medium
 printf '%s\n' 'matmul_naive(float const*, float const*, float*, int)' >"$T/want-fail"
-run -f junit --fail-on regression --import "$ALL" --baseline "$BASE/matmul-faster.json"
-junit_check "-f junit --fail-on regression -> $rc: failing only the slower kernel" "$T/want-fail"
+run --format junit --fail-on regression --import "$ALL" --baseline "$BASE/matmul-faster.json"
+junit_check "--format junit --fail-on regression -> $rc: failing only the slower kernel" "$T/want-fail"
 grep -q '<failure message="25.0% slower than the baseline" type="regression">' "$T/out" ||
-	not_ok "-f junit --fail-on regression: failure message"
-run -f junit --fail-on regression --import "$ALL" --baseline "$ALL"
-junit_check "-f junit --fail-on regression, identical baseline -> $rc: nothing fails" "$T/want-none"
+	not_ok "--format junit --fail-on regression: failure message"
+run --format junit --fail-on regression --import "$ALL" --baseline "$ALL"
+junit_check "--format junit --fail-on regression, identical baseline -> $rc: nothing fails" "$T/want-none"
 
 # XML escaping: a kernel name with markup, quotes, "]]>" and a control
 # character (a SYNTHETIC profile made from a recorded one).
@@ -947,7 +947,7 @@ l["name"] = 'apply<op&"x\'>]]>\u0001(int)'
 l["mangled"] = "_Z5applyIXadL_Z2opEEEvi"
 json.dump(p, open(sys.argv[2], "w"))
 PY
-run -f junit --fail-on low --import "$T/odd.json"
+run --format junit --fail-on low --import "$T/odd.json"
 if python3 - "$T/out" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
@@ -955,16 +955,16 @@ c = ET.parse(sys.argv[1]).getroot().find("testsuite/testcase")
 sys.exit(0 if c.get("name") == 'apply<op&"x\'>]]>\\x01(int)' and c.find("failure") is not None else 1)
 PY
 then
-	ok "-f junit: names with markup and control characters are escaped"
+	ok "--format junit: names with markup and control characters are escaped"
 else
-	not_ok "-f junit: escaping of an odd kernel name"
+	not_ok "--format junit: escaping of an odd kernel name"
 	show stdout "$T/out"
 fi
 
 # The JSON report matches docs/report.schema.json: plain, verbose, several
 # processes, and each kind of baseline.
 n=0
-for args in "--import $ALL" "-v --per-launch --import $ALL" \
+for args in "--import $ALL" "--verbose --per-launch --import $ALL" \
 	"--import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json" \
 	"--import $REC/pytorch.json" "--import $ALL --baseline $BASE/matmul-faster.json" \
 	"--import $ALL --baseline $BASE/renamed.json" "--import $ALL --baseline $BASE/other-gpu.json" \
@@ -972,7 +972,7 @@ for args in "--import $ALL" "-v --per-launch --import $ALL" \
 	"--roofline --import $ALL"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
-	run -f json $args
+	run --format json $args
 	cp "$T/out" "$T/schema-$n.json"
 done
 if python3 "$SRCDIR/tests/cli/check-schema.py" "$SRCDIR/docs/report.schema.json" \
@@ -1057,7 +1057,7 @@ srcline() { # fixture, expected text
 }
 srcline demo-coalescing-source.json "demo_coalescing.cu:22 32.0 sectors/request (ideal 4.0) (100%)"
 srcline demo-divergence-source.json "demo_divergence.cu:41 divergent branch: 32.0 threads arrive, 16.0 of 32 active after it (100%)"
-"$GPUADVISE" -f json --import "$SRCDIR/$REC/demo-coalescing-source.json" >"$T/src.json" 2>/dev/null
+"$GPUADVISE" --format json --import "$SRCDIR/$REC/demo-coalescing-source.json" >"$T/src.json" 2>/dev/null
 if python3 -c "
 import json, sys
 k = [k for k in json.load(open('$T/src.json'))['kernels'] if k['name'].startswith('coalescing_strided')][0]
@@ -1075,7 +1075,7 @@ fi
 # give them.
 for STALLS in $REC/demo-coalescing-stalls.json tests/fixtures/cli/synthetic-stalls.json; do
 "$GPUADVISE" --import "$SRCDIR/$STALLS" >"$T/stall.out" 2>"$T/stall.err"
-"$GPUADVISE" -f json --import "$SRCDIR/$STALLS" >"$T/stall.json" 2>/dev/null
+"$GPUADVISE" --format json --import "$SRCDIR/$STALLS" >"$T/stall.json" 2>/dev/null
 if python3 - "$SRCDIR/$STALLS" "$T/stall.json" "$T/stall.out" <<'PY'
 import json, sys
 prof, rep, text = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read()
@@ -1128,8 +1128,8 @@ p["unprofiled"].append({"mangled": l["mangled"], "pid": l["pid"], "grid": l["gri
 json.dump(p, open(sys.argv[2], "w"))
 PY
 "$GPUADVISE" --import "$T/share.json" >"$T/share.out" 2>&1
-"$GPUADVISE" --import "$T/share.json" -f json >"$T/share.rep.json" 2>/dev/null
-"$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" -f json >"$T/noshare.rep.json" 2>/dev/null
+"$GPUADVISE" --import "$T/share.json" --format json >"$T/share.rep.json" 2>/dev/null
+"$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" --format json >"$T/noshare.rep.json" 2>/dev/null
 "$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" >"$T/noshare.out" 2>&1
 if python3 - "$T/share.out" "$T/share.rep.json" "$T/noshare.rep.json" "$T/noshare.out" <<'PY'
 import json, re, sys

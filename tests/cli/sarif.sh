@@ -1,4 +1,4 @@
-# tests/cli/sarif.sh: -f sarif, sourced by run.sh (its run, ok, not_ok,
+# tests/cli/sarif.sh: --format sarif, sourced by run.sh (its run, ok, not_ok,
 # golden_check, $T, $REC, $GOLDEN, $FIX).
 #
 # Golden SARIF logs (tests/fixtures/golden/*.sarif), compared byte for byte
@@ -7,10 +7,10 @@
 # file:///SRCROOT/.  tests/cli/sarif-validate.sh checks every one of them
 # with the SARIF multitool and the SARIF 2.1.0 schema.
 
-# sarif_run ARGS...: gpuadvise -f sarif ARGS with the root URI replaced.
+# sarif_run ARGS...: gpuadvise --format sarif ARGS with the root URI replaced.
 sarif_root=$(cd "$SRCDIR" && pwd -P)
 sarif_run() {
-	run -f sarif "$@"
+	run --format sarif "$@"
 	sed "s|\"file://$sarif_root/\"|\"file:///SRCROOT/\"|" "$T/out" >"$T/out.sarif"
 	mv "$T/out.sarif" "$T/out"
 }
@@ -21,7 +21,7 @@ sarif_golden() {
 	shift
 	sarif_run "$@"
 	if [ "$rc" != 0 ]; then
-		not_ok "golden $gold: gpuadvise -f sarif $* -> $rc"
+		not_ok "golden $gold: gpuadvise --format sarif $* -> $rc"
 		show stderr "$T/err"
 		return
 	fi
@@ -63,7 +63,7 @@ PY
 # The done-when of issue 25: the coalescing demo's finding is on its line
 # of kernels/demo_coalescing.cu, relative to the source root.
 sarif_run --import "$REC/demo-coalescing-source.json"
-sarif_check "-f sarif: the uncoalesced access is at kernels/demo_coalescing.cu:22 (SRCROOT)" '
+sarif_check "--format sarif: the uncoalesced access is at kernels/demo_coalescing.cu:22 (SRCROOT)" '
 r = res[0]
 p = loc(r)
 if (r["ruleId"], r["level"]) != ("uncoalesced-global-access", "error"):
@@ -86,7 +86,7 @@ if "withoutLineInfo" in run["properties"] or "withoutSourceLines" in run["proper
 # Levels from severity, and no physical location without source lines:
 # the run says which option adds them and what it costs.
 sarif_run --import "$REC/testapp-all.json"
-sarif_check "-f sarif without source lines: levels by severity, kernel locations only, --source named" '
+sarif_check "--format sarif without source lines: levels by severity, kernel locations only, --source named" '
 rules = run["tool"]["driver"]["rules"]
 want = {"high": "error", "medium": "warning", "low": "note"}
 for r in res:
@@ -104,7 +104,7 @@ if len(set(r["ruleId"] for r in res)) != len(rules):
 
 # --baseline: new, unchanged and absent, by fingerprint.
 sarif_run --import "$REC/testapp-all.json" --baseline "$FIX/baseline/strided-was-coalesced.json"
-sarif_check "-f sarif --baseline: copy_strided uncoalesced new, its kernel-fusion absent, the rest unchanged" '
+sarif_check "--format sarif --baseline: copy_strided uncoalesced new, its kernel-fusion absent, the rest unchanged" '
 st = [(r["ruleId"], r["properties"]["kernel"].split("(")[0], r["baselineState"], r["level"]) for r in res]
 new = [s for s in st if s[2] == "new"]
 gone = [s for s in st if s[2] == "absent"]
@@ -136,18 +136,18 @@ fps() {
 for r in json.load(open(sys.argv[1]))["runs"][0]["results"]:
     print(r["ruleId"], r["partialFingerprints"]["gpuadvise/v1"], r["locations"][0]["physicalLocation"]["region"]["startLine"])' "$1"
 }
-run -f sarif --import "$REC/demo-coalescing-stalls.json"
+run --format sarif --import "$REC/demo-coalescing-stalls.json"
 fps "$T/out" >"$T/fp.orig"
-run -f sarif --import "$T/moved.json"
+run --format sarif --import "$T/moved.json"
 fps "$T/out" >"$T/fp.moved"
-run -f sarif --import "$T/edited.json"
+run --format sarif --import "$T/edited.json"
 fps "$T/out" >"$T/fp.edited"
 if [ -s "$T/fp.orig" ] && [ "$(cut -d' ' -f1,2 "$T/fp.orig")" = "$(cut -d' ' -f1,2 "$T/fp.moved")" ] &&
 	[ "$(cut -d' ' -f3 "$T/fp.orig")" != "$(cut -d' ' -f3 "$T/fp.moved")" ] &&
 	[ "$(cut -d' ' -f2 "$T/fp.orig")" != "$(cut -d' ' -f2 "$T/fp.edited")" ]; then
-	ok "-f sarif fingerprints: same after the lines move, another when the line's text changes"
+	ok "--format sarif fingerprints: same after the lines move, another when the line's text changes"
 else
-	not_ok "-f sarif fingerprints: not stable by text"
+	not_ok "--format sarif fingerprints: not stable by text"
 	show orig "$T/fp.orig"
 	show moved "$T/fp.moved"
 	show edited "$T/fp.edited"
@@ -168,7 +168,7 @@ for s in d["sources"]:
 json.dump(d, open(sys.argv[2], "w"))
 PY
 sarif_run --import "$T/nolines.json"
-sarif_check "-f sarif without -lineinfo: logical location only, the run says nvcc -lineinfo" '
+sarif_check "--format sarif without -lineinfo: logical location only, the run says nvcc -lineinfo" '
 r = res[0]
 if loc(r) is not None or r["locations"][0]["logicalLocations"][0]["name"] != "coalescing_strided":
     print("location", r["locations"])
@@ -189,39 +189,39 @@ for s in d["sources"]:
             pc["file"] = sys.argv[3] + "/" + pc["file"]
 json.dump(d, open(sys.argv[2], "w"))
 PY
-run -f sarif --import "$T/abs.json" --source-root "$SRCDIR"
-sarif_check "-f sarif --source-root: an absolute path under it becomes relative" '
+run --format sarif --import "$T/abs.json" --source-root "$SRCDIR"
+sarif_check "--format sarif --source-root: an absolute path under it becomes relative" '
 p = loc(res[0])["artifactLocation"]
 if p != {"uri": "kernels/demo_coalescing.cu", "uriBaseId": "SRCROOT"}:
     print(p)
 '
-run -f sarif --import "$T/abs.json" --source-root "$SRCDIR/tests"
-sarif_check "-f sarif --source-root elsewhere: an absolute file URI" '
+run --format sarif --import "$T/abs.json" --source-root "$SRCDIR/tests"
+sarif_check "--format sarif --source-root elsewhere: an absolute file URI" '
 p = loc(res[0])["artifactLocation"]
 if "uriBaseId" in p or not p["uri"].startswith("file:///") or not p["uri"].endswith("/kernels/demo_coalescing.cu"):
     print(p)
 '
-run -f sarif --import "$REC/demo-coalescing-source.json" --source-root "$T/no-such-dir"
+run --format sarif --import "$REC/demo-coalescing-source.json" --source-root "$T/no-such-dir"
 if [ "$rc" = 2 ] && grep -q "^gpuadvise: --source-root .*no-such-dir: No such file or directory" "$T/err"; then
-	ok "-f sarif --source-root MISSING -> 2"
+	ok "--format sarif --source-root MISSING -> 2"
 else
-	not_ok "-f sarif --source-root MISSING -> $rc"
+	not_ok "--format sarif --source-root MISSING -> $rc"
 	show stderr "$T/err"
 fi
 
 # --log-file writes the same log.
-run -f sarif --import "$REC/demo-coalescing-source.json"
+run --format sarif --import "$REC/demo-coalescing-source.json"
 cp "$T/out" "$T/stdout.sarif"
-run -f sarif --import "$REC/demo-coalescing-source.json" --log-file "$T/log.sarif"
+run --format sarif --import "$REC/demo-coalescing-source.json" --log-file "$T/log.sarif"
 if [ "$rc" = 0 ] && [ ! -s "$T/out" ] && cmp -s "$T/stdout.sarif" "$T/log.sarif"; then
-	ok "-f sarif --log-file: the same log as on standard output"
+	ok "--format sarif --log-file: the same log as on standard output"
 else
-	not_ok "-f sarif --log-file -> $rc"
+	not_ok "--format sarif --log-file -> $rc"
 fi
 
 # Several --import files: each file's kernels keep their source lines.
 sarif_run --import "$REC/demo-coalescing-source.json" --import "$REC/demo-divergence-source.json"
-sarif_check "-f sarif, two imports: each finding on its own file's line" '
+sarif_check "--format sarif, two imports: each finding on its own file's line" '
 got = [(r["ruleId"], loc(r) and loc(r)["artifactLocation"]["uri"], loc(r) and loc(r)["region"]["startLine"]) for r in res]
 if got != [("uncoalesced-global-access", "kernels/demo_coalescing.cu", 22),
            ("thread-divergence", "kernels/demo_divergence.cu", 41)]:
@@ -243,7 +243,7 @@ for s in d["sources"]:
 json.dump(d, open(sys.argv[2], "w"))
 PY
 sarif_run --import "$T/nothreads.json"
-sarif_check "-f sarif: no line of the finding's kind -> the kernel's first line (demo_divergence.cu:36)" '
+sarif_check "--format sarif: no line of the finding's kind -> the kernel's first line (demo_divergence.cu:36)" '
 r = res[0]
 p = loc(r)
 if r["ruleId"] != "thread-divergence" or p is None or p["region"]["startLine"] != 36 \
@@ -266,8 +266,8 @@ for s in d["sources"]:
             pc["file"] = sys.argv[3]
 json.dump(d, open(sys.argv[2], "w"))
 PY
-	run -f sarif --import "$T/norm.json" --source-root "$SRCDIR"
-	sarif_check "-f sarif: $f -> kernels/demo_coalescing.cu" '
+	run --format sarif --import "$T/norm.json" --source-root "$SRCDIR"
+	sarif_check "--format sarif: $f -> kernels/demo_coalescing.cu" '
 p = loc(res[0])["artifactLocation"]
 if p != {"uri": "kernels/demo_coalescing.cu", "uriBaseId": "SRCROOT"}:
     print(p)

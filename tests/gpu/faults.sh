@@ -93,7 +93,7 @@ start() {
 	o=$1
 	shift
 	# shellcheck disable=SC2086
-	$DEFAULT_INT "$GA" $OPTS -o "$o" "$T/wrap.sh" "$@" >/dev/null 2>"$T/err" </dev/null &
+	$DEFAULT_INT "$GA" $OPTS -f -o "$o" "$T/wrap.sh" "$@" >/dev/null 2>"$T/err" </dev/null &
 	gp=$!
 }
 # env(1) of coreutils 8.31 or later resets SIGINT and execs at once; the
@@ -114,7 +114,7 @@ reference() {
 	rm -f "$FAULT_PIDFILE"
 	t0=$(now)
 	# shellcheck disable=SC2086
-	timeout 300 "$GA" $OPTS -o "$T/out/ref-$name.json" "$T/wrap.sh" "$@" \
+	timeout 300 "$GA" $OPTS -f -o "$T/out/ref-$name.json" "$T/wrap.sh" "$@" \
 		>/dev/null 2>"$T/ref.err"
 	st=$?
 	ref_secs=$(elapsed "$t0")

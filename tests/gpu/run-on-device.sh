@@ -37,7 +37,7 @@ nvidia-smi -L
 ls -la "$B" "$B/kernels" | head -40
 
 step smoke: two kernels, twice each, verbose
-timeout 120 "$GA" -v -o "$R/smoke.json" "$APP" --only tiny_add,copy_strided --repeat 3 2>&1 | tee "$R/smoke.txt" | head -70
+timeout 120 "$GA" --verbose -o "$R/smoke.json" "$APP" --only tiny_add,copy_strided --repeat 3 2>&1 | tee "$R/smoke.txt" | head -70
 python3 -c "
 import json; p = json.load(open('$R/smoke.json')); c = p['collection']
 print('passes', c['passes'], 'sets', c.get('metric_sets'), 'setup', c.get('profiler_setup_seconds'),
@@ -79,7 +79,7 @@ if has record; then
 	ls -la "$R/recorded/counter-image.bin" && xz -9 -f "$R/recorded/counter-image.bin"
 	step default metric set: passes and a full test-app report
 	"$GA" --list-metrics --chip GH100 | tail -1
-	timeout 120 "$GA" --min-share 0 -f json -o "$R/recorded/testapp-all.json" "$APP" --repeat 3 >"$R/testapp-all.report.json" 2>"$R/testapp-all.err"
+	timeout 120 "$GA" --min-share 0 --format json -o "$R/recorded/testapp-all.json" "$APP" --repeat 3 >"$R/testapp-all.report.json" 2>"$R/testapp-all.err"
 	cat "$R/testapp-all.err"
 	timeout 60 "$GA" --import "$R/recorded/testapp-all.json" | tee "$R/testapp-all.txt" | head -80
 	step stall reasons: the coalescing demo with --stalls
@@ -123,7 +123,7 @@ fi
 if has train; then
 	step PyTorch training loop: which kernels --min-share leaves at one launch
 	for s in 0 1; do
-		timeout 200 "$GA" --min-share $s -f json --log-file "$R/train-share$s.report.json" \
+		timeout 200 "$GA" --min-share $s --format json --log-file "$R/train-share$s.report.json" \
 			-o "$R/train-share$s.json" python3 tests/gpu/pytorch_train.py 100 >/dev/null 2>&1
 		echo "--min-share $s: status $?"
 		python3 - "$R/train-share$s.report.json" <<'PY'

@@ -43,7 +43,7 @@ reference() {
 # 1. Every kernel three times (the default --max-passes 3 gives three metric sets on
 # GH100, one per launch in turn; --min-share 0 so that the small kernels take
 # them too), report as JSON; the app's own output must be unchanged.
-"$GA" --min-share 0 -f json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" --repeat 3 \
+"$GA" --min-share 0 --format json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" --repeat 3 \
 	>"$T/all.app.out" 2>"$T/all.err"
 st=$?
 [ $st -eq 0 ] && pass "full run exits 0" || { fail "full run exits 0 (got $st)"; cat "$T/all.err"; }
@@ -63,17 +63,17 @@ check "no run directory left behind" no_rundir
 # 1a. The default --min-share 1: kernels under 1 % of the GPU time so far
 # stop after their first launch (tiny_add at least); the large ones still
 # get all three sets.
-"$GA" -f json --log-file "$T/share.report.json" "$APP" --repeat 3 >/dev/null 2>&1
+"$GA" --format json --log-file "$T/share.report.json" "$APP" --repeat 3 >/dev/null 2>&1
 check "--min-share: small kernels measured once, large ones in full" \
 	$CHECK min_share "$T/share.report.json" 1 3
 
 # 1b. --max-passes 0: every metric on the one launch of each kernel.
-"$GA" --max-passes 0 -f json --log-file "$T/one.report.json" -o "$T/one.json" "$APP" >/dev/null 2>&1
+"$GA" --max-passes 0 --format json --log-file "$T/one.report.json" -o "$T/one.json" "$APP" >/dev/null 2>&1
 check "--max-passes 0: everything from one launch" $CHECK testapp "$T/one.json"
 check "--max-passes 0: classes of the known kernels" $CHECK classes "$T/one.report.json"
 
 # 1c. --quick: one replay pass, the same classes for the known kernels.
-"$GA" --quick -f json --log-file "$T/quick.report.json" -o "$T/quick.json" "$APP" >/dev/null 2>&1
+"$GA" --quick --format json --log-file "$T/quick.report.json" -o "$T/quick.json" "$APP" >/dev/null 2>&1
 check "--quick collects in one pass" $CHECK passes "$T/quick.json" 1
 check "--quick: classes of the known kernels" $CHECK classes_only "$T/quick.report.json"
 
@@ -81,7 +81,7 @@ check "--quick: classes of the known kernels" $CHECK classes_only "$T/quick.repo
 # switched by an environment setting, a run of the whole test app with it
 # against the default run (def), the same metric sets and classes.
 env_run() { # name, VAR=value (or "" for the default)
-	env $2 GPUADVISE_TIMING_LOG="$T/$1.log" "$GA" -f json --log-file "$T/$1.report.json" \
+	env $2 GPUADVISE_TIMING_LOG="$T/$1.log" "$GA" --format json --log-file "$T/$1.report.json" \
 		-o "$T/$1.json" "$APP" >/dev/null 2>&1
 }
 same_as_default() { # name, what differs
@@ -110,10 +110,10 @@ same_as_default nopre "without the early load"
 # against replaying every launch (--no-loop-replay): every set, the same
 # classes and instruction counts, and the program's results unchanged.
 LOOPK=branch_evenodd,chain_one_warp,fma_loop,smem_conflict,tiny_add
-"$GA" -f json --log-file "$T/loop.report.json" "$APP" --only $LOOPK --rounds 12 \
+"$GA" --format json --log-file "$T/loop.report.json" "$APP" --only $LOOPK --rounds 12 \
 	>"$T/loop.app.out" 2>"$T/loop.err"
 st=$?
-"$GA" --no-loop-replay -f json --log-file "$T/replay.report.json" "$APP" --only $LOOPK \
+"$GA" --no-loop-replay --format json --log-file "$T/replay.report.json" "$APP" --only $LOOPK \
 	--rounds 12 >/dev/null 2>&1
 reference "--no-loop-replay, which loop replay is compared with" $?
 check "loop replay: every set, classes and counts as replayed" \
@@ -193,15 +193,44 @@ done
 # recording of the variants just measured, which shows again without a GPU
 # (GPUADVISE_RECORDED_DIR).
 mkdir -p "$T/rec"
-"$GA" --demo matmul -f json --log-file "$T/demo.json" --fail-on high -o "$T/rec/demo-matmul.json" \
+"$GA" --demo matmul --format json --log-file "$T/demo.json" --fail-on high -o "$T/rec/demo-matmul.json" \
 	>"$T/demo.out" 2>"$T/demo.err"
 st=$?
 if [ $st -eq 1 ] && [ ! -s "$T/demo.out" ] &&
 	python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["kernels"][0]["name"].startswith("matmul_naive")' "$T/demo.json" &&
 	grep -q '"format": "gpuadvise-demo"' "$T/rec/demo-matmul.json"; then
-	pass "live --demo matmul -f json --log-file --fail-on high -o: 1, report and recording written"
+	pass "live --demo matmul --format json --log-file --fail-on high -o: 1, report and recording written"
 else
 	fail "live --demo matmul with output options (status $st)"; head -5 "$T/demo.err"
+fi
+
+# 3c'. The progress line of a live run on a terminal (issue 22, item 2):
+# launches seen and profiled, counted from the records while the program
+# runs, and cleared at the end.
+python3 -c '
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+out = b""
+while True:
+    try:
+        d = os.read(fd, 65536)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+os.waitpid(pid, 0)
+sys.stdout.buffer.write(out)' "$GA" "$APP" --repeat 20 >"$T/pty.out" 2>&1
+if python3 -c '
+import re, sys
+b = open(sys.argv[1], "rb").read()
+m = re.findall(rb"\rgpuadvise: (\d+) launch(?:es)? seen, (\d+) profiled, (\d+) pass(?:es)?, [0-9.]+ s\x1b\[K", b)
+sys.exit(0 if m and int(m[-1][1]) > 0 and int(m[-1][0]) >= int(m[-1][1]) and b"\r\x1b[K" in b else 1)' "$T/pty.out"; then
+	pass "progress line on a terminal: launches seen >= profiled > 0, cleared at the end"
+else
+	fail "progress line on a terminal"; tr '\r' '\n' <"$T/pty.out" | grep 'launch' | tail -3
 fi
 
 # 3d. Source lines: the demos point at the line their fix changes (marked
@@ -210,7 +239,7 @@ fi
 # fourth, with three sets) is measured with SASS metrics.  --stalls runs the
 # demo a second time with PC sampling for the stall reason at each line.
 KSRC=${KSRC:-$(cd "$HERE/../../kernels" && pwd)}
-"$GA" --stalls -f json --log-file "$T/coal.report.json" \
+"$GA" --stalls --format json --log-file "$T/coal.report.json" \
 	"$BUILDDIR/kernels/gpuadvise-demo-coalescing" --reps 4 --warmup 1 >"$T/coal.out" 2>"$T/coal.err"
 check "coalescing demo: top source line is the strided load" \
 	$CHECK source_line "$T/coal.report.json" coalescing_strided "$KSRC/demo_coalescing.cu" uncoalesced
@@ -219,8 +248,8 @@ check "coalescing demo --stalls: the strided load line stalls on memory (PC samp
 # The same run as SARIF (--import of its profile, embedded in the JSON
 # report): the result is on the marked line, its path relative to the
 # repository (the collector recorded the build's absolute path).
-"$GA" -f sarif --source-root "$KSRC/.." --import "$T/coal.report.json" >"$T/coal.sarif" 2>&1
-check "coalescing demo -f sarif: the result is at kernels/demo_coalescing.cu, the marked line" \
+"$GA" --format sarif --source-root "$KSRC/.." --import "$T/coal.report.json" >"$T/coal.sarif" 2>&1
+check "coalescing demo --format sarif: the result is at kernels/demo_coalescing.cu, the marked line" \
 	$CHECK sarif_line "$T/coal.sarif" uncoalesced-global-access "$KSRC/demo_coalescing.cu" uncoalesced
 "$BUILDDIR/kernels/gpuadvise-demo-coalescing" --reps 4 --warmup 1 >"$T/coal.plain" 2>&1
 reference "the coalescing demo without gpuadvise" $?
@@ -236,11 +265,11 @@ if grep -q "ran a second time under PC sampling" "$T/coal.err"; then
 else
 	fail "coalescing demo --stalls: no note of the second run"; sed 's/^/    /' "$T/coal.err"
 fi
-"$GA" -f json --log-file "$T/div.report.json" "$BUILDDIR/kernels/gpuadvise-demo-divergence" \
+"$GA" --format json --log-file "$T/div.report.json" "$BUILDDIR/kernels/gpuadvise-demo-divergence" \
 	--reps 4 --warmup 1 >/dev/null 2>"$T/div.err"
 check "divergence demo: top source line is the divergent branch" \
 	$CHECK source_line "$T/div.report.json" divergence_evenodd "$KSRC/demo_divergence.cu" divergent-branch
-"$GA" -f json --log-file "$T/tr.report.json" "$BUILDDIR/kernels/gpuadvise-demo-transpose" \
+"$GA" --format json --log-file "$T/tr.report.json" "$BUILDDIR/kernels/gpuadvise-demo-transpose" \
 	--variant tiled --reps 5 --warmup 0 >/dev/null 2>"$T/tr.err"
 check "transpose demo, tiled: top source line is the conflicting shared read" \
 	$CHECK source_line "$T/tr.report.json" transpose_tiled "$KSRC/demo_transpose.cu" bank-conflict

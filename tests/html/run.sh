@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/html/run.sh: -f html on the synthetic roofline fixture.  The page
+# tests/html/run.sh: --format html on the synthetic roofline fixture.  The page
 # must be self-contained (no URL, no src= or href= at all), escape kernel
 # names, hold the roofline SVG, the findings and the kernel table, and
 # render in headless Chromium to a non-trivial screenshot (not one colour).
@@ -24,8 +24,8 @@ p = json.load(open(sys.argv[1]))
 p["launches"][0]["name"] = "apply<&op>(float<2> const*)"
 json.dump(p, open(sys.argv[2], "w"))
 PY
-"$GPUADVISE" -f html --import "$T/in.json" >"$T/report.html" 2>"$T/err"
-check "gpuadvise -f html exits 0" [ $? = 0 ]
+"$GPUADVISE" --format html --import "$T/in.json" >"$T/report.html" 2>"$T/err"
+check "gpuadvise --format html exits 0" [ $? = 0 ]
 check "no URL, src= or href= in the page" sh -c "! grep -Eiq 'https?:|src=|href=|@import|url\\(' '$T/report.html'"
 check "no script" sh -c "! grep -qi '<script' '$T/report.html'"
 check "kernel name escaped" grep -q 'apply&lt;&amp;op&gt;(float&lt;2&gt; const\*)' "$T/report.html"
@@ -58,8 +58,8 @@ PY
 # roof named "FP32/FP16".  Also on the recorded PyTorch profile, where most
 # kernels have no FLOP counts and some almost no DRAM traffic.
 for prof in testapp-all pytorch; do
-	"$GPUADVISE" -f html --import "$SRCDIR/tests/fixtures/recorded/$prof.json" >"$T/$prof.html" 2>/dev/null
-	"$GPUADVISE" -f json --import "$SRCDIR/tests/fixtures/recorded/$prof.json" >"$T/$prof.json" 2>/dev/null
+	"$GPUADVISE" --format html --import "$SRCDIR/tests/fixtures/recorded/$prof.json" >"$T/$prof.html" 2>/dev/null
+	"$GPUADVISE" --format json --import "$SRCDIR/tests/fixtures/recorded/$prof.json" >"$T/$prof.json" 2>/dev/null
 	check "$prof: occupancy column, legend, dots with titles, placed-by, one FP32/FP16 roof" \
 		python3 - "$T/$prof.html" "$T/$prof.json" "$prof" <<'PY'
 import json, re, sys

@@ -129,7 +129,7 @@ if [ -n "$bash_comp" ] && command -v bash >/dev/null; then
 		t gpuadvise --explain uncoal
 		t gpuadvise --explain = shared-bank
 		t gpuadvise --demo ma
-		t gpuadvise -f j
+		t gpuadvise --format j
 		t gpuadvise --format = m
 		t gpuadvise --fail-on r' sh "$R/share/bash-completion/completions/gpuadvise" >"$T/comp" 2>&1
 	printf '%s\n' '--explain=' 'uncoalesced-global-access' 'shared-bank-conflicts' 'matmul' \
