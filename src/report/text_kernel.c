@@ -397,7 +397,7 @@ static void kernel_brief(tctx *t, const ga_analysis *a, const ga_group *g)
 	ga_buf_printf(&s, "%s%% of GPU time, %zu %s", ga_fmt_pct(g->share, 1, b1, sizeof(b1)),
 	              g->n_launches, tx_plural(g->n_launches, "launch", "launches"));
 	if (g->unprofiled > 0)
-		ga_buf_printf(&s, " (+%ld)", g->unprofiled);
+		ga_buf_printf(&s, " (+%ld not profiled)", g->unprofiled);
 	ga_buf_printf(&s, ", mean %s, grid%c%s, block%c%s", tx_dur_nb(g->mean_ns, b2, sizeof(b2)),
 	              NBSP, gd, NBSP, bd);
 	if (t->several)
