@@ -398,6 +398,23 @@ typedef struct {
 	int ok;
 } summary_row;
 
+/* Print text wrapped at the report width (80), later lines indented. */
+static void put_wrapped(FILE *out, const char *text, size_t indent)
+{
+	ga_buf b = { 0 };
+	ga_wrap(&b, text, 0, indent, 80);
+	fputs(b.s ? b.s : "\n", out);
+	ga_buf_free(&b);
+}
+
+/* The verdict in a word, for the Summary table. */
+static const char *verdict_word(double measured, double lo, double hi)
+{
+	if (!isfinite(measured))
+		return "n/a";
+	return measured > hi ? "above" : measured >= lo ? "inside" : "below";
+}
+
 static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 {
 	variant_result *res = ga_xcalloc(r->n, sizeof(*res));
@@ -435,8 +452,11 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 	if (r->recorded)
 		snprintf(label, sizeof(label), "recorded on %s, %s (no GPU here: this is the "
 		         "profile recorded on the GPU machine)", r->gpu, r->date);
-	fprintf(out, "Step 1: profile the slow variant, %s (%s)\n\n", r->v[0].name,
-	        r->v[0].description);
+	char *step1 = ga_xasprintf("Step 1: profile the slow variant, %s (%s)", r->v[0].name,
+	                           r->v[0].description);
+	put_wrapped(out, step1, 2);
+	fputc('\n', out);
+	free(step1);
 	ga_report_opts ro = {.color = c->color, .verbose = c->cfg->verbose, .width = 80,
 	                     .recorded_label = r->recorded ? label : NULL,
 	                     .roofline = c->cfg->roofline > 0 ||
@@ -445,17 +465,19 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 
 	fprintf(out, "\nStep 2: apply the fixes and profile again\n\n");
 	const ga_finding *top = res[0].top;
-	fprintf(out, "  %-16s %10s %8s  %-10s  %-28s %s\n", "variant", "time", "speedup", "class",
-	        "top finding", top ? "first finding" : "");
+	/* 80 columns: "first" says whether the slow variant's first finding
+	 * still fires in this variant; the longest rule id comes last. */
+	fprintf(out, "  %-12s %8s %7s  %-10s  %-5s  %s\n", "variant", "time", "speedup", "class",
+	        top ? "first" : "", "top finding");
 	for (size_t i = 0; i < r->n; i++) {
 		double sp = r->v[0].time_ms / r->v[i].time_ms;
 		const ga_finding *t = res[i].top;
-		fprintf(out, "  %-16s %10s %8s  %-10s  %-28s %s\n", r->v[i].name,
+		fprintf(out, "  %-12s %8s %7s  %-10s  %-5s  %s\n", r->v[i].name,
 		        ga_fmt_duration(r->v[i].time_ms * 1e6, b1, sizeof(b1)),
 		        ga_fmt_speedup(sp, b2, sizeof(b2)),
 		        res[i].klass == GA_CLASS_NONE ? "-" : ga_class_name(res[i].klass),
-		        t ? t->rule->id : "-",
-		        top ? (rule_fires(&res[i].a, top->rule) ? "still fires" : "gone") : "");
+		        top ? (rule_fires(&res[i].a, top->rule) ? "fires" : "gone") : "",
+		        t ? t->rule->id : "-");
 	}
 	/* The variant whose fix addresses the top finding, if any. */
 	const demo_info *info = find_demo(r->demo);
@@ -469,19 +491,27 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 	double measured = cmpv ? r->v[0].time_ms / r->v[cmpv].time_ms : NAN;
 	if (top && cmpv) {
 		double est_x = ga_estimate_speedup(top->estimate);
-		fprintf(out, "\n  The advice for %s put %s first: expected %s, estimated %s for its\n"
-		        "  kernel.", r->v[0].name, top->rule->id,
-		        ga_fmt_speedup_range(top->rule->speedup_min, top->rule->speedup_max, b1,
-		                             sizeof(b1)),
-		        ga_fmt_speedup(est_x, b2, sizeof(b2)));
+		ga_buf advice = { 0 };
+		ga_buf_printf(&advice, "The advice for %s put %s first: expected %s, estimated %s "
+		              "for its kernel.", r->v[0].name, top->rule->id,
+		              ga_fmt_speedup_range(top->rule->speedup_min, top->rule->speedup_max, b1,
+		                                   sizeof(b1)),
+		              ga_fmt_speedup(est_x, b2, sizeof(b2)));
 		if (fixv)
-			fprintf(out, " Variant %s applies that fix: measured %s, %s;\n  the finding %s.\n",
-			        r->v[fixv].name, ga_fmt_speedup(measured, b3, sizeof(b3)),
-			        verdict(measured, top->rule->speedup_min, top->rule->speedup_max),
-			        rule_fires(&res[fixv].a, top->rule) ? "still fires" : "is gone");
+			ga_buf_printf(&advice, " Variant %s applies that fix: measured %s, %s; the "
+			              "finding %s.", r->v[fixv].name,
+			              ga_fmt_speedup(measured, b3, sizeof(b3)),
+			              verdict(measured, top->rule->speedup_min, top->rule->speedup_max),
+			              rule_fires(&res[fixv].a, top->rule) ? "still fires" : "is gone");
 		else
-			fprintf(out, " No variant of this demo applies that fix; %s measured %s.\n",
-			        r->v[cmpv].name, ga_fmt_speedup(measured, b3, sizeof(b3)));
+			ga_buf_printf(&advice, " No variant of this demo applies that fix; %s measured "
+			              "%s.", r->v[cmpv].name, ga_fmt_speedup(measured, b3, sizeof(b3)));
+		fputs("\n  ", out);
+		ga_buf b = { 0 };
+		ga_wrap(&b, advice.s, 2, 2, 80);
+		fputs(b.s, out);
+		ga_buf_free(&b);
+		ga_buf_free(&advice);
 	}
 	if (row) {
 		snprintf(row->demo, sizeof(row->demo), "%s", r->demo);
@@ -573,24 +603,29 @@ int ga_demo_main(ga_demo_ctx *c)
 				worst = rc;
 			fprintf(out, "\n");
 		}
+		/* 80 columns: the classes before and after are in each demo's
+		 * table above. */
+		int remains = 0;
 		fprintf(out, "Summary (top finding of the slow variant, and the variant that fixes it)\n"
-		        "  %-11s %-10s %-10s %-26s %-13s %-8s %-8s %-8s %s\n", "demo", "before",
-		        "after", "top finding", "fixed by", "expected", "estimate", "measured",
-		        "verdict");
+		        "  %-10s %-25s %-12s %-8s %-5s %-6s %s\n", "demo", "top finding", "fixed by",
+		        "expected", "est.", "actual", "range");
 		for (size_t i = 0; i < GA_ARRAY_LEN(demos); i++) {
 			summary_row *s = &rows[i];
 			if (!s->ok) {
-				fprintf(out, "  %-11s (failed)\n", demos[i].name);
+				fprintf(out, "  %-10s (failed)\n", demos[i].name);
 				continue;
 			}
-			fprintf(out, "  %-11s %-10s %-10s %-26s %-13s %-8s %-8s %-8s %s%s\n", s->demo,
-			        s->before, s->after, s->top, s->fixed_by[0] ? s->fixed_by : "(none)",
+			fprintf(out, "  %-10s %-25s %-12s %-8s %-5s %-6s %s%s\n", s->demo, s->top,
+			        s->fixed_by[0] ? s->fixed_by : "(none)",
 			        ga_fmt_speedup_range(s->lo, s->hi, b1, sizeof(b1)),
 			        ga_fmt_speedup(s->estimate_x, b2, sizeof(b2)),
 			        ga_fmt_speedup(s->measured, b3, sizeof(b3)),
-			        s->fixed_by[0] ? verdict(s->measured, s->lo, s->hi) : "top finding not fixed",
-			        s->fixed_by[0] && !s->gone ? " (finding remains)" : "");
+			        s->fixed_by[0] ? verdict_word(s->measured, s->lo, s->hi) : "-",
+			        s->fixed_by[0] && !s->gone ? " *" : "");
+			remains |= s->fixed_by[0] && !s->gone;
 		}
+		if (remains)
+			fprintf(out, "  * the finding still fires after the fix\n");
 		return worst;
 	}
 	if (!find_demo(name)) {

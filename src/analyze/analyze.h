@@ -99,6 +99,11 @@ struct ga_group {
 	size_t *findings;         /* indices into analysis->findings, ranked */
 	size_t n_findings;
 	int same_launch;          /* kernels of this process with this grid and block */
+	/* Kernels whose names read the same once shortened to the name alone
+	 * (no "void ", template arguments or parameters): name_peers of them,
+	 * this one the name_index-th by GPU time (1-based).  name_peers is 1 for
+	 * a name of its own; reports tell the others apart as "name #2". */
+	size_t name_index, name_peers;
 	long unprofiled;          /* further launches not profiled (--max-per-kernel) */
 	int below_min_share;      /* some of them for its small share of GPU time (--min-share) */
 	const ga_rule **unchecked;/* rules whose metrics were not measured for it */

@@ -121,11 +121,76 @@ static void source_lines(ga_analysis *a, const ga_source_cuts *cuts)
 	}
 }
 
+/* A demangled name without a leading "void ", its template arguments and
+ * its parameter list ("(anonymous namespace)" kept): what the shortest
+ * form of the name shows.  malloc'd. */
+static char *bare_name(const char *name)
+{
+	static const char anon[] = "(anonymous namespace)";
+	size_t n = strlen(name), o = 0;
+	char *s = ga_xmalloc(n + 1);
+	int depth = 0;
+
+	if (strncmp(name, "void ", 5) == 0)
+		name += 5;
+	for (const char *c = name; *c; c++) {
+		if (*c == '(' && depth == 0 && strncmp(c, anon, sizeof(anon) - 1) != 0)
+			break;
+		if (*c == '<')
+			depth++;
+		else if (*c == '>' && depth > 0)
+			depth--;
+		else if (depth == 0)
+			s[o++] = *c;
+	}
+	s[o] = '\0';
+	return s;
+}
+
+typedef struct {
+	char *bare;
+	size_t group;
+} bare_ref;
+
+static int bare_cmp(const void *x, const void *y)
+{
+	const bare_ref *a = x, *b = y;
+	int c = strcmp(a->bare, b->bare);
+	return c ? c : (a->group > b->group) - (a->group < b->group);
+}
+
+/* name_index and name_peers: sorted by bare name, then by group index (the
+ * groups are in time order already). */
+static void name_peers(ga_analysis *a)
+{
+	size_t n = a->n_groups;
+	bare_ref *v = ga_xcalloc(n ? n : 1, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++) {
+		const ga_group *g = &a->groups[i];
+		v[i].bare = bare_name(g->name ? g->name : g->mangled ? g->mangled : "?");
+		v[i].group = i;
+	}
+	qsort(v, n, sizeof(*v), bare_cmp);
+	for (size_t i = 0, run; i < n; i += run) {
+		for (run = 1; i + run < n && strcmp(v[i].bare, v[i + run].bare) == 0; run++)
+			;
+		for (size_t k = 0; k < run; k++) {
+			a->groups[v[i + k].group].name_index = k + 1;
+			a->groups[v[i + k].group].name_peers = run;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].bare);
+	free(v);
+}
+
 void ga_summarize(ga_analysis *a, const ga_cuts *cuts)
 {
 	ga_source_cuts sc = cuts->source;
 
 	count(a);
+	name_peers(a);
 	processes(a);
 	ga_roofline_compute(a, &cuts->roof, &a->roofline);
 	if (a->profile && a->profile->device.warp_size > 0)

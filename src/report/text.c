@@ -6,7 +6,7 @@
  * notes when verbose.  Prose is wrapped at the terminal width; code examples
  * are printed verbatim.  Colour (ANSI) only when opts->color.  The output is
  * deterministic: golden tests compare it byte for byte. */
-#include "report.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,23 +14,9 @@
 
 #define TOP_FINDINGS 5      /* shown in "What to do first" unless verbose */
 #define MIN_WIDTH 40
-#define MAX_FULL_NAME 1000  /* columns of a kernel's "full name" line */
-#define NBSP GA_NBSP
-
-#define C_RESET "\033[0m"
-#define C_BOLD "\033[1m"
 #define C_WARN "\033[1;33m"
 
-typedef struct {
-	ga_buf b;
-	int color;
-	size_t width;
-	int verbose;
-	int per_launch;
-	int several;        /* launches from several processes or files */
-} tctx;
-
-static const char *class_color(ga_class c)
+const char *tx_class_color(ga_class c)
 {
 	switch (c) {
 	case GA_CLASS_COMPUTE: return "\033[36m";     /* cyan */
@@ -41,7 +27,7 @@ static const char *class_color(ga_class c)
 	}
 }
 
-static const char *severity_color(ga_severity s)
+const char *tx_severity_color(ga_severity s)
 {
 	switch (s) {
 	case GA_SEV_HIGH: return "\033[1;31m";        /* bold red */
@@ -52,7 +38,7 @@ static const char *severity_color(ga_severity s)
 }
 
 /* Append text, wrapped in colour when colour is on. */
-static void paint(tctx *t, const char *code, const char *text)
+void tx_paint(tctx *t, const char *code, const char *text)
 {
 	if (t->color && code && *code)
 		ga_buf_printf(&t->b, "%s%s" C_RESET, code, text);
@@ -60,12 +46,26 @@ static void paint(tctx *t, const char *code, const char *text)
 		ga_buf_puts(&t->b, text);
 }
 
-static const char *group_name(const ga_group *g)
+const char *tx_group_name(const ga_group *g)
 {
 	return g->name ? g->name : g->mangled ? g->mangled : "?";
 }
 
-static const char *rule_title(const ga_rule *r)
+char *tx_kernel_name(const ga_group *g, size_t max_cols)
+{
+	char tag[32] = "";
+	if (g->name_peers > 1)
+		snprintf(tag, sizeof(tag), " #%zu", g->name_index);
+	size_t tw = strlen(tag);
+	char *name = ga_short_name(tx_group_name(g), max_cols > tw + 8 ? max_cols - tw : 8);
+	if (!*tag)
+		return name;
+	char *tagged = ga_xasprintf("%s%s", name, tag);
+	free(name);
+	return tagged;
+}
+
+const char *tx_rule_title(const ga_rule *r)
 {
 	if (!r)
 		return "?";
@@ -74,7 +74,7 @@ static const char *rule_title(const ga_rule *r)
 
 /* Join a formatted value to its unit ("1.00 ms") so wrapping keeps them on
  * one line; works in place and returns s. */
-static char *nb(char *s)
+char *tx_nb(char *s)
 {
 	for (char *c = s; *c; c++)
 		if (*c == ' ')
@@ -83,15 +83,15 @@ static char *nb(char *s)
 }
 
 /* A duration whose number and unit stay together. */
-static const char *dur_nb(double ns, char *buf, size_t len)
+const char *tx_dur_nb(double ns, char *buf, size_t len)
 {
 	ga_fmt_duration(ns, buf, len);
-	return nb(buf);
+	return tx_nb(buf);
 }
 
 /* Wrap the contents of a scratch buffer (which may hold colour codes), then
  * free it. */
-static void wrap_buf(tctx *t, ga_buf *s, size_t col, size_t indent)
+void tx_wrap_buf(tctx *t, ga_buf *s, size_t col, size_t indent)
 {
 	ga_wrap(&t->b, s->s ? s->s : "", col, indent, t->width);
 	ga_buf_free(s);
@@ -99,9 +99,9 @@ static void wrap_buf(tctx *t, ga_buf *s, size_t col, size_t indent)
 
 /* ---- pieces ------------------------------------------------------------ */
 
-static void heading(tctx *t, const char *title)
+void tx_heading(tctx *t, const char *title)
 {
-	paint(t, C_BOLD, title);
+	tx_paint(t, C_BOLD, title);
 	ga_buf_putc(&t->b, '\n');
 	for (size_t i = ga_text_width(title); i > 0; i--)
 		ga_buf_putc(&t->b, '-');
@@ -109,7 +109,7 @@ static void heading(tctx *t, const char *title)
 }
 
 /* "name = value, name = value" with each pair kept on one line. */
-static void evidence_list(ga_buf *s, const ga_evidence *ev, size_t n)
+void tx_evidence_list(ga_buf *s, const ga_evidence *ev, size_t n)
 {
 	char v[64];
 	for (size_t i = 0; i < n; i++)
@@ -117,12 +117,12 @@ static void evidence_list(ga_buf *s, const ga_evidence *ev, size_t n)
 		              NBSP, NBSP, ga_fmt_value(ev[i].value, v, sizeof(v)));
 }
 
-static void dims(char *buf, size_t len, const unsigned d[3])
+void tx_dims(char *buf, size_t len, const unsigned d[3])
 {
 	snprintf(buf, len, "%ux%ux%u", d[0], d[1], d[2]);
 }
 
-static const char *plural(size_t n, const char *one, const char *many)
+const char *tx_plural(size_t n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;
 }
@@ -149,7 +149,7 @@ static void box(tctx *t, const char *text)
 		char *e = strchr(l, '\n');
 		*e = '\0';
 		ga_buf_puts(&t->b, "| ");
-		paint(t, C_BOLD, l);
+		tx_paint(t, C_BOLD, l);
 		ga_spaces(&t->b, maxw - ga_text_width(l));
 		ga_buf_puts(&t->b, " |\n");
 		l = e + 1;
@@ -179,30 +179,30 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 		if (dv->driver_version > 0)
 			ga_buf_printf(&s, ", driver %d.%d", dv->driver_version / 1000,
 			              dv->driver_version % 1000 / 10);
-		wrap_buf(t, &s, 0, 2);
+		tx_wrap_buf(t, &s, 0, 2);
 	}
 
 	size_t nl = a->n_launches;
 	ga_buf_printf(&s, "%zu %s, %zu %s profiled, %s GPU time", a->n_groups,
-	              plural(a->n_groups, "kernel", "kernels"), nl,
-	              plural(nl, "launch", "launches"), dur_nb(a->total_ns, d, sizeof(d)));
+	              tx_plural(a->n_groups, "kernel", "kernels"), nl,
+	              tx_plural(nl, "launch", "launches"), tx_dur_nb(a->total_ns, d, sizeof(d)));
 	if (p) {
-		ga_buf_printf(&s, "; %zu %s", p->n_metrics, plural(p->n_metrics, "metric", "metrics"));
+		ga_buf_printf(&s, "; %zu %s", p->n_metrics, tx_plural(p->n_metrics, "metric", "metrics"));
 		if (p->collection.metric_sets > 1)
 			ga_buf_printf(&s, " in %d sets of at most %d %s per launch, taken in turn by "
 			              "a kernel's repeated launches", p->collection.metric_sets,
 			              p->collection.passes,
-			              plural((size_t)p->collection.passes, "pass", "passes"));
+			              tx_plural((size_t)p->collection.passes, "pass", "passes"));
 		else if (p->collection.passes > 0)
 			ga_buf_printf(&s, " in %d %s", p->collection.passes,
-			              plural((size_t)p->collection.passes, "pass", "passes"));
+			              tx_plural((size_t)p->collection.passes, "pass", "passes"));
 		if (p->collection.loop_replay_launches > 0)
 			ga_buf_printf(&s, "; %ld %s measured across a loop's iterations, with no replay",
 			              p->collection.loop_replay_launches,
-			              plural((size_t)p->collection.loop_replay_launches, "launch",
+			              tx_plural((size_t)p->collection.loop_replay_launches, "launch",
 			                     "launches"));
 	}
-	wrap_buf(t, &s, 0, 2);
+	tx_wrap_buf(t, &s, 0, 2);
 
 	if (o->recorded_label) {
 		/* A box, so nobody mistakes a recorded profile for a fresh run. */
@@ -225,16 +225,79 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 		ga_buf_printf(&s, ": %s", p->collection.note && *p->collection.note
 		              ? p->collection.note
 		              : "the application ended before profiling finished.");
-		wrap_buf(t, &s, 0, 2);
+		tx_wrap_buf(t, &s, 0, 2);
 	}
+}
+
+/* --verbose: a finding's saving, class and severity, then its speedups,
+ * a line each. */
+static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
+{
+	const ga_rule *r = f->rule;
+	char b1[64], b2[64], b3[64];
+	ga_buf s = { 0 };
+
+	ga_spaces(&t->b, 4);
+	ga_buf_printf(&s, "saves ~%s%% of total GPU time; ",
+	              ga_fmt_pct(f->saving, 0, b1, sizeof(b1)));
+	if (r) {
+		/* The kernel's class, not the rule's: a memory-bound kernel can
+		 * still have a compute fix (tensor cores for a naive matmul). */
+		ga_class kc = a->groups[f->group].klass;
+		if (t->color)
+			ga_buf_printf(&s, "%s%s" C_RESET "-bound kernel, %s%s" C_RESET " severity",
+			              tx_class_color(kc), ga_report_class(kc),
+			              tx_severity_color(r->severity), ga_report_severity(r->severity));
+		else
+			ga_buf_printf(&s, "%s-bound kernel, %s severity", ga_report_class(kc),
+			              ga_report_severity(r->severity));
+	}
+	tx_wrap_buf(t, &s, 4, 4);
+
+	ga_spaces(&t->b, 4);
+	if (r)
+		ga_buf_printf(&s, "expected %s from the fix, ",
+		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b2, sizeof(b2)));
+	ga_buf_printf(&s, "estimated %s on this kernel",
+	              ga_fmt_speedup(f->speedup, b3, sizeof(b3)));
+	tx_wrap_buf(t, &s, 4, 4);
+}
+
+/* The default: severity, saving, speedups and class in one line. */
+static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
+{
+	const ga_rule *r = f->rule;
+	char b1[64], b2[64], b3[64];
+	ga_buf s = { 0 };
+	ga_class kc = a->groups[f->group].klass;
+
+	ga_spaces(&t->b, 4);
+	if (r) {
+		ga_buf_putc(&s, '[');
+		if (t->color)
+			ga_buf_printf(&s, "%s%s" C_RESET, tx_severity_color(r->severity),
+			              ga_report_severity(r->severity));
+		else
+			ga_buf_puts(&s, ga_report_severity(r->severity));
+		ga_buf_puts(&s, "] ");
+	}
+	ga_fmt_pct(f->saving, 0, b1, sizeof(b1));
+	ga_buf_printf(&s, "saves %s%s%% of GPU time, estimated %s", b1[0] == '<' ? "" : "~", b1,
+	              ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
+	if (r)
+		ga_buf_printf(&s, ", fix %s",
+		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b3, sizeof(b3)));
+	if (t->color)
+		ga_buf_printf(&s, "; %s%s" C_RESET "-bound", tx_class_color(kc), ga_report_class(kc));
+	else
+		ga_buf_printf(&s, "; %s-bound", ga_report_class(kc));
+	tx_wrap_buf(t, &s, 4, 6);
 }
 
 static void what_to_do_first(tctx *t, const ga_analysis *a)
 {
-	char b1[64], b2[64], b3[64];
-
 	ga_buf_putc(&t->b, '\n');
-	heading(t, "What to do first");
+	tx_heading(t, "What to do first");
 	if (a->n_findings == 0) {
 		ga_wrap(&t->b, "No findings: every kernel is below the rules' thresholds.", 0, 0,
 		     t->width);
@@ -249,11 +312,11 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 		const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
 		ga_buf s = { 0 };
 
-		if (i)
+		if (i && t->verbose)
 			ga_buf_putc(&t->b, '\n');
 		/* Keep "N. kernel:" short so the title starts on the same line. */
-		char *name = ga_short_name(g ? group_name(g) : "?", t->width / 2);
-		char *line = ga_xasprintf("%s: %s", name, rule_title(r));
+		char *name = g ? tx_kernel_name(g, t->width / 2) : ga_xstrdup("?");
+		char *line = ga_xasprintf("%s: %s", name, tx_rule_title(r));
 		char num[32];
 		snprintf(num, sizeof(num), "%2zu. ", i + 1);
 		ga_buf_puts(&t->b, num);
@@ -264,40 +327,19 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 		} else {
 			ga_buf_puts(&s, line);
 		}
-		wrap_buf(t, &s, col, 4);
+		tx_wrap_buf(t, &s, col, 4);
 		free(line);
 		free(name);
 
-		ga_spaces(&t->b, 4);
-		ga_buf_printf(&s, "saves ~%s%% of total GPU time; ",
-		              ga_fmt_pct(f->saving, 0, b1, sizeof(b1)));
-		if (r) {
-			/* The kernel's class, not the rule's: a memory-bound kernel can
-			 * still have a compute fix (tensor cores for a naive matmul). */
-			ga_class kc = a->groups[f->group].klass;
-			if (t->color)
-				ga_buf_printf(&s, "%s%s" C_RESET "-bound kernel, %s%s" C_RESET " severity",
-				              class_color(kc), ga_report_class(kc),
-				              severity_color(r->severity), ga_report_severity(r->severity));
-			else
-				ga_buf_printf(&s, "%s-bound kernel, %s severity", ga_report_class(kc),
-				              ga_report_severity(r->severity));
-		}
-		wrap_buf(t, &s, 4, 4);
-
-		ga_spaces(&t->b, 4);
-		if (r)
-			ga_buf_printf(&s, "expected %s from the fix, ",
-			              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b2, sizeof(b2)));
-		ga_buf_printf(&s, "estimated %s on this kernel",
-		              ga_fmt_speedup(f->speedup, b3, sizeof(b3)));
-		wrap_buf(t, &s, 4, 4);
-
+		if (t->verbose)
+			entry_numbers(t, a, f);
+		else
+			entry_line(t, a, f);
 		if (f->n_evidence) {
 			ga_spaces(&t->b, 4);
 			ga_buf_puts(&s, "evidence: ");
-			evidence_list(&s, f->evidence, f->n_evidence);
-			wrap_buf(t, &s, 4, 6);
+			tx_evidence_list(&s, f->evidence, f->n_evidence);
+			tx_wrap_buf(t, &s, 4, 6);
 		}
 	}
 	if (shown < a->n_findings) {
@@ -305,285 +347,8 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 		size_t more = a->n_findings - shown;
 		ga_buf_putc(&t->b, '\n');
 		ga_buf_printf(&s, "%zu more %s under Kernels below (--verbose lists all here).",
-		              more, plural(more, "finding", "findings"));
-		wrap_buf(t, &s, 0, 0);
-	}
-}
-
-/* Verbatim, each line indented; trailing blank lines dropped.  Code is never
- * wrapped: the indent shrinks from 8 to 4 when the longest line
- * would otherwise pass the width (and a line longer still runs past it). */
-static void example(tctx *t, const char *ex)
-{
-	size_t len = strlen(ex), longest = 0;
-	while (len && (ex[len - 1] == '\n' || ex[len - 1] == ' ' || ex[len - 1] == '\t'))
-		len--;
-	const char *p = ex, *end = ex + len;
-	while (p < end) {
-		const char *e = memchr(p, '\n', (size_t)(end - p));
-		if (!e)
-			e = end;
-		size_t w = ga_text_width_n(p, (size_t)(e - p));
-		if (w > longest)
-			longest = w;
-		p = e + 1;
-	}
-	size_t indent = longest + 8 <= t->width ? 8 : 4;
-	p = ex;
-	while (p < end) {
-		const char *e = memchr(p, '\n', (size_t)(end - p));
-		if (!e)
-			e = end;
-		size_t n = (size_t)(e - p);
-		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t' || p[n - 1] == '\r'))
-			n--;
-		if (n) {
-			ga_spaces(&t->b, indent);
-			ga_buf_printf(&t->b, "%.*s", (int)n, p);
-		}
-		ga_buf_putc(&t->b, '\n');
-		p = e + 1;
-	}
-}
-
-static void group_finding(tctx *t, const ga_analysis *a, const ga_finding *f)
-{
-	const ga_rule *r = f->rule;
-	ga_buf s = { 0 };
-	char b[64];
-
-	ga_buf_putc(&t->b, '\n');
-	ga_spaces(&t->b, 2);
-	if (r) {
-		ga_buf_putc(&s, '[');
-		if (t->color)
-			ga_buf_printf(&s, "%s%s" C_RESET, severity_color(r->severity),
-			              ga_report_severity(r->severity));
-		else
-			ga_buf_puts(&s, ga_report_severity(r->severity));
-		ga_buf_puts(&s, "] ");
-	}
-	ga_buf_printf(&s, "%s \xe2\x80\x94 saves ~%s%% of this kernel", rule_title(r),
-	              ga_fmt_pct(f->estimate, 0, b, sizeof(b)));
-	wrap_buf(t, &s, 2, 4);
-
-	if (r && r->fix && *r->fix) {
-		ga_spaces(&t->b, 4);
-		ga_wrap(&t->b, r->fix, 4, 4, t->width);
-	}
-	if (r && r->example && *r->example) {
-		ga_buf_putc(&t->b, '\n');
-		example(t, r->example);
-	}
-}
-
-/* One row per launch of the group, columns aligned when they fit in the
- * width; otherwise each launch becomes a wrapped line of its own. */
-static void launch_list(tctx *t, const ga_profile *p, const ga_group *g)
-{
-	char dur[64], gd[48], bd[48], idx[32], pid[32];
-	int wi = 0, wp = 0, wd = 0, wg = 0, wb = 0;
-
-	for (size_t i = 0; i < g->n_launches; i++) {
-		if (g->launches[i] >= p->n_launches)
-			continue;
-		const ga_launch *l = &p->launches[g->launches[i]];
-		int n;
-		if ((n = snprintf(idx, sizeof(idx), "#%ld", l->index)) > wi)
-			wi = n;
-		if ((n = snprintf(pid, sizeof(pid), "%d", l->pid)) > wp)
-			wp = n;
-		if ((n = (int)strlen(ga_fmt_duration(l->duration_ns, dur, sizeof(dur)))) > wd)
-			wd = n;
-		dims(gd, sizeof(gd), l->grid);
-		dims(bd, sizeof(bd), l->block);
-		if ((n = (int)strlen(gd)) > wg)
-			wg = n;
-		if ((n = (int)strlen(bd)) > wb)
-			wb = n;
-	}
-	/* "    #I  pid P  D  grid G  block B" */
-	size_t row = 4 + (size_t)wi + 6 + (size_t)wp + 2 + (size_t)wd + 7 + (size_t)wg + 8 + (size_t)wb;
-	int aligned = row <= t->width;
-
-	ga_buf_puts(&t->b, "  launches:\n");
-	for (size_t i = 0; i < g->n_launches; i++) {
-		if (g->launches[i] >= p->n_launches)
-			continue;
-		const ga_launch *l = &p->launches[g->launches[i]];
-		snprintf(idx, sizeof(idx), "#%ld", l->index);
-		ga_fmt_duration(l->duration_ns, dur, sizeof(dur));
-		dims(gd, sizeof(gd), l->grid);
-		dims(bd, sizeof(bd), l->block);
-		if (aligned) {
-			ga_buf_printf(&t->b, "    %-*s  pid %*d  %*s  grid %-*s  block %s\n", wi, idx,
-			              wp, l->pid, wd, dur, wg, gd, bd);
-		} else {
-			ga_buf s = { 0 };
-			ga_spaces(&t->b, 4);
-			ga_buf_printf(&s, "%s: pid%c%d, %s, grid%c%s, block%c%s", idx, NBSP, l->pid,
-			              nb(dur), NBSP, gd, NBSP, bd);
-			wrap_buf(t, &s, 4, 6);
-		}
-	}
-}
-
-/* Where to change the kernel: its top source lines (the analysis ranks
- * them). */
-static void source_lines(tctx *t, const ga_group *g)
-{
-	const ga_source *src = g->source;
-	const ga_source_line *top = g->lines;
-	size_t n = g->n_lines;
-	int sass = g->source_sass, stalls = g->source_sampled;
-	ga_buf s = {0};
-
-	if (!src)
-		return;
-	ga_spaces(&t->b, 2);
-	ga_buf_printf(&s, "source lines (%s; %s):",
-	              sass && stalls ? "SASS metrics of one launch, stall samples of a second run"
-	              : stalls       ? "stall samples of a second run"
-	                             : "SASS metrics of one launch, --stalls adds stall reasons",
-	              src->trigger ? src->trigger : "measured");
-	wrap_buf(t, &s, 2, 4);
-	if (!src->lineinfo) {
-		ga_spaces(&t->b, 4);
-		ga_buf_puts(&s, "no line information in the kernel's code: compile with -lineinfo "
-		            "for file:line; by SASS offset instead");
-		wrap_buf(t, &s, 4, 6);
-	}
-	if (n == 0) {
-		ga_spaces(&t->b, 4);
-		ga_buf_puts(&s, "no line stands out");
-		wrap_buf(t, &s, 4, 6);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const ga_source_line *l = &top[i];
-		ga_spaces(&t->b, 4);
-		if (l->file)
-			ga_buf_printf(&s, "%s:%d", ga_report_basename(l->file), l->line);
-		else
-			ga_buf_printf(&s, "%s+0x%x", src->mangled, l->pc);
-		ga_buf_printf(&s, "  %s (%.0f%%)", l->desc, 100 * l->score);
-		wrap_buf(t, &s, 4, 8);
-		if (l->text) {
-			ga_spaces(&t->b, 8);
-			ga_buf_printf(&t->b, "%.200s\n", l->text);
-		}
-	}
-	ga_buf_free(&s);
-}
-
-static void kernels(tctx *t, const ga_analysis *a)
-{
-	const ga_profile *p = a->profile;
-	char b1[64], b2[64], b3[64], gd[48], bd[48];
-
-	ga_buf_putc(&t->b, '\n');
-	heading(t, "Kernels");
-	if (a->n_groups == 0) {
-		ga_buf_puts(&t->b, "No kernels were profiled.\n");
-		return;
-	}
-	for (size_t gi = 0; gi < a->n_groups; gi++) {
-		const ga_group *g = &a->groups[gi];
-		ga_buf s = { 0 };
-
-		if (gi)
-			ga_buf_putc(&t->b, '\n');
-		/* The name on one line with its class; a name too long for that
-		 * is shortened there and given in full on the next lines. */
-		const char *cls = ga_report_class(g->klass);
-		size_t room = t->width - ga_text_width(cls) - 3;
-		char *name = ga_short_name(group_name(g), room);
-		char *full = ga_report_safe(group_name(g));
-		ga_buf_printf(&t->b, "%s [", name);
-		paint(t, class_color(g->klass), cls);
-		ga_buf_puts(&t->b, "]\n");
-		if (strcmp(name, full) != 0) {
-			/* Even in full, a name stops after MAX_FULL_NAME columns
-			 * (generated code has names of megabytes); the JSON
-			 * report keeps all of it. */
-			size_t cols = ga_text_width(full), cut, cps = 0;
-			ga_spaces(&t->b, 2);
-			if (cols <= MAX_FULL_NAME) {
-				ga_buf_printf(&s, "full name: %s", full);
-			} else {
-				/* MAX_FULL_NAME - 1 code points, then the ellipsis */
-				for (cut = 0; full[cut]; cut++) {
-					if (((unsigned char)full[cut] & 0xc0) == 0x80)
-						continue;
-					if (cps == MAX_FULL_NAME - 1)
-						break;
-					cps++;
-				}
-				ga_buf_printf(&s, "full name (%zu characters, cut; -f json has all): "
-				              "%.*s\xe2\x80\xa6", cols, (int)cut, full);
-			}
-			wrap_buf(t, &s, 2, 4);
-		}
-		free(name);
-		free(full);
-
-		ga_spaces(&t->b, 2);
-		ga_buf_printf(&s, "%s%% of GPU time, %zu %s", ga_fmt_pct(g->share, 1, b1, sizeof(b1)),
-		              g->n_launches, plural(g->n_launches, "launch", "launches"));
-		if (g->unprofiled > 0)
-			ga_buf_printf(&s, " (+%ld not profiled, counted at the mean)", g->unprofiled);
-		ga_buf_printf(&s, ", mean %s, total %s", dur_nb(g->mean_ns, b2, sizeof(b2)),
-		              dur_nb(g->total_ns, b3, sizeof(b3)));
-		wrap_buf(t, &s, 2, 4);
-		dims(gd, sizeof(gd), g->grid);
-		dims(bd, sizeof(bd), g->block);
-		ga_spaces(&t->b, 2);
-		ga_buf_printf(&s, "grid %s, block %s", gd, bd);
-		if (t->several)
-			ga_buf_printf(&s, ", pid %d", g->pid);
-		wrap_buf(t, &s, 2, 4);
-
-		if (g->n_class_evidence) {
-			ga_spaces(&t->b, 2);
-			ga_buf_puts(&s, "evidence: ");
-			evidence_list(&s, g->class_evidence, g->n_class_evidence);
-			wrap_buf(t, &s, 2, 4);
-		}
-		if (g->runner_up != GA_CLASS_NONE) {
-			ga_spaces(&t->b, 2);
-			ga_buf_puts(&s, "runner-up: ");
-			if (t->color)
-				ga_buf_printf(&s, "%s%s" C_RESET, class_color(g->runner_up),
-				              ga_report_class(g->runner_up));
-			else
-				ga_buf_puts(&s, ga_report_class(g->runner_up));
-			ga_buf_puts(&s, " (close call)");
-			wrap_buf(t, &s, 2, 4);
-		}
-		if (g->n_unchecked) {
-			ga_spaces(&t->b, 2);
-			ga_buf_puts(&s, g->below_min_share ? "not checked, under --min-share:" :
-			            "not checked, metrics not measured:");
-			for (size_t i = 0; i < g->n_unchecked; i++)
-				ga_buf_printf(&s, "%s %s", i ? "," : "", g->unchecked[i]->id);
-			wrap_buf(t, &s, 2, 4);
-		}
-		if (t->verbose && g->class_note && *g->class_note) {
-			ga_spaces(&t->b, 2);
-			ga_buf_printf(&s, "why: %s", g->class_note);
-			wrap_buf(t, &s, 2, 4);
-		}
-
-		if (t->per_launch && p && g->n_launches)
-			launch_list(t, p, g);
-		source_lines(t, g);
-
-		if (g->n_findings == 0) {
-			ga_buf_puts(&t->b, "  no findings\n");
-			continue;
-		}
-		for (size_t i = 0; i < g->n_findings; i++)
-			if (g->findings[i] < a->n_findings)
-				group_finding(t, a, &a->findings[g->findings[i]]);
+		              more, tx_plural(more, "finding", "findings"));
+		tx_wrap_buf(t, &s, 0, 0);
 	}
 }
 
@@ -599,18 +364,18 @@ static void roof_peaks(tctx *t, const ga_roofline *r)
 	for (int f = 0; f < GA_ROOF__PREC; f++)
 		if (isfinite(pk->flops[f]))
 			ga_buf_printf(&s, " %s%c%s%c(%s),", ga_roof_prec_name((ga_roof_prec)f), NBSP,
-			              nb((char *)ga_fmt_rate(pk->flops[f], "FLOP/s", v, sizeof(v))),
+			              tx_nb((char *)ga_fmt_rate(pk->flops[f], "FLOP/s", v, sizeof(v))),
 			              NBSP, ga_peak_source_name(pk->flops_src[f]));
 	for (int l = 0; l < GA_ROOF__LEVELS; l++)
 		if (isfinite(pk->bw[l]))
 			ga_buf_printf(&s, " %s%c%s%c(%s),", ga_roof_level_name((ga_roof_level)l), NBSP,
-			              nb((char *)ga_fmt_rate(pk->bw[l], "B/s", v, sizeof(v))), NBSP,
+			              tx_nb((char *)ga_fmt_rate(pk->bw[l], "B/s", v, sizeof(v))), NBSP,
 			              ga_peak_source_name(pk->bw_src[l]));
 	s.s[--s.len] = '\0';
 	ga_buf_puts(&s, "; counters: recorded in the profile, table: gpuadvise's figures for "
 	            "this compute capability; tensor work is estimated from tensor-pipe "
 	            "utilisation");
-	wrap_buf(t, &s, 0, 2);
+	tx_wrap_buf(t, &s, 0, 2);
 	ga_buf_puts(&s, "\xe2\x97\x86 DRAM ridge:");
 	for (int f = 0; f < GA_ROOF__PREC; f++)
 		if (ga_roof_prec_drawn(r, (ga_roof_prec)f) &&
@@ -618,7 +383,7 @@ static void roof_peaks(tctx *t, const ga_roofline *r)
 			ga_buf_printf(&s, " %s at %s FLOP/byte,", ga_roof_prec_name((ga_roof_prec)f),
 			              ga_fmt_value(pk->ridge[f], v, sizeof(v)));
 	s.s[--s.len] = '\0';
-	wrap_buf(t, &s, 0, 2);
+	tx_wrap_buf(t, &s, 0, 2);
 }
 
 static void roof_occupancy(tctx *t, const ga_roof_kernel *k)
@@ -631,7 +396,7 @@ static void roof_occupancy(tctx *t, const ga_roof_kernel *k)
 	              ga_fmt_value(k->occ_theoretical_pct, b2, sizeof(b2)));
 	if (k->occ_limiter)
 		ga_buf_printf(&s, ", limited by %s", k->occ_limiter);
-	wrap_buf(t, &s, 5, 5);
+	tx_wrap_buf(t, &s, 5, 5);
 }
 
 static void roof_kernel(tctx *t, const ga_group *g, const ga_roof_kernel *k, char label)
@@ -639,9 +404,9 @@ static void roof_kernel(tctx *t, const ga_group *g, const ga_roof_kernel *k, cha
 	ga_buf s = { 0 };
 	char b1[64], b2[64], b3[64];
 	const char *cls = ga_report_class(g->klass);
-	char *name = ga_short_name(group_name(g), t->width - 8 - strlen(cls));
+	char *name = tx_kernel_name(g, t->width - 8 - strlen(cls));
 	ga_buf_printf(&t->b, "%c  %s [", label ? label : '-', name);
-	paint(t, class_color(g->klass), cls);
+	tx_paint(t, tx_class_color(g->klass), cls);
 	ga_buf_puts(&t->b, "]\n");
 	free(name);
 	ga_spaces(&t->b, 5);
@@ -650,7 +415,7 @@ static void roof_kernel(tctx *t, const ga_group *g, const ga_roof_kernel *k, cha
 	} else {
 		ga_buf_printf(&s, "%s (mostly %s%s) at %s FLOP/byte at %s: %s side, %s%% of the "
 		              "%s roof; %s",
-		              nb((char *)ga_fmt_rate(k->flops_total, "FLOP/s", b1, sizeof(b1))),
+		              tx_nb((char *)ga_fmt_rate(k->flops_total, "FLOP/s", b1, sizeof(b1))),
 		              ga_roof_prec_name(k->prec),
 		              k->prec == GA_ROOF_TENSOR ? ", estimated"
 		              : k->flops_estimated ? ", estimated from pipe use" : "",
@@ -664,7 +429,7 @@ static void roof_kernel(tctx *t, const ga_group *g, const ga_roof_kernel *k, cha
 		if (k->reason)
 			ga_buf_printf(&s, ": %s", k->reason);
 	}
-	wrap_buf(t, &s, 5, 5);
+	tx_wrap_buf(t, &s, 5, 5);
 	roof_occupancy(t, k);
 }
 
@@ -672,7 +437,7 @@ static void roofline(tctx *t, const ga_analysis *a)
 {
 	const ga_roofline *r = &a->roofline;
 	ga_buf_putc(&t->b, '\n');
-	heading(t, "Roofline");
+	tx_heading(t, "Roofline");
 	if (r->n_placed) {
 		ga_roof_plot(&t->b, r, t->width);
 		roof_peaks(t, r);
@@ -694,37 +459,37 @@ static void processes(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 	char b1[64], b2[64];
 
 	ga_buf_putc(&t->b, '\n');
-	heading(t, "Processes");
+	tx_heading(t, "Processes");
 	for (size_t i = 0; i < n; i++) {
 		ga_buf s = { 0 };
 		const char **files;
 		size_t nf = ga_report_process_files(a, o, v[i].pid, &files);
 		ga_buf_printf(&s, "pid %d: %zu %s, %zu %s, %s (%s%% of GPU time)", v[i].pid,
-		              v[i].n_kernels, plural(v[i].n_kernels, "kernel", "kernels"),
-		              v[i].n_launches, plural(v[i].n_launches, "launch", "launches"),
-		              dur_nb(v[i].total_ns, b1, sizeof(b1)),
+		              v[i].n_kernels, tx_plural(v[i].n_kernels, "kernel", "kernels"),
+		              v[i].n_launches, tx_plural(v[i].n_launches, "launch", "launches"),
+		              tx_dur_nb(v[i].total_ns, b1, sizeof(b1)),
 		              ga_fmt_pct(v[i].share, 1, b2, sizeof(b2)));
 		for (size_t f = 0; f < nf; f++)
 			ga_buf_printf(&s, "%s%s", f ? ", " : "; from ", files[f]);
 		free(files);
-		wrap_buf(t, &s, 0, 2);
+		tx_wrap_buf(t, &s, 0, 2);
 		kernels += v[i].n_kernels;
 		launches += v[i].n_launches;
 	}
 	ga_buf s = { 0 };
-	ga_buf_printf(&s, "total: %zu %s, %zu %s, %zu %s, %s", n, plural(n, "process", "processes"),
-	              kernels, plural(kernels, "kernel", "kernels"), launches,
-	              plural(launches, "launch", "launches"), dur_nb(a->total_ns, b1, sizeof(b1)));
+	ga_buf_printf(&s, "total: %zu %s, %zu %s, %zu %s, %s", n, tx_plural(n, "process", "processes"),
+	              kernels, tx_plural(kernels, "kernel", "kernels"), launches,
+	              tx_plural(launches, "launch", "launches"), tx_dur_nb(a->total_ns, b1, sizeof(b1)));
 	if (o->n_inputs > 1)
 		ga_buf_printf(&s, " from %zu files", o->n_inputs);
-	wrap_buf(t, &s, 0, 2);
+	tx_wrap_buf(t, &s, 0, 2);
 }
 
 static void dims_change(ga_buf *s, const char *what, const unsigned a[3], const unsigned b[3])
 {
 	char da[48], db[48];
-	dims(da, sizeof(da), a);
-	dims(db, sizeof(db), b);
+	tx_dims(da, sizeof(da), a);
+	tx_dims(db, sizeof(db), b);
 	if (strcmp(da, db) != 0)
 		ga_buf_printf(s, ", %s%c%s%c->%c%s", what, NBSP, da, NBSP, NBSP, db);
 }
@@ -736,13 +501,13 @@ static void finding_change(tctx *t, size_t ind, const char *what, const ga_findi
 	ga_spaces(&t->b, ind);
 	ga_buf_printf(&s, "%s: [", what);
 	if (t->color && r)
-		ga_buf_printf(&s, "%s%s" C_RESET, severity_color(r->severity),
+		ga_buf_printf(&s, "%s%s" C_RESET, tx_severity_color(r->severity),
 		              ga_report_severity(r->severity));
 	else
 		ga_buf_puts(&s, r ? ga_report_severity(r->severity) : "?");
-	ga_buf_printf(&s, "] %s (%s)%s", rule_title(r), r && r->id ? r->id : "?",
+	ga_buf_printf(&s, "] %s (%s)%s", tx_rule_title(r), r && r->id ? r->id : "?",
 	              f->regression ? ", a regression" : "");
-	wrap_buf(t, &s, ind, ind + 2);
+	tx_wrap_buf(t, &s, ind, ind + 2);
 }
 
 /* One kernel of the comparison, its first line indented by ind. */
@@ -756,14 +521,14 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 
 	ga_spaces(&t->b, ind);
 	if (k->regression)
-		paint(t, "\033[1;31m", "REGRESSION ");
-	char *name = ga_short_name(group_name(g ? g : b), t->width / 2);
+		tx_paint(t, "\033[1;31m", "REGRESSION ");
+	char *name = tx_kernel_name(g ? g : b, t->width / 2);
 	ga_buf_printf(&s, "%s:", name);
 	free(name);
 	if (g && b) {
 		if (isfinite(k->change))
-			ga_buf_printf(&s, " %s -> %s per launch (%s)", dur_nb(k->base_ns, b1, sizeof(b1)),
-			              dur_nb(k->cur_ns, b2, sizeof(b2)),
+			ga_buf_printf(&s, " %s -> %s per launch (%s)", tx_dur_nb(k->base_ns, b1, sizeof(b1)),
+			              tx_dur_nb(k->cur_ns, b2, sizeof(b2)),
 			              ga_fmt_change(k->change, b3, sizeof(b3)));
 		else if (!c->same_device)
 			ga_buf_puts(&s, " durations not compared (another GPU)");
@@ -773,10 +538,10 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 			ga_buf_printf(&s, ", slower than the %s%% threshold",
 			              ga_fmt_value(c->threshold * 100, b1, sizeof(b1)));
 	} else {
-		ga_buf_printf(&s, " mean %s per launch", dur_nb(g ? k->cur_ns : k->base_ns, b1,
+		ga_buf_printf(&s, " mean %s per launch", tx_dur_nb(g ? k->cur_ns : k->base_ns, b1,
 		                                                 sizeof(b1)));
 	}
-	wrap_buf(t, &s, ind + (k->regression ? 11 : 0), ind + 2);
+	tx_wrap_buf(t, &s, ind + (k->regression ? 11 : 0), ind + 2);
 
 	ind += 2;
 	if (g && b && k->match == GA_MATCH_NAME) {
@@ -784,7 +549,7 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 		ga_buf_puts(&s, "matched by name only");
 		dims_change(&s, "grid", b->grid, g->grid);
 		dims_change(&s, "block", b->block, g->block);
-		wrap_buf(t, &s, ind, ind + 2);
+		tx_wrap_buf(t, &s, ind, ind + 2);
 	}
 	ga_spaces(&t->b, ind);
 	if (g && b && k->class_changed)
@@ -792,7 +557,7 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 	else
 		ga_buf_printf(&s, "class %s%s", ga_report_class((g ? g : b)->klass),
 		              g && b ? " (unchanged)" : "");
-	wrap_buf(t, &s, ind, ind + 2);
+	tx_wrap_buf(t, &s, ind, ind + 2);
 	if (g && b && k->n_metrics) {
 		ga_spaces(&t->b, ind);
 		ga_buf_puts(&s, "evidence:");
@@ -800,7 +565,7 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 			ga_buf_printf(&s, "%s %s%c%s%c->%c%s", i ? "," : "", k->metrics[i].name, NBSP,
 			              ga_fmt_value(k->metrics[i].base, b1, sizeof(b1)), NBSP, NBSP,
 			              ga_fmt_value(k->metrics[i].cur, b2, sizeof(b2)));
-		wrap_buf(t, &s, ind, ind + 2);
+		tx_wrap_buf(t, &s, ind, ind + 2);
 	}
 	for (size_t i = 0; i < k->n_added; i++)
 		finding_change(t, ind, "new finding", &k->added[i]);
@@ -816,7 +581,7 @@ static void baseline(tctx *t, const ga_comparison *c)
 
 	char *title = ga_xasprintf("Compared with baseline %s", c->label ? c->label : "");
 	ga_buf_putc(&t->b, '\n');
-	heading(t, title);
+	tx_heading(t, title);
 	free(title);
 
 	char *warning = ga_baseline_warning(c);
@@ -830,23 +595,23 @@ static void baseline(tctx *t, const ga_comparison *c)
 	size_t nl = c->base->n_launches;
 	char *dev = ga_device_label(bp ? &bp->device : NULL);
 	ga_buf_printf(&s, "baseline: %s, %zu %s, %zu %s, %s GPU time", dev, c->base->n_groups,
-	              plural(c->base->n_groups, "kernel", "kernels"), nl,
-	              plural(nl, "launch", "launches"), dur_nb(c->base_total_ns, b1, sizeof(b1)));
+	              tx_plural(c->base->n_groups, "kernel", "kernels"), nl,
+	              tx_plural(nl, "launch", "launches"), tx_dur_nb(c->base_total_ns, b1, sizeof(b1)));
 	free(dev);
 	if (bp && bp->collection.date && *bp->collection.date)
 		ga_buf_printf(&s, ", recorded %s", bp->collection.date);
-	wrap_buf(t, &s, 0, 2);
+	tx_wrap_buf(t, &s, 0, 2);
 	if (isfinite(c->total_change)) {
-		ga_buf_printf(&s, "GPU time %s -> %s (%s)", dur_nb(c->base_total_ns, b1, sizeof(b1)),
-		              dur_nb(c->cur_total_ns, b2, sizeof(b2)),
+		ga_buf_printf(&s, "GPU time %s -> %s (%s)", tx_dur_nb(c->base_total_ns, b1, sizeof(b1)),
+		              tx_dur_nb(c->cur_total_ns, b2, sizeof(b2)),
 		              ga_fmt_change(c->total_change, b3, sizeof(b3)));
-		wrap_buf(t, &s, 0, 2);
+		tx_wrap_buf(t, &s, 0, 2);
 	}
 	ga_buf_printf(&s, "%zu matched, %zu only in this profile, %zu only in the baseline; ",
 	              c->n_matched, c->n_only_cur, c->n_only_base);
 	if (c->n_regressions)
 		ga_buf_printf(&s, "%zu %s", c->n_regressions,
-		              plural(c->n_regressions, "regression", "regressions"));
+		              tx_plural(c->n_regressions, "regression", "regressions"));
 	else
 		ga_buf_puts(&s, "no regression");
 	if (c->same_device)
@@ -856,7 +621,7 @@ static void baseline(tctx *t, const ga_comparison *c)
 	else
 		ga_buf_printf(&s, " (a new finding of %s severity or above; durations are not "
 		              "compared)", ga_severity_name((ga_severity)c->severity));
-	wrap_buf(t, &s, 0, 2);
+	tx_wrap_buf(t, &s, 0, 2);
 
 	size_t quiet = 0;
 	for (size_t i = 0; i < c->n_kernels; i++) {
@@ -873,20 +638,20 @@ static void baseline(tctx *t, const ga_comparison *c)
 	if (quiet) {
 		ga_buf_putc(&t->b, '\n');
 		ga_buf_printf(&s, "%zu matched %s unchanged: ", quiet,
-		              plural(quiet, "kernel", "kernels"));
+		              tx_plural(quiet, "kernel", "kernels"));
 		if (c->same_device)
 			ga_buf_printf(&s, "within %s%%, ",
 			              ga_fmt_value(c->threshold * 100, b1, sizeof(b1)));
 		ga_buf_printf(&s, "same class and findings (--verbose lists %s).",
-		              plural(quiet, "it", "them"));
-		wrap_buf(t, &s, 0, 2);
+		              tx_plural(quiet, "it", "them"));
+		tx_wrap_buf(t, &s, 0, 2);
 	}
 	for (int side = 0; side < 2; side++) {
 		size_t n = side == 0 ? c->n_only_cur : c->n_only_base;
 		if (!n)
 			continue;
 		ga_buf_putc(&t->b, '\n');
-		paint(t, C_BOLD, side == 0 ? "Only in this profile:" : "Only in the baseline:");
+		tx_paint(t, C_BOLD, side == 0 ? "Only in this profile:" : "Only in the baseline:");
 		ga_buf_putc(&t->b, '\n');
 		for (size_t i = 0; i < c->n_kernels; i++) {
 			const ga_kernel_change *k = &c->kernels[i];
@@ -921,9 +686,11 @@ static void unchecked_hint(tctx *t, const ga_analysis *a)
 		ga_buf_printf(&s, "%zu %s had rules not checked: %s less than %s of the GPU time "
 		              "while running, so %s later launches were not measured (--min-share). "
 		              "Profile with --min-share 0 to measure every kernel in full.", small,
-		              plural(small, "kernel", "kernels"), small == 1 ? "it took" : "they took",
+		              tx_plural(small, "kernel", "kernels"), small == 1 ? "it took" : "they took",
 		              pct, small == 1 ? "its" : "their");
-		wrap_buf(t, &s, 0, 0);
+		if (!t->verbose)
+			ga_buf_puts(&s, " --verbose names the rules of each kernel.");
+		tx_wrap_buf(t, &s, 0, 0);
 	}
 	if (!n)
 		return;
@@ -933,13 +700,15 @@ static void unchecked_hint(tctx *t, const ga_analysis *a)
 		              "them all. Launch %s more often, or profile with --max-passes 0 to "
 		              "measure every metric on every launch (in a loop of a few iterations, "
 		              "--no-loop-replay takes the other sets from the second).",
-		              n, plural(n, "kernel", "kernels"), p->collection.metric_sets,
+		              n, tx_plural(n, "kernel", "kernels"), p->collection.metric_sets,
 		              n == 1 ? "it was" : "they were", n == 1 ? "it" : "them");
 	else
 		ga_buf_printf(&s, "%zu %s had rules not checked: the profile lacks their metrics "
 		              "(a --quick run, or one with other rules).", n,
-		              plural(n, "kernel", "kernels"));
-	wrap_buf(t, &s, 0, 0);
+		              tx_plural(n, "kernel", "kernels"));
+	if (!t->verbose)
+		ga_buf_puts(&s, " --verbose names the rules of each kernel.");
+	tx_wrap_buf(t, &s, 0, 0);
 }
 
 static void notes(tctx *t, const ga_analysis *a)
@@ -947,7 +716,7 @@ static void notes(tctx *t, const ga_analysis *a)
 	if (!a->n_notes)
 		return;
 	ga_buf_putc(&t->b, '\n');
-	heading(t, "Notes");
+	tx_heading(t, "Notes");
 	for (size_t i = 0; i < a->n_notes; i++) {
 		ga_buf_puts(&t->b, "- ");
 		ga_wrap(&t->b, a->notes[i], 2, 2, t->width);
@@ -973,7 +742,9 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 	what_to_do_first(&t, a);
 	if (o->roofline && a->profile)
 		roofline(&t, a);
-	kernels(&t, a);
+	tx_kernels(&t, a);
+	if (!t.verbose)
+		tx_how_to_fix(&t, a);
 	unchecked_hint(&t, a);
 	if (t.verbose)
 		notes(&t, a);

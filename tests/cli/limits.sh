@@ -193,9 +193,12 @@ check "classifier with 20,000 unknown names -> 3 within 10 s, 50 shown" 3 err \
 run 10 --rules "$T/rules-laughs" --import "$REC/testapp-fma_loop.json"
 check "--rules with aliases -> 3 before importing" 3 err 'YAML alias'
 
-# A kernel name of 100 KB: the text report shortens it, JSON keeps it.
+# A kernel name of 100 KB: the text report shortens it (--verbose gives the
+# first 1000 characters too), JSON keeps it.
 run 30 --import "$T/long-name.json"
-check "kernel name of 100 KB -> 0" 0 out 'full name \(1000[0-9]+ characters, cut'
+check "kernel name of 100 KB, the default report -> 0" 0 out '\(…\) \[[a-z]+\]$'
+run 30 --verbose --import "$T/long-name.json"
+check "kernel name of 100 KB, --verbose -> 0" 0 out 'full name \(1000[0-9]+ characters, cut'
 if python3 - "$T/out" <<'PY'
 import sys
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")

@@ -233,6 +233,17 @@ else
 	fail "progress line on a terminal"; tr '\r' '\n' <"$T/pty.out" | grep 'launch' | tail -3
 fi
 
+# 3c''. A live demo's text fits in 80 columns (issue 22, item 1): the
+# report of the slow variant, the variants' table and the advice.
+"$GA" --demo transpose >"$T/demo80.out" 2>/dev/null
+st=$?
+w=$(python3 -c 'import sys; print(max([len(l.rstrip("\n")) for l in open(sys.argv[1], encoding="utf-8")] or [0]))' "$T/demo80.out")
+if [ $st -eq 0 ] && [ "$w" -le 80 ] && grep -q '^How to fix$' "$T/demo80.out"; then
+	pass "live --demo transpose: text of at most 80 columns ($w)"
+else
+	fail "live --demo transpose: status $st, a line of $w columns (want <= 80)"
+fi
+
 # 3d. Source lines: the demos point at the line their fix changes (marked
 # "// gpuadvise-expect: ..." in the kernel source); the kernel's profiled
 # launches flag it, and the launch after it has had every metric set (the

@@ -364,37 +364,90 @@ static void test_text_plain(void **state)
 	assert_true(t1 < t2 && t2 < t3 && t3 < kern);
 
 	/* Savings, speedups, evidence with NAN */
-	assert_non_null(strstr(t1, "saves ~38% of total GPU time; memory-bound kernel, high severity"));
-	assert_non_null(strstr(t1, "expected 2-10x from the fix, estimated 2.0x on this kernel"));
+	assert_non_null(strstr(t1, "    [high] saves ~38% of GPU time, estimated 2.0x, fix 2-10x; "
+	                           "memory-bound\n"));
 	assert_non_null(strstr(t1, "evidence: sectors_per_request = 16, l1_hit_rate = n/a"));
-	assert_non_null(strstr(t2, "saves ~19% of total GPU time; divergence-bound kernel, medium severity"));
-	assert_non_null(strstr(t2, "expected 1.5-3x from the fix, estimated 4.0x on this kernel"));
+	assert_non_null(strstr(t2, "    [medium] saves ~19% of GPU time, estimated 4.0x, fix 1.5-3x;\n"
+	                           "      divergence-bound\n"));
 
-	/* Kernel blocks */
+	/* Kernel blocks: short, one line per finding by rule id */
 	const char *k1 = strstr(kern, "matmul_naive(float const*, float const*, float*, int) [memory]\n");
 	const char *k2 = strstr(kern, "reduce_sum(float*, int) [divergence]\n");
+	const char *fix = strstr(out, "\nHow to fix\n----------\n");
 	assert_non_null(k1);
 	assert_non_null(k2);
-	assert_true(k1 < k2);
-	assert_non_null(strstr(k1, "  75.0% of GPU time, 3 launches, mean 1.00 ms, total 3.00 ms\n"
-	                           "  grid 256x1x1, block 256x1x1\n"));
-	assert_non_null(strstr(k1, "  evidence: sm = 41, mem = 88.1\n"));
-	assert_non_null(strstr(k1, "  runner-up: latency (close call)\n"));
-	assert_true(strstr(k1, "runner-up") < k2);
+	assert_non_null(fix);
+	assert_true(k1 < k2 && k2 < fix);
+	assert_non_null(strstr(k1, "  75.0% of GPU time, 3 launches, mean 1.00 ms, grid 256x1x1, "
+	                           "block 256x1x1\n"
+	                           "  evidence: sm = 41, mem = 88.1; runner-up latency\n"));
 	assert_null(strstr(k2, "runner-up"));
-	assert_non_null(strstr(k1, "  [high] Uncoalesced global memory access \xe2\x80\x94 saves ~50% of this kernel\n"));
-	assert_non_null(strstr(k2, "  [medium] Divergent branches | masked lanes \xe2\x80\x94 saves ~75% of this kernel\n"));
-	/* Fix wrapped at 4, example verbatim at 8 */
-	assert_non_null(strstr(k1, "\n    Make consecutive threads"));
-	assert_non_null(strstr(k1, "\n        float v = a[threadIdx.x * n + k];\n"));
+	assert_non_null(strstr(k1, "  [high] uncoalesced-global-access: saves ~38%, estimated 2.0x, fix 2-10x\n"));
 	/* group 0 lists its findings in rank order */
 	assert_true(strstr(k1, "[high]") < strstr(k1, "[low]"));
+	/* Each rule's fix and example once, under How to fix */
+	assert_true(strstr(out, "Make consecutive threads") > fix);
+	assert_null(strstr(strstr(out, "Make consecutive threads") + 1, "Make consecutive threads"));
+	assert_non_null(strstr(fix, "\nuncoalesced-global-access: Uncoalesced global memory access\n"
+	                            "  Make consecutive threads"));
+	assert_non_null(strstr(fix, "\n        float v = a[threadIdx.x * n + k];\n"));
 
 	/* Not verbose: no notes, no class note, no per-launch list */
 	assert_null(strstr(out, "Notes\n"));
 	assert_null(strstr(out, "why:"));
 	assert_null(strstr(out, "launches:\n"));
 	assert_null(strstr(out, "\033["));
+	assert_fits(out, 80);
+	free(out);
+}
+
+/* --verbose: the full kernel blocks, each finding with its fix and example,
+ * and no How to fix. */
+static void test_text_verbose_blocks(void **state)
+{
+	(void)state;
+	ga_report_opts o = { .width = 80, .verbose = 1 };
+	char *out = render(ga_report_text, &analysis, &o);
+	const char *kern = strstr(out, "\nKernels\n");
+	const char *t1 = strstr(out, " 1. matmul_naive(\xe2\x80\xa6): Uncoalesced global memory access");
+	assert_non_null(t1);
+	assert_non_null(strstr(t1, "saves ~38% of total GPU time; memory-bound kernel, high severity"));
+	assert_non_null(strstr(t1, "expected 2-10x from the fix, estimated 2.0x on this kernel"));
+	const char *k1 = strstr(kern, "matmul_naive(float const*, float const*, float*, int) [memory]\n");
+	const char *k2 = strstr(kern, "reduce_sum(float*, int) [divergence]\n");
+	assert_non_null(k1);
+	assert_non_null(k2);
+	assert_non_null(strstr(k1, "  75.0% of GPU time, 3 launches, mean 1.00 ms, total 3.00 ms\n"
+	                           "  grid 256x1x1, block 256x1x1\n"));
+	assert_non_null(strstr(k1, "  runner-up: latency (close call)\n"));
+	assert_non_null(strstr(k1, "  [high] Uncoalesced global memory access \xe2\x80\x94 saves ~50% of this kernel\n"));
+	assert_non_null(strstr(k2, "  [medium] Divergent branches | masked lanes \xe2\x80\x94 saves ~75% of this kernel\n"));
+	/* Fix wrapped at 4, example verbatim at 8 */
+	assert_non_null(strstr(k1, "\n    Make consecutive threads"));
+	assert_non_null(strstr(k1, "\n        float v = a[threadIdx.x * n + k];\n"));
+	assert_null(strstr(out, "\nHow to fix\n"));
+	free(out);
+}
+
+/* Kernels whose names read the same once shortened: "#n" from the
+ * analysis (ga_group.name_index) in the top list and the kernel blocks. */
+static void test_text_same_short_name(void **state)
+{
+	(void)state;
+	ga_group g[2];
+	memcpy(g, groups, sizeof(g));
+	ga_analysis a = analysis;
+	a.groups = g;
+	g[1].name = g[0].name;
+	g[0].name_index = 1;
+	g[1].name_index = 2;
+	g[0].name_peers = g[1].name_peers = 2;
+	ga_report_opts o = { .width = 80 };
+	char *out = render(ga_report_text, &a, &o);
+	assert_non_null(strstr(out, " 1. matmul_naive(\xe2\x80\xa6) #1: Uncoalesced"));
+	assert_non_null(strstr(out, " 2. matmul_naive(\xe2\x80\xa6) #2: Divergent"));
+	assert_non_null(strstr(out, "\nmatmul_naive(float const*, float const*, float*, int) #1 [memory]\n"));
+	assert_non_null(strstr(out, "\nmatmul_naive(float const*, float const*, float*, int) #2 [divergence]\n"));
 	assert_fits(out, 80);
 	free(out);
 }
@@ -739,6 +792,8 @@ int main(void)
 		cmocka_unit_test(test_short_name),
 		cmocka_unit_test(test_reporter_table),
 		cmocka_unit_test_setup(test_text_plain, setup),
+		cmocka_unit_test_setup(test_text_verbose_blocks, setup),
+		cmocka_unit_test_setup(test_text_same_short_name, setup),
 		cmocka_unit_test_setup(test_text_narrow_and_long_names, setup),
 		cmocka_unit_test_setup(test_text_color, setup),
 		cmocka_unit_test_setup(test_text_verbose, setup),
