@@ -36,15 +36,9 @@ REC=$SRCDIR/tests/fixtures/recorded
 
 . "$here/tap.sh"
 
-# run SECONDS ARGS...: gpuadvise with a time limit; stdout in $T/out,
-# stderr in $T/err, status in $rc, wall time in $secs.
+# run SECONDS ARGS...: timed_run (tap.sh).
 run() {
-	limit=$1
-	shift
-	t0=$(date +%s%N)
-	(cd "$SRCDIR" && timeout "$limit" "$GPUADVISE" "$@") >"$T/out" 2>"$T/err" </dev/null
-	rc=$?
-	secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	timed_run "$@"
 }
 
 # check DESC WANT_STATUS STREAM PATTERN: the last run exited WANT_STATUS

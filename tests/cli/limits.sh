@@ -34,16 +34,10 @@ REC=$SRCDIR/tests/fixtures/recorded
 
 . "$here/tap.sh"
 
-# run SECONDS ARGS...: gpuadvise with a time limit; stdout in $T/out,
-# stderr in $T/err, status in $rc, wall time in $secs.
+# run SECONDS ARGS...: timed_run (tap.sh), and $sanitizer set when a
+# sanitizer reported in the run's stderr.
 run() {
-	limit=$1
-	shift
-	t0=$(date +%s%N)
-	(cd "$SRCDIR" && timeout "$limit" "$GPUADVISE" "$@") >"$T/out" 2>"$T/err" </dev/null
-	rc=$?
-	t1=$(date +%s%N)
-	secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	timed_run "$@"
 	sanitizer=
 	if grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T/err"; then
 		sanitizer=1

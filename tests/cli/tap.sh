@@ -61,3 +61,15 @@ tap_end() {
 	fi
 	[ "$failed" = 0 ] && [ "$rewritten" = 0 ]
 }
+
+# timed_run SECONDS ARGS...: gpuadvise from $SRCDIR with a time limit and no
+# standard input; stdout in $T/out, stderr in $T/err, status in $rc, wall
+# time in $secs.
+timed_run() {
+	limit=$1
+	shift
+	t0=$(date +%s%N)
+	(cd "$SRCDIR" && timeout "$limit" "$GPUADVISE" "$@") >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+}
