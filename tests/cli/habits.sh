@@ -41,33 +41,7 @@ run() {
 	rc=$?
 }
 
-# check DESC WANT_STATUS STREAM PATTERN: the last run exited WANT_STATUS
-# and STREAM (out or err) matches the grep -E PATTERN ('' for none).
-check() {
-	desc=$1 want=$2 stream=$3 pat=$4
-	why=
-	if grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T/err"; then
-		why="sanitizer report"
-	elif [ "$rc" != "$want" ]; then
-		why="exit status $rc, want $want"
-	elif [ -n "$pat" ] && ! grep -Eq -e "$pat" "$T/$stream"; then
-		why="no /$pat/ in std$stream"
-	fi
-	if [ -z "$why" ]; then
-		ok "$desc"
-	else
-		not_ok "$desc: $why"
-		show stdout "$T/out"
-		show stderr "$T/err"
-	fi
-}
-
-# expect DESC CONDITION...: a shell test.
-expect() {
-	desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
+# check and expect: tap.sh.
 
 # ---- user-visible text (item 8) -------------------------------------
 

@@ -34,38 +34,12 @@ REC=$SRCDIR/tests/fixtures/recorded
 
 . "$here/tap.sh"
 
-# run SECONDS ARGS...: timed_run (tap.sh), and $sanitizer set when a
-# sanitizer reported in the run's stderr.
+# run SECONDS ARGS...: timed_run (tap.sh).
 run() {
 	timed_run "$@"
-	sanitizer=
-	if grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T/err"; then
-		sanitizer=1
-	fi
 }
 
-# check DESC WANT_STATUS STREAM PATTERN: the last run exited WANT_STATUS
-# and STREAM (out or err) matches the grep -E PATTERN ('' for none).
-check() {
-	desc=$1 want=$2 stream=$3 pat=$4
-	why=
-	if [ "$rc" = 124 ]; then
-		why="timed out"
-	elif [ -n "$sanitizer" ]; then
-		why="sanitizer report"
-	elif [ "$rc" != "$want" ]; then
-		why="exit status $rc, want $want"
-	elif [ -n "$pat" ] && ! grep -Eq -e "$pat" "$T/$stream"; then
-		why="no /$pat/ in std$stream"
-	fi
-	if [ -z "$why" ]; then
-		ok "$desc ($secs s)"
-	else
-		not_ok "$desc: $why"
-		show stdout "$T/out"
-		show stderr "$T/err"
-	fi
-}
+# check: tap.sh.
 
 # Inputs.
 python3 - "$T" "$REC" "$SRCDIR/rules" "$here" <<'PY' || { echo "not ok - generating the inputs"; exit 1; }

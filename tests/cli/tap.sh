@@ -73,3 +73,35 @@ timed_run() {
 	rc=$?
 	secs=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
 }
+
+# check DESC WANT_STATUS STREAM PATTERN: the last run (status $rc, output in
+# $T/out and $T/err) exited WANT_STATUS, no sanitizer reported, and STREAM
+# (out or err) matches the grep -E PATTERN ('' for none).  A timed run
+# shows its time.
+check() {
+	desc=$1 want=$2 stream=$3 pat=$4
+	why=
+	if [ "$rc" = 124 ] && [ "$want" != 124 ]; then
+		why="timed out"
+	elif grep -Eq 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$T/err"; then
+		why="sanitizer report"
+	elif [ "$rc" != "$want" ]; then
+		why="exit status $rc, want $want"
+	elif [ -n "$pat" ] && ! grep -Eq -e "$pat" "$T/$stream"; then
+		why="no /$pat/ in std$stream"
+	fi
+	if [ -z "$why" ]; then
+		ok "$desc${secs:+ ($secs s)}"
+	else
+		not_ok "$desc: $why"
+		show stdout "$T/out"
+		show stderr "$T/err"
+	fi
+}
+
+# expect DESC CONDITION...: a shell test.
+expect() {
+	desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
