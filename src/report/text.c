@@ -37,6 +37,14 @@ const char *tx_severity_color(ga_severity s)
 	}
 }
 
+void tx_severity_tag(const tctx *t, ga_buf *s, ga_severity sev)
+{
+	if (t->color)
+		ga_buf_printf(s, "[%s%s" C_RESET "] ", tx_severity_color(sev), ga_report_severity(sev));
+	else
+		ga_buf_printf(s, "[%s] ", ga_report_severity(sev));
+}
+
 /* Append text, wrapped in colour when colour is on. */
 void tx_paint(tctx *t, const char *code, const char *text)
 {
@@ -272,15 +280,8 @@ static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 	ga_class kc = a->groups[f->group].klass;
 
 	ga_spaces(&t->b, 4);
-	if (r) {
-		ga_buf_putc(&s, '[');
-		if (t->color)
-			ga_buf_printf(&s, "%s%s" C_RESET, tx_severity_color(r->severity),
-			              ga_report_severity(r->severity));
-		else
-			ga_buf_puts(&s, ga_report_severity(r->severity));
-		ga_buf_puts(&s, "] ");
-	}
+	if (r)
+		tx_severity_tag(t, &s, r->severity);
 	ga_fmt_pct(f->saving, 0, b1, sizeof(b1));
 	ga_buf_printf(&s, "saves %s%s%% of GPU time, estimated %s", b1[0] == '<' ? "" : "~", b1,
 	              ga_fmt_speedup(f->speedup, b2, sizeof(b2)));

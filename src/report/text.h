@@ -21,6 +21,8 @@ typedef struct {
 
 const char *tx_class_color(ga_class c);
 const char *tx_severity_color(ga_severity s);
+/* "[high] " into s, the severity in its colour when colour is on. */
+void tx_severity_tag(const tctx *t, ga_buf *s, ga_severity sev);
 /* Append text, wrapped in colour when colour is on. */
 void tx_paint(tctx *t, const char *code, const char *text);
 const char *tx_group_name(const ga_group *g);

@@ -63,15 +63,8 @@ static void group_finding(tctx *t, const ga_analysis *a, const ga_finding *f)
 
 	ga_buf_putc(&t->b, '\n');
 	ga_spaces(&t->b, 2);
-	if (r) {
-		ga_buf_putc(&s, '[');
-		if (t->color)
-			ga_buf_printf(&s, "%s%s" C_RESET, tx_severity_color(r->severity),
-			              ga_report_severity(r->severity));
-		else
-			ga_buf_puts(&s, ga_report_severity(r->severity));
-		ga_buf_puts(&s, "] ");
-	}
+	if (r)
+		tx_severity_tag(t, &s, r->severity);
 	ga_buf_printf(&s, "%s \xe2\x80\x94 saves ~%s%% of this kernel", tx_rule_title(r),
 	              ga_fmt_pct(f->estimate, 0, b, sizeof(b)));
 	tx_wrap_buf(t, &s, 2, 4);
@@ -317,10 +310,36 @@ static void kernel_class(tctx *t, const ga_group *g)
 	}
 }
 
+/* What follows a kernel's heading in both blocks: its class, launches
+ * (--per-launch), source lines and findings, in full or one line each. */
+static void finding_line(tctx *t, const ga_finding *f);
+
+static void kernel_rest(tctx *t, const ga_analysis *a, const ga_group *g, int brief)
+{
+	kernel_class(t, g);
+	if (t->per_launch && a->profile && g->n_launches)
+		launch_list(t, a->profile, g);
+	if (brief)
+		source_lines_brief(t, g);
+	else
+		source_lines(t, g);
+	if (g->n_findings == 0) {
+		ga_buf_puts(&t->b, "  no findings\n");
+		return;
+	}
+	for (size_t i = 0; i < g->n_findings; i++) {
+		if (g->findings[i] >= a->n_findings)
+			continue;
+		if (brief)
+			finding_line(t, &a->findings[g->findings[i]]);
+		else
+			group_finding(t, a, &a->findings[g->findings[i]]);
+	}
+}
+
 /* --verbose: the whole block, each finding with its fix text and example. */
 static void kernel_full(tctx *t, const ga_analysis *a, const ga_group *g)
 {
-	const ga_profile *p = a->profile;
 	char b1[64], b2[64], b3[64], gd[48], bd[48];
 	ga_buf s = { 0 };
 
@@ -340,19 +359,7 @@ static void kernel_full(tctx *t, const ga_analysis *a, const ga_group *g)
 	if (t->several)
 		ga_buf_printf(&s, ", pid %d", g->pid);
 	tx_wrap_buf(t, &s, 2, 4);
-	kernel_class(t, g);
-
-	if (t->per_launch && p && g->n_launches)
-		launch_list(t, p, g);
-	source_lines(t, g);
-
-	if (g->n_findings == 0) {
-		ga_buf_puts(&t->b, "  no findings\n");
-		return;
-	}
-	for (size_t i = 0; i < g->n_findings; i++)
-		if (g->findings[i] < a->n_findings)
-			group_finding(t, a, &a->findings[g->findings[i]]);
+	kernel_rest(t, a, g, 0);
 }
 
 /* One finding in a line: severity, rule id (its title and fix are under
@@ -365,15 +372,8 @@ static void finding_line(tctx *t, const ga_finding *f)
 	ga_buf s = { 0 };
 
 	ga_spaces(&t->b, 2);
-	if (r) {
-		ga_buf_putc(&s, '[');
-		if (t->color)
-			ga_buf_printf(&s, "%s%s" C_RESET, tx_severity_color(r->severity),
-			              ga_report_severity(r->severity));
-		else
-			ga_buf_puts(&s, ga_report_severity(r->severity));
-		ga_buf_puts(&s, "] ");
-	}
+	if (r)
+		tx_severity_tag(t, &s, r->severity);
 	ga_fmt_pct(f->saving, 0, b1, sizeof(b1));
 	ga_buf_printf(&s, "%s: saves%c%s%s%%, estimated%c%s", r && r->id ? r->id : "?", NBSP,
 	              b1[0] == '<' ? "" : "~", b1, NBSP, ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
@@ -386,7 +386,6 @@ static void finding_line(tctx *t, const ga_finding *f)
 /* The default block: a few lines, the fixes left to "How to fix". */
 static void kernel_brief(tctx *t, const ga_analysis *a, const ga_group *g)
 {
-	const ga_profile *p = a->profile;
 	char b1[64], b2[64], gd[48], bd[48];
 	ga_buf s = { 0 };
 
@@ -403,19 +402,7 @@ static void kernel_brief(tctx *t, const ga_analysis *a, const ga_group *g)
 	if (t->several)
 		ga_buf_printf(&s, ", pid%c%d", NBSP, g->pid);
 	tx_wrap_buf(t, &s, 2, 4);
-	kernel_class(t, g);
-
-	if (t->per_launch && p && g->n_launches)
-		launch_list(t, p, g);
-	source_lines_brief(t, g);
-
-	if (g->n_findings == 0) {
-		ga_buf_puts(&t->b, "  no findings\n");
-		return;
-	}
-	for (size_t i = 0; i < g->n_findings; i++)
-		if (g->findings[i] < a->n_findings)
-			finding_line(t, &a->findings[g->findings[i]]);
+	kernel_rest(t, a, g, 1);
 }
 
 /* A kernel under SMALL_SHARE of the GPU time, in one line: share, name
