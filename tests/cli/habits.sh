@@ -155,28 +155,10 @@ chmod +x "$T/bin/records.sh"
 # on_pty ARGS...: gpuadvise with its terminal a pseudo-terminal; all it
 # wrote there in $T/pty, status in $rc.
 on_pty() {
-	(cd "$T" && TMPDIR=$T/tmp LD_LIBRARY_PATH=$FAKECUDA_DIR timeout 60 python3 -c '
-import os, pty, sys
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(sys.argv[1], sys.argv[1:])
-out = b""
-while True:
-    try:
-        d = os.read(fd, 65536)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-_, st = os.waitpid(pid, 0)
-open(os.environ["PTY_OUT"], "wb").write(out)
-sys.exit(os.waitstatus_to_exitcode(st))
-' "$GPUADVISE" "$@") </dev/null
+	(cd "$T" && TMPDIR=$T/tmp LD_LIBRARY_PATH=$FAKECUDA_DIR timeout 60 \
+		python3 "$here/on_pty.py" "$T/pty" "$GPUADVISE" "$@") </dev/null
 	rc=$?
 }
-PTY_OUT=$T/pty
-export PTY_OUT
 # has_line FILE: the progress line, drawn with \r, ended with \033[K, and
 # cleared (\r\033[K) when the program has ended.
 has_line() {

@@ -207,22 +207,7 @@ fi
 # 3c'. The progress line of a live run on a terminal (issue 22, item 2):
 # launches seen and profiled, counted from the records while the program
 # runs, and cleared at the end.
-python3 -c '
-import os, pty, sys
-pid, fd = pty.fork()
-if pid == 0:
-    os.execv(sys.argv[1], sys.argv[1:])
-out = b""
-while True:
-    try:
-        d = os.read(fd, 65536)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-os.waitpid(pid, 0)
-sys.stdout.buffer.write(out)' "$GA" "$APP" --repeat 20 >"$T/pty.out" 2>&1
+python3 "$HERE/../cli/on_pty.py" "$T/pty.out" "$GA" "$APP" --repeat 20 >/dev/null 2>&1
 if python3 -c '
 import re, sys
 b = open(sys.argv[1], "rb").read()
