@@ -709,14 +709,72 @@ static int file_line_cmp(const void *x, const void *y)
 /* The PCs with line information sorted by file, line and PC; each line's
  * text goes to its lowest PC that the ranking reads (one that executed or
  * was sampled), where ga_source_rank finds it. */
+/* Lines of one file read in order: a file is opened once however many of
+ * its lines are asked for, as long as they come in ascending order. */
+typedef struct {
+	FILE *f;
+	const char *file;         /* borrowed: the open file's name */
+	int no;                   /* lines read so far */
+} line_reader;
+
+static void reader_close(line_reader *r)
+{
+	if (r->f)
+		fclose(r->f);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Line `line` (1-based) of file, without its newline and leading blanks,
+ * malloc'd; NULL when the file cannot be read or is shorter. */
+static char *reader_line(line_reader *r, const char *file, int line)
+{
+	char buf[4096];
+
+	if (!file || line <= 0)
+		return NULL;
+	if (!r->file || strcmp(r->file, file) != 0 || line <= r->no) {
+		reader_close(r);
+		r->file = file;
+		r->f = fopen(file, "r");
+	}
+	if (!r->f)
+		return NULL;
+	while (fgets(buf, sizeof(buf), r->f)) {
+		size_t len = strlen(buf);
+		int whole = len && buf[len - 1] == '\n';
+		if (++r->no == line) {
+			char *t = buf;
+			while (*t == ' ' || *t == '\t')
+				t++;
+			len = strlen(t);
+			while (len && (t[len - 1] == '\n' || t[len - 1] == '\r'))
+				t[--len] = '\0';
+			/* The rest of a line longer than the buffer. */
+			while (!whole && fgets(buf, sizeof(buf), r->f)) {
+				size_t l = strlen(buf);
+				whole = l && buf[l - 1] == '\n';
+			}
+			return ga_xstrdup(t);
+		}
+		/* A line longer than the buffer: skip the rest of it. */
+		while (!whole && fgets(buf, sizeof(buf), r->f)) {
+			len = strlen(buf);
+			whole = len && buf[len - 1] == '\n';
+		}
+	}
+	return NULL;
+}
+
 void ga_source_fill_text(ga_source *s)
 {
 	ga_source_pc **v = ga_xcalloc(s->n_pcs ? s->n_pcs : 1, sizeof(*v));
+	line_reader r = { 0 };
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n_pcs; i++)
 		if (s->pcs[i].file && s->pcs[i].line > 0)
 			v[n++] = &s->pcs[i];
+	/* By file, then line: each file is read once, front to back. */
 	qsort(v, n, sizeof(*v), file_line_cmp);
 	for (size_t i = 0, j; i < n; i = j) {
 		ga_source_pc *at = NULL;
@@ -728,39 +786,17 @@ void ga_source_fill_text(ga_source *s)
 				at = v[j];
 		}
 		if (at && !has_text)
-			at->text = ga_source_read_line(at->file, at->line);
+			at->text = reader_line(&r, at->file, at->line);
 	}
+	reader_close(&r);
 	free(v);
 }
 
 char *ga_source_read_line(const char *file, int line)
 {
-	FILE *f;
-	char buf[4096];
-	int no = 0;
-	char *res = NULL;
+	line_reader r = { 0 };
+	char *text = reader_line(&r, file, line);
 
-	if (!file || line <= 0 || !(f = fopen(file, "r")))
-		return NULL;
-	while (fgets(buf, sizeof(buf), f)) {
-		size_t len = strlen(buf);
-		int whole = len && buf[len - 1] == '\n';
-		if (++no == line) {
-			char *s = buf;
-			while (*s == ' ' || *s == '\t')
-				s++;
-			len = strlen(s);
-			while (len && (s[len - 1] == '\n' || s[len - 1] == '\r'))
-				s[--len] = '\0';
-			res = ga_xstrdup(s);
-			break;
-		}
-		/* A line longer than the buffer: skip the rest of it. */
-		while (!whole && fgets(buf, sizeof(buf), f)) {
-			len = strlen(buf);
-			whole = len && buf[len - 1] == '\n';
-		}
-	}
-	fclose(f);
-	return res;
+	reader_close(&r);
+	return text;
 }
