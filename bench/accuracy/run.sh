@@ -1,0 +1,77 @@
+#!/bin/sh
+# Accuracy bench: how well gpuadvise's first fix and its estimate predict
+# what the fix measures, on the before/after kernel pairs of
+# kernels/accuracy/ (gpuadvise-pairs). Needs a GPU.
+#
+# usage: bench/accuracy/run.sh [--fast] BUILD_DIR [OUT_DIR]
+#
+# For each pair and control of `gpuadvise-pairs --list`:
+#   1. `--time NAME --reps 7`: both sides' medians and the measured speedup
+#      (OUT/times.txt: NAME slow_us fast_us speedup);
+#   2. gpuadvise with default settings on the slow side, one launch:
+#      OUT/NAME.json (its log in OUT/NAME.log);
+#   3. with --fast, gpuadvise on the fast side too, with the slow side's
+#      report as --baseline: OUT/NAME.fast.json and OUT/NAME.fast.txt (the
+#      "predicted ..., measured ..." comparison; adds about half the time).
+# Then bench/accuracy/score.py writes bench/accuracy/results.json and
+# OUT/table.md (the table for docs/ACCURACY.md) and prints the table.
+#
+# OUT_DIR defaults to bench/accuracy/out. Exit status: 0 when every step
+# ran (whether or not the targets are met), 1 when a pair failed its check
+# or gpuadvise failed, 2 on usage errors.
+set -u
+
+fast=0
+if [ "${1:-}" = "--fast" ]; then
+	fast=1
+	shift
+fi
+if [ $# -lt 1 ] || [ $# -gt 2 ]; then
+	echo "usage: $0 [--fast] BUILD_DIR [OUT_DIR]" >&2
+	exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "$1" && pwd) || exit 2
+out=${2:-$here/out}
+ga=$build/gpuadvise
+pairs=$build/kernels/gpuadvise-pairs
+for f in "$ga" "$pairs"; do
+	if [ ! -x "$f" ]; then
+		echo "$0: $f is missing (build with nvcc: meson setup $1 -Ddemos=enabled; ninja -C $1)" >&2
+		exit 2
+	fi
+done
+mkdir -p "$out" || exit 2
+# A hung pair must not hold the whole run: each step gets a bound.
+step_limit=${BENCH_STEP_LIMIT:-90}
+start=$(date +%s)
+status=0
+
+"$pairs" --list >"$out/list.txt" || exit 1
+: >"$out/times.txt"
+while read -r name rule kind what; do
+	printf '%-26s %-28s %s\n' "$name" "$rule" "$kind" >&2
+	if ! timeout "$step_limit" "$pairs" --time "$name" --reps 7 >>"$out/times.txt" 2>"$out/$name.time.err"; then
+		echo "$0: $name: timing failed: $(tail -n 1 "$out/$name.time.err")" >&2
+		status=1
+	fi
+	rm -f "$out/$name.json"
+	if ! timeout "$step_limit" "$ga" --quiet --format json --log-file "$out/$name.json" -- \
+	    "$pairs" --pair "$name" --side slow --launches 1 >"$out/$name.log" 2>&1; then
+		echo "$0: $name: gpuadvise on the slow side failed (see $out/$name.log)" >&2
+		status=1
+	fi
+	if [ "$fast" = 1 ] && [ "$kind" = pair ]; then
+		timeout "$step_limit" "$ga" --quiet --format json --log-file "$out/$name.fast.json" \
+		    --baseline "$out/$name.json" -- \
+		    "$pairs" --pair "$name" --side fast --launches 1 >"$out/$name.fast.log" 2>&1 &&
+		"$ga" --import "$out/$name.fast.json" --baseline "$out/$name.json" \
+		    >"$out/$name.fast.txt" 2>>"$out/$name.fast.log" ||
+		echo "$0: $name: gpuadvise on the fast side failed (see $out/$name.fast.log)" >&2
+	fi
+done <"$out/list.txt"
+
+python3 "$here/score.py" --list "$out/list.txt" --times "$out/times.txt" --reports "$out" \
+    --results "$here/results.json" --table "$out/table.md" || status=1
+echo "accuracy bench: $(($(date +%s) - start)) s, results in $here/results.json, table in $out/table.md" >&2
+exit $status

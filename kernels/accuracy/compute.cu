@@ -1,0 +1,843 @@
+// Compute pairs: FP64 promotion, XU-pipe math, integer division,
+// divergence, reductions, barriers, dependency chains, pipe pressure and
+// tensor cores.
+#include "pairs.h"
+
+#include <mma.h>
+
+static const int CT = 1 << 22; // threads of the elementwise compute kernels
+static const int CB = 256;
+
+// ---------------------------------------------------------------------------
+// fp64-literal (fp64-in-fp32-code): 256 steps of v = v * 0.999 + 0.001 on a
+// float v. Slow: the literals are doubles, so every step converts v to
+// double, runs a DFMA and converts back. Fast: float literals (0.999f).
+// ---------------------------------------------------------------------------
+namespace fp64lit {
+const int STEPS = 256;
+float *d_out;
+std::vector<double> ref;
+
+__global__ void decay_double(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = (float)(i & 1023) * 0.001f;
+    for (int k = 0; k < STEPS; k++) v = v * 0.999 + 0.001;
+    out[i] = v;
+}
+
+__global__ void decay_float(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = (float)(i & 1023) * 0.001f;
+    for (int k = 0; k < STEPS; k++) v = v * 0.999f + 0.001f;
+    out[i] = v;
+}
+
+void setup()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>(CT);
+        ref.resize(1024);
+        for (int j = 0; j < 1024; j++) {
+            double v = (float)j * 0.001f;
+            for (int k = 0; k < STEPS; k++) v = v * 0.999 + 0.001;
+            ref[j] = v;
+        }
+    }
+    ga_poison(d_out, CT);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        decay_float<<<CT / CB, CB>>>(d_out);
+    else
+        decay_double<<<CT / CB, CB>>>(d_out);
+}
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, CT);
+    GaChecker ck(1e-5, 1e-4);
+    for (int i = 0; i < CT; i++) ck.add(i, got[i], ref[i & 1023]);
+    return ck.result(d, n, "decay");
+}
+GA_PAIR("fp64-literal", "fp64-in-fp32-code", false,
+        "float update with double literals (0.999) -> float literals (0.999f)", setup, launch, check);
+} // namespace fp64lit
+
+// ---------------------------------------------------------------------------
+// fp64-pow (fp64-in-fp32-code): sum of 32 powers x_k^2.5 per thread. Slow:
+// pow(x, 2.5) on a float promotes to the double-precision pow. Fast: powf.
+// ---------------------------------------------------------------------------
+namespace fp64pow {
+const int TERMS = 32;
+float *d_out;
+std::vector<double> ref;
+
+__device__ __host__ inline float pow_base(int i, int k) { return 0.5f + (float)((i + k) & 255) * (1.0f / 256.0f); }
+
+__global__ void pows_double(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+    for (int k = 0; k < TERMS; k++) acc += pow(pow_base(i, k), 2.5);
+    out[i] = acc;
+}
+
+__global__ void pows_float(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+    for (int k = 0; k < TERMS; k++) acc += powf(pow_base(i, k), 2.5f);
+    out[i] = acc;
+}
+
+void setup()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>(CT);
+        ref.resize(256);
+        for (int j = 0; j < 256; j++) {
+            double acc = 0;
+            for (int k = 0; k < TERMS; k++) acc += pow((double)pow_base(j, k), 2.5);
+            ref[j] = acc;
+        }
+    }
+    ga_poison(d_out, CT);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        pows_float<<<CT / CB, CB>>>(d_out);
+    else
+        pows_double<<<CT / CB, CB>>>(d_out);
+}
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, CT);
+    GaChecker ck(0, 1e-5);
+    for (int i = 0; i < CT; i++) ck.add(i, got[i], ref[i & 255]);
+    return ck.result(d, n, "pows");
+}
+GA_PAIR("fp64-pow", "fp64-in-fp32-code", false,
+        "pow(float, 2.5) runs the double pow -> powf(x, 2.5f)", setup, launch, check);
+} // namespace fp64pow
+
+// ---------------------------------------------------------------------------
+// sfu-exp (sfu-heavy-math): sum over k = 1..64 of exp(-k x). Slow: one expf
+// per term. Fast: algebra, exp(-k x) = exp(-x)^k, one expf and a multiply
+// per term.
+// ---------------------------------------------------------------------------
+namespace sfuexp {
+const int TERMS = 64;
+float *d_out;
+std::vector<double> ref;
+
+__device__ __host__ inline float exp_x(int i) { return 0.01f + (float)(i & 255) * (1.0f / 512.0f); }
+
+__global__ void exps_each(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = exp_x(i), acc = 0.0f;
+    for (int k = 1; k <= TERMS; k++) acc += expf(-(float)k * x);
+    out[i] = acc;
+}
+
+__global__ void exps_power(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = exp_x(i), r = expf(-x), p = 1.0f, acc = 0.0f;
+    for (int k = 1; k <= TERMS; k++) {
+        p *= r;
+        acc += p;
+    }
+    out[i] = acc;
+}
+
+void setup()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>(CT);
+        ref.resize(256);
+        for (int j = 0; j < 256; j++) {
+            double acc = 0;
+            for (int k = 1; k <= TERMS; k++) acc += exp(-(double)k * exp_x(j));
+            ref[j] = acc;
+        }
+    }
+    ga_poison(d_out, CT);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        exps_power<<<CT / CB, CB>>>(d_out);
+    else
+        exps_each<<<CT / CB, CB>>>(d_out);
+}
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, CT);
+    GaChecker ck(1e-5, 1e-4);
+    for (int i = 0; i < CT; i++) ck.add(i, got[i], ref[i & 255]);
+    return ck.result(d, n, "exps");
+}
+GA_PAIR("sfu-exp", "sfu-heavy-math", false,
+        "sum of exp(-k x): expf per term -> exp(-x)^k by multiplication", setup, launch, check);
+} // namespace sfuexp
+
+// ---------------------------------------------------------------------------
+// Polynomials of degree 12 evaluated at 64 points per thread.
+// poly-pow (sfu-heavy-math): each term c_k * powf(x, k). Fast: Horner's
+// rule, one FMA per degree. The Horner kernel is also a control.
+// poly-expanded (pipe-saturation): each power rebuilt by a loop of
+// multiplications (degree squared multiplies per point). Fast: Horner.
+// ---------------------------------------------------------------------------
+namespace poly {
+const int DEG = 12, POINTS = 64;
+float *d_out;
+int *d_deg;
+std::vector<double> ref;
+
+__device__ __host__ inline float coef(int k) { return 1.0f / (float)(k + 1); }
+__device__ __host__ inline float point(int i, int p) { return (float)((i + p) & 255) * (1.0f / 256.0f); }
+
+__global__ void poly_powf(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+    for (int p = 0; p < POINTS; p++) {
+        float x = point(i, p), y = coef(0);
+#pragma unroll
+        for (int k = 1; k <= DEG; k++) y += coef(k) * powf(x, (float)k);
+        acc += y;
+    }
+    out[i] = acc;
+}
+
+// The degree comes from memory so the power loops stay loops.
+__global__ void poly_loops(float *__restrict__ out, const int *__restrict__ deg_ptr)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, deg = *deg_ptr;
+    float acc = 0.0f;
+    for (int p = 0; p < POINTS; p++) {
+        float x = point(i, p), y = coef(0);
+        for (int k = 1; k <= deg; k++) {
+            float xk = x;
+            for (int j = 1; j < k; j++) xk *= x;
+            y += coef(k) * xk;
+        }
+        acc += y;
+    }
+    out[i] = acc;
+}
+
+__global__ void poly_horner(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+    for (int p = 0; p < POINTS; p++) {
+        float x = point(i, p), y = coef(DEG);
+#pragma unroll
+        for (int k = DEG - 1; k >= 0; k--) y = fmaf(y, x, coef(k));
+        acc += y;
+    }
+    out[i] = acc;
+}
+
+void setup()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>(CT);
+        d_deg = ga_dev_alloc<int>(1);
+        int deg = DEG;
+        GA_CHECK(cudaMemcpy(d_deg, &deg, sizeof deg, cudaMemcpyHostToDevice));
+        ref.resize(256);
+        for (int j = 0; j < 256; j++) {
+            double acc = 0;
+            for (int p = 0; p < POINTS; p++) {
+                double x = point(j, p), y = 0;
+                for (int k = DEG; k >= 0; k--) y = y * x + coef(k);
+                acc += y;
+            }
+            ref[j] = acc;
+        }
+    }
+    ga_poison(d_out, CT);
+}
+
+void launch_pow(bool fast)
+{
+    if (fast)
+        poly_horner<<<CT / CB, CB>>>(d_out);
+    else
+        poly_powf<<<CT / CB, CB>>>(d_out);
+}
+
+void launch_loops(bool fast)
+{
+    if (fast)
+        poly_horner<<<CT / CB, CB>>>(d_out);
+    else
+        poly_loops<<<CT / CB, CB>>>(d_out, d_deg);
+}
+
+void launch_control(bool) { poly_horner<<<CT / CB, CB>>>(d_out); }
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, CT);
+    GaChecker ck(1e-4, 1e-5);
+    for (int i = 0; i < CT; i++) ck.add(i, got[i], ref[i & 255]);
+    return ck.result(d, n, "poly");
+}
+GA_PAIR("poly-pow", "sfu-heavy-math", false,
+        "degree-12 polynomial: c_k * powf(x, k) -> Horner's rule", setup, launch_pow, check);
+GA_PAIR("poly-expanded", "pipe-saturation", false,
+        "degree-12 polynomial: powers rebuilt by multiply loops -> Horner's rule", setup, launch_loops, check);
+GA_PAIR("control-horner", "sfu-heavy-math", true,
+        "degree-12 polynomial by Horner's rule with float FMAs", setup, launch_control, check);
+} // namespace poly
+
+// ---------------------------------------------------------------------------
+// intdiv-modulo (integer-division): sum over k of (i + k * stride) % m with
+// m a run-time value. Slow: a modulo per step. Fast: the remainder is carried
+// from step to step (add the step, subtract m once when it wraps).
+// intdiv-divide (integer-division): 3-D coordinates of a linear index in
+// every step, by run-time extents. Fast: the same extents as compile-time
+// constants, so the compiler multiplies by reciprocals.
+// ---------------------------------------------------------------------------
+namespace intdiv {
+const int STEPS = 256;
+const unsigned M = 1000, STRIDE = 7919, NX = 96, NY = 80;
+const int SAMPLE = 37; // threads checked: every 37th
+unsigned *d_params;
+float *d_out;
+std::vector<float> ref_mod, ref_div;
+bool mode_div;
+
+__global__ void mod_each(float *__restrict__ out, const unsigned *__restrict__ prm)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x, m = prm[0], stride = prm[1];
+    float acc = 0.0f;
+    for (unsigned k = 0; k < STEPS; k++) acc += (float)((i + k * stride) % m);
+    out[i] = acc;
+}
+
+__global__ void mod_carried(float *__restrict__ out, const unsigned *__restrict__ prm)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x, m = prm[0], stride = prm[1];
+    unsigned r = i % m, step = stride % m;
+    float acc = 0.0f;
+    for (unsigned k = 0; k < STEPS; k++) {
+        acc += (float)r;
+        r += step;
+        if (r >= m) r -= m;
+    }
+    out[i] = acc;
+}
+
+__device__ __host__ inline float coords(unsigned idx, unsigned nx, unsigned ny)
+{
+    unsigned x = idx % nx, y = (idx / nx) % ny, z = idx / (nx * ny);
+    return (float)x + (float)y * 0.5f + (float)(z & 63) * 0.25f;
+}
+
+__global__ void div_runtime(float *__restrict__ out, const unsigned *__restrict__ prm)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x, nx = prm[2], ny = prm[3];
+    float acc = 0.0f;
+    for (unsigned k = 0; k < STEPS; k++) acc += coords(i * STEPS + k, nx, ny);
+    out[i] = acc;
+}
+
+__global__ void div_constant(float *__restrict__ out)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+    for (unsigned k = 0; k < STEPS; k++) acc += coords(i * STEPS + k, NX, NY);
+    out[i] = acc;
+}
+
+void setup_common()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>(CT);
+        std::vector<unsigned> prm = {M, STRIDE, NX, NY};
+        d_params = pairs_upload(prm);
+        ref_mod.assign(CT, 0.0f);
+        ref_div.assign(CT, 0.0f);
+        for (unsigned i = 0; i < (unsigned)CT; i += SAMPLE) {
+            float a = 0.0f, b = 0.0f;
+            for (unsigned k = 0; k < STEPS; k++) {
+                a += (float)((i + k * STRIDE) % M);
+                b += coords(i * STEPS + k, NX, NY);
+            }
+            ref_mod[i] = a;
+            ref_div[i] = b;
+        }
+    }
+    ga_poison(d_out, CT);
+}
+void setup_mod() { setup_common(); mode_div = false; }
+void setup_div() { setup_common(); mode_div = true; }
+
+void launch_mod(bool fast)
+{
+    if (fast)
+        mod_carried<<<CT / CB, CB>>>(d_out, d_params);
+    else
+        mod_each<<<CT / CB, CB>>>(d_out, d_params);
+}
+
+void launch_div(bool fast)
+{
+    if (fast)
+        div_constant<<<CT / CB, CB>>>(d_out);
+    else
+        div_runtime<<<CT / CB, CB>>>(d_out, d_params);
+}
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, CT);
+    const std::vector<float> &ref = mode_div ? ref_div : ref_mod;
+    GaChecker ck(0, 0);
+    for (int i = 0; i < CT; i += SAMPLE) ck.add(i, got[i], ref[i]);
+    return ck.result(d, n, "sum");
+}
+GA_PAIR("intdiv-modulo", "integer-division", false,
+        "(i + k*stride) % m per step -> remainder carried between steps", setup_mod, launch_mod, check);
+GA_PAIR("intdiv-divide", "integer-division", false,
+        "3-D coordinates by run-time extents -> compile-time extents", setup_div, launch_div, check);
+} // namespace intdiv
+
+// ---------------------------------------------------------------------------
+// divergence-evenodd (thread-divergence): even elements take one 64-step
+// recurrence, odd elements another. Slow: thread i takes element i, so each
+// warp runs both paths. Fast: even and odd elements are dealt to alternate
+// warps, so each warp takes one path. The fast kernel is also the control.
+// ---------------------------------------------------------------------------
+namespace diverge {
+const int STEPS = 256;
+float *d_out;
+std::vector<float> ref;
+
+__device__ __host__ inline float path_even(float v)
+{
+    for (int k = 0; k < STEPS; k++) v = fmaf(v, 0.998f, 0.01f);
+    return v;
+}
+__device__ __host__ inline float path_odd(float v)
+{
+    for (int k = 0; k < STEPS; k++) v = fmaf(v, -0.997f, 0.02f);
+    return v;
+}
+__device__ __host__ inline float element(int e) { return e & 1 ? path_odd((float)(e & 127)) : path_even((float)(e & 127)); }
+
+__global__ void evenodd_lanes(float *__restrict__ out)
+{
+    int e = blockIdx.x * blockDim.x + threadIdx.x;
+    out[e] = element(e);
+}
+
+// Warp w of a pair of warps (2p, 2p+1) takes the even (w = 2p) or odd
+// elements of the 64 elements the pair covers.
+__global__ void evenodd_warps(float *__restrict__ out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x, warp = t / 32, lane = t % 32;
+    int e = (warp / 2) * 64 + 2 * lane + (warp & 1);
+    out[e] = element(e);
+}
+
+void setup()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>(CT);
+        ref.resize(256);
+        for (int e = 0; e < 256; e++) ref[e] = element(e);
+    }
+    ga_poison(d_out, CT);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        evenodd_warps<<<CT / CB, CB>>>(d_out);
+    else
+        evenodd_lanes<<<CT / CB, CB>>>(d_out);
+}
+void launch_control(bool) { launch(true); }
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, CT);
+    GaChecker ck(0, 0);
+    for (int e = 0; e < CT; e++) ck.add(e, got[e], ref[e & 255]);
+    return ck.result(d, n, "path");
+}
+GA_PAIR("divergence-evenodd", "thread-divergence", false,
+        "even/odd elements on alternate lanes -> on alternate warps", setup, launch, check);
+GA_PAIR("control-warp-uniform", "thread-divergence", true,
+        "even/odd work dealt to whole warps (a warp-uniform branch)", setup, launch_control, check);
+} // namespace diverge
+
+// ---------------------------------------------------------------------------
+// Block reductions of computed values: each 256-thread block sums 64
+// segments of 256 values (multiples of 1/8 below 2, so every order gives the
+// same exact float), so the reduction itself dominates the kernel.
+// reduce-tree (shared-tree-reduction): interleaved addressing, tid % (2s),
+// against sequential addressing. reduce-shuffle (warp-shuffle-reduction):
+// sequential addressing against __shfl_down_sync per warp.
+// control-reduce-shuffle (shared-tree-reduction): sequential addressing
+// down to one warp, then shuffles.
+// ---------------------------------------------------------------------------
+namespace reduce {
+const int BLOCK = 256, BLOCKS = 8192, SEGS = 64;
+float *d_out;
+std::vector<float> ref;
+
+// A small integer mixer usable on both sides (ga_hash is host-only).
+__device__ __host__ inline unsigned mix(unsigned x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    return x;
+}
+
+__device__ __host__ inline float value(unsigned b, unsigned s, unsigned t)
+{
+    return (float)(mix((b * SEGS + s) * BLOCK + t) & 15u) * 0.125f;
+}
+
+__device__ __forceinline__ float warp_sum(float v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, o);
+    return v;
+}
+
+// MODE 0: interleaved, 1: sequential, 2: sequential then one warp's shuffles,
+// 3: per-warp shuffles.
+template <int MODE>
+__global__ void reduce_segments(float *__restrict__ out)
+{
+    __shared__ float s[BLOCK];
+    unsigned tid = threadIdx.x;
+    float total = 0.0f;
+    for (unsigned seg = 0; seg < SEGS; seg++) {
+        float v = value(blockIdx.x, seg, tid);
+        if (MODE == 3) {
+            v = warp_sum(v);
+            if (tid % 32 == 0) s[tid / 32] = v;
+            __syncthreads();
+            if (tid < 32) {
+                v = warp_sum(tid < BLOCK / 32 ? s[tid] : 0.0f);
+                if (tid == 0) total += v;
+            }
+            __syncthreads();
+            continue;
+        }
+        s[tid] = v;
+        __syncthreads();
+        if (MODE == 0) {
+            for (unsigned st = 1; st < BLOCK; st *= 2) {
+                if (tid % (2 * st) == 0) s[tid] += s[tid + st];
+                __syncthreads();
+            }
+        } else {
+            unsigned stop = MODE == 2 ? 32 : 0;
+            for (unsigned st = BLOCK / 2; st > stop; st >>= 1) {
+                if (tid < st) s[tid] += s[tid + st];
+                __syncthreads();
+            }
+            if (MODE == 2 && tid < 32) {
+                v = warp_sum(s[tid] + s[tid + 32]);
+                if (tid == 0) s[0] = v;
+            }
+        }
+        if (tid == 0) total += s[0];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = total;
+}
+
+void setup()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>(BLOCKS);
+        ref.assign(BLOCKS, 0.0f);
+        for (unsigned b = 0; b < (unsigned)BLOCKS; b += 13)
+            for (unsigned s = 0; s < SEGS; s++)
+                for (unsigned t = 0; t < BLOCK; t++) ref[b] += value(b, s, t);
+    }
+    ga_poison(d_out, BLOCKS);
+}
+
+void launch_tree(bool fast)
+{
+    if (fast)
+        reduce_segments<1><<<BLOCKS, BLOCK>>>(d_out);
+    else
+        reduce_segments<0><<<BLOCKS, BLOCK>>>(d_out);
+}
+void launch_shuffle(bool fast)
+{
+    if (fast)
+        reduce_segments<3><<<BLOCKS, BLOCK>>>(d_out);
+    else
+        reduce_segments<1><<<BLOCKS, BLOCK>>>(d_out);
+}
+void launch_control(bool) { reduce_segments<2><<<BLOCKS, BLOCK>>>(d_out); }
+
+// Checks every 13th block (the reference is the exact sum).
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, BLOCKS);
+    GaChecker ck(0, 0);
+    for (int b = 0; b < BLOCKS; b += 13) ck.add(b, got[b], ref[b]);
+    return ck.result(d, n, "block sum");
+}
+GA_PAIR("reduce-tree", "shared-tree-reduction", false,
+        "block reductions: interleaved tid % (2s) -> sequential addressing", setup, launch_tree, check);
+GA_PAIR("reduce-shuffle", "warp-shuffle-reduction", false,
+        "block reductions: shared-memory tree -> warp shuffles", setup, launch_shuffle, check);
+GA_PAIR("control-reduce-shuffle", "shared-tree-reduction", true,
+        "block reductions: sequential addressing, last warp by shuffles", setup, launch_control, check);
+} // namespace reduce
+
+// ---------------------------------------------------------------------------
+// barrier-extra (barrier-stalls): 1024-thread blocks step through a shared
+// table that was filled once; the slow side has two __syncthreads() in the
+// loop that protect nothing (the table is only read). Fast: no barrier in
+// the loop.
+// ---------------------------------------------------------------------------
+namespace barrier {
+const int BLOCK = 1024, STEPS = 256, TAB = 256;
+const int THREADS = 1 << 22;
+float *d_out;
+std::vector<float> ref;
+
+__device__ __host__ inline float tab_value(int j) { return (float)(j & 15) * 0.0625f; }
+
+template <bool SYNC>
+__global__ void walk_table(float *__restrict__ out)
+{
+    __shared__ float tab[TAB];
+    if (threadIdx.x < TAB) tab[threadIdx.x] = tab_value(threadIdx.x);
+    __syncthreads();
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+    for (int k = 0; k < STEPS; k++) {
+        if (SYNC) __syncthreads();
+        acc = fmaf(tab[(k + threadIdx.x) % TAB], 0.5f, acc);
+        if (SYNC) __syncthreads();
+    }
+    out[t] = acc;
+}
+
+void setup()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>(THREADS);
+        ref.resize(TAB);
+        for (int x = 0; x < TAB; x++) {
+            float acc = 0.0f;
+            for (int k = 0; k < STEPS; k++) acc = fmaf(tab_value((k + x) % TAB), 0.5f, acc);
+            ref[x] = acc;
+        }
+    }
+    ga_poison(d_out, THREADS);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        walk_table<false><<<THREADS / BLOCK, BLOCK>>>(d_out);
+    else
+        walk_table<true><<<THREADS / BLOCK, BLOCK>>>(d_out);
+}
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, THREADS);
+    GaChecker ck(0, 0);
+    for (int t = 0; t < THREADS; t++) ck.add(t, got[t], ref[(t % BLOCK) % TAB]);
+    return ck.result(d, n, "walk");
+}
+GA_PAIR("barrier-extra", "barrier-stalls", false,
+        "table walk with two needless __syncthreads per step -> none", setup, launch, check);
+} // namespace barrier
+
+// ---------------------------------------------------------------------------
+// depchain-fma (dependent-instruction-stalls): acc += v * w_k over 8192
+// steps with 2 blocks of 128 threads per SM (4 warps per SM sub-partition).
+// Slow: one accumulator, each FMA waits for the previous one. Fast: four
+// accumulators added at the end. Values are multiples of 1/128 below 2^13,
+// so both orders give the same exact sums.
+// ---------------------------------------------------------------------------
+namespace depchain {
+const int STEPS = 8192;
+float *d_out;
+int threads;
+std::vector<float> ref;
+
+__device__ __host__ inline float wgt(int k) { return (float)(k & 15) * 0.0625f; }
+__device__ __host__ inline float start(int t) { return (float)(t & 7) * 0.125f; }
+
+__global__ void chain_one(float *__restrict__ out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = start(t), acc = 0.0f;
+#pragma unroll 16
+    for (int k = 0; k < STEPS; k++) acc = fmaf(v, wgt(k), acc);
+    out[t] = acc;
+}
+
+__global__ void chain_four(float *__restrict__ out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    float v = start(t), a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+#pragma unroll 4
+    for (int k = 0; k < STEPS; k += 4) {
+        a0 = fmaf(v, wgt(k), a0);
+        a1 = fmaf(v, wgt(k + 1), a1);
+        a2 = fmaf(v, wgt(k + 2), a2);
+        a3 = fmaf(v, wgt(k + 3), a3);
+    }
+    out[t] = (a0 + a1) + (a2 + a3);
+}
+
+void setup()
+{
+    if (!d_out) {
+        threads = pairs_sm_count() * 2 * 128;
+        d_out = ga_dev_alloc<float>(threads);
+        ref.resize(8);
+        for (int j = 0; j < 8; j++) {
+            double acc = 0;
+            for (int k = 0; k < STEPS; k++) acc += (double)start(j) * wgt(k);
+            ref[j] = (float)acc;
+        }
+    }
+    ga_poison(d_out, threads);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        chain_four<<<threads / 128, 128>>>(d_out);
+    else
+        chain_one<<<threads / 128, 128>>>(d_out);
+}
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, threads);
+    GaChecker ck(0, 0);
+    for (int t = 0; t < threads; t++) ck.add(t, got[t], ref[t & 7]);
+    return ck.result(d, n, "chain");
+}
+GA_PAIR("depchain-fma", "dependent-instruction-stalls", false,
+        "one FMA chain per thread -> four independent accumulators", setup, launch, check);
+} // namespace depchain
+
+// ---------------------------------------------------------------------------
+// tensor-gemm (tensor-cores-unused): C = A B with FP16 inputs and FP32
+// accumulation, 2048 x 2048. Slow: 16 x 16 shared tiles, one FP32 FMA per
+// product. Fast: WMMA 16x16x16 fragments, one warp per 16 x 16 tile of C,
+// loaded straight from global memory. Inputs are multiples of 1/8 in
+// [-1, 1], so every sum is exact. The WMMA kernel is also the control.
+// ---------------------------------------------------------------------------
+namespace tgemm {
+const int N = 2048, T = 16;
+__half *d_a, *d_b;
+float *d_c;
+std::vector<float> ha, hb;
+
+__global__ void gemm_fma(const __half *__restrict__ a, const __half *__restrict__ b, float *__restrict__ c)
+{
+    __shared__ float ta[T][T], tb[T][T];
+    int row = blockIdx.y * T + threadIdx.y, col = blockIdx.x * T + threadIdx.x;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < N; k0 += T) {
+        ta[threadIdx.y][threadIdx.x] = __half2float(a[row * N + k0 + threadIdx.x]);
+        tb[threadIdx.y][threadIdx.x] = __half2float(b[(k0 + threadIdx.y) * N + col]);
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < T; k++) acc = fmaf(ta[threadIdx.y][k], tb[k][threadIdx.x], acc);
+        __syncthreads();
+    }
+    c[row * N + col] = acc;
+}
+
+// 128 threads = 4 warps per block; warp w computes tile (by, bx*4 + w).
+__global__ void gemm_wmma(const __half *__restrict__ a, const __half *__restrict__ b, float *__restrict__ c)
+{
+    using namespace nvcuda;
+    int warp = threadIdx.x / 32;
+    int tr = blockIdx.y * 16, tc = (blockIdx.x * 4 + warp) * 16;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __half, wmma::row_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    for (int k = 0; k < N; k += 16) {
+        wmma::load_matrix_sync(fa, a + (size_t)tr * N + k, N);
+        wmma::load_matrix_sync(fb, b + (size_t)k * N + tc, N);
+        wmma::mma_sync(fc, fa, fb, fc);
+    }
+    wmma::store_matrix_sync(c + (size_t)tr * N + tc, fc, N, wmma::mem_row_major);
+}
+
+void setup()
+{
+    if (!d_a) {
+        ha.resize((size_t)N * N);
+        hb.resize((size_t)N * N);
+        std::vector<__half> xa(ha.size()), xb(hb.size());
+        for (size_t i = 0; i < ha.size(); i++) {
+            ha[i] = (float)((int)(ga_hash((uint32_t)i + 5u) % 17u) - 8) * 0.125f;
+            hb[i] = (float)((int)(ga_hash((uint32_t)i + 9u) % 17u) - 8) * 0.125f;
+            xa[i] = __float2half(ha[i]);
+            xb[i] = __float2half(hb[i]);
+        }
+        d_a = pairs_upload(xa);
+        d_b = pairs_upload(xb);
+        d_c = ga_dev_alloc<float>((size_t)N * N);
+    }
+    ga_poison(d_c, (size_t)N * N);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        gemm_wmma<<<dim3(N / 64, N / 16), 128>>>(d_a, d_b, d_c);
+    else
+        gemm_fma<<<dim3(N / T, N / T), dim3(T, T)>>>(d_a, d_b, d_c);
+}
+void launch_control(bool) { launch(true); }
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> c = ga_from_dev(d_c, (size_t)N * N);
+    GaChecker ck(0, 0);
+    std::vector<double> row(N);
+    for (int r = 0; r < N; r += 127) {
+        std::fill(row.begin(), row.end(), 0.0);
+        for (int k = 0; k < N; k++) // k outer: B is read row by row
+            for (int col = 0; col < N; col++) row[col] += (double)ha[(size_t)r * N + k] * hb[(size_t)k * N + col];
+        for (int col = 0; col < N; col++) ck.add((size_t)r * N + col, c[(size_t)r * N + col], row[col]);
+    }
+    return ck.result(d, n, "C");
+}
+GA_PAIR("tensor-gemm", "tensor-cores-unused", false,
+        "FP16 matrix product: FP32 FMAs on shared tiles -> WMMA tensor cores", setup, launch, check);
+GA_PAIR("control-tensor-gemm", "tensor-cores-unused", true,
+        "FP16 matrix product on tensor cores (WMMA)", setup, launch_control, check);
+} // namespace tgemm

@@ -1,0 +1,386 @@
+// Parallelism pairs: grid size and tail waves, occupancy, load balance
+// within blocks, launch overhead and kernel fusion.
+#include "pairs.h"
+
+// ---------------------------------------------------------------------------
+// grid-8blocks (grid-too-small): out = a x + y over 16M floats with a
+// grid-stride loop. Slow: 8 blocks of 128 threads (8 of the SMs work, one
+// warp set each). Fast: the same kernel with 8 blocks of 256 per SM. The
+// fast form is also the control (a grid-stride kernel with a full grid).
+// ---------------------------------------------------------------------------
+namespace saxpy {
+const int N = 16 << 20;
+float *d_x, *d_y, *d_out;
+std::vector<float> ref;
+
+__global__ void saxpy_stride(const float *__restrict__ x, const float *__restrict__ y, float *__restrict__ out, int n)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = fmaf(1.5f, x[i], y[i]);
+}
+
+void setup()
+{
+    if (!d_x) {
+        std::vector<float> hx = pairs_fill(N, 10, -1, 1), hy = pairs_fill(N, 11, -1, 1);
+        ref.resize(N);
+        for (int i = 0; i < N; i++) ref[i] = fmaf(1.5f, hx[i], hy[i]);
+        d_x = pairs_upload(hx);
+        d_y = pairs_upload(hy);
+        d_out = ga_dev_alloc<float>(N);
+    }
+    ga_poison(d_out, N);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        saxpy_stride<<<pairs_sm_count() * 8, 256>>>(d_x, d_y, d_out, N);
+    else
+        saxpy_stride<<<8, 128>>>(d_x, d_y, d_out, N);
+}
+void launch_control(bool) { launch(true); }
+
+bool check(char *d, size_t n) { return pairs_compare(d_out, ref, 0, 0, "saxpy", d, n); }
+GA_PAIR("grid-8blocks", "grid-too-small", false,
+        "grid-stride saxpy: 8 blocks x 128 threads -> 8 blocks of 256 per SM", setup, launch, check);
+GA_PAIR("control-full-grid", "grid-too-small", true,
+        "grid-stride saxpy with 8 blocks of 256 threads per SM", setup, launch_control, check);
+} // namespace saxpy
+
+// ---------------------------------------------------------------------------
+// grid-tail-a / grid-tail-b (grid-too-small, the mild case): FMA-bound
+// work, one item per thread, in blocks of 1024 threads of which 2 fit on an
+// SM. With 2 x SMs + SMs/2 (a) or 2 x SMs + SMs/4 (b) blocks, the last wave
+// leaves half or three quarters of the SMs idle. Fast: the same items in
+// blocks of 128 threads, so the last wave spreads over every SM. On 132
+// SMs the model ratio is 3 / 2.5 = 1.2x (a) and 3 / 2.25 = 1.33x (b).
+// ---------------------------------------------------------------------------
+namespace tail {
+const int STEPS = 4096;
+float *d_out;
+int items_a, items_b, items_now;
+std::vector<float> ref;
+
+__host__ __device__ inline float tail_item(int i)
+{
+    float a = 1.0f + (float)(i & 7) * 1e-3f, v0 = 0.1f, v1 = 0.2f, v2 = 0.3f, v3 = 0.4f;
+    for (int k = 0; k < STEPS; k++) {
+        v0 = fmaf(v0, a, -0.01f);
+        v1 = fmaf(v1, a, -0.02f);
+        v2 = fmaf(v2, a, -0.03f);
+        v3 = fmaf(v3, a, -0.04f);
+    }
+    return v0 + v1 + v2 + v3;
+}
+
+__global__ void __launch_bounds__(1024, 2) tail_big(float *__restrict__ out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tail_item(i);
+}
+
+__global__ void tail_small(float *__restrict__ out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tail_item(i);
+}
+
+void setup_common(int quarters)
+{
+    int sms = pairs_sm_count();
+    items_a = (2 * sms + sms / 2) * 1024;
+    items_b = (2 * sms + sms / 4) * 1024;
+    if (!d_out) d_out = ga_dev_alloc<float>(items_a);
+    items_now = quarters == 2 ? items_a : items_b;
+    ref.resize(items_now);
+    for (int i = 0; i < items_now && i < 8; i++) ref[i] = tail_item(i); // the rest repeat with period 8
+    ga_poison(d_out, items_a);
+}
+void setup_a() { setup_common(2); }
+void setup_b() { setup_common(1); }
+
+void launch(bool fast)
+{
+    if (fast)
+        tail_small<<<items_now / 128, 128>>>(d_out, items_now);
+    else
+        tail_big<<<items_now / 1024, 1024>>>(d_out, items_now);
+}
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, items_now);
+    GaChecker ck(0, 1e-5);
+    for (int i = 0; i < items_now; i++) ck.add(i, got[i], ref[i % 8]);
+    return ck.result(d, n, "tail");
+}
+GA_PAIR("grid-tail-a", "grid-too-small", false,
+        "FMA-bound, 2.5 waves of 1024-thread blocks -> 128-thread blocks", setup_a, launch, check);
+GA_PAIR("grid-tail-b", "grid-too-small", false,
+        "FMA-bound, 2.25 waves of 1024-thread blocks -> 128-thread blocks", setup_b, launch, check);
+} // namespace tail
+
+// ---------------------------------------------------------------------------
+// Occupancy pairs on a latency-bound kernel: each thread sums 32 entries of
+// an L2-resident table at random indices, eight loads in flight at a time.
+// lowocc-smem (low-occupancy): 128-thread blocks that ask for 64 KB of
+// dynamic shared memory and use 512 bytes (3 blocks, 12 warps per SM);
+// fast: ask for the 512 bytes. lowocc-block (low-occupancy): 32-thread
+// blocks (at most 32 blocks, so 32 warps per SM); fast: 256-thread blocks.
+// ---------------------------------------------------------------------------
+namespace occ {
+const int THREADS = 1 << 21, K = 32, TABLE = 4 << 20;
+const size_t BIG_SMEM = 64 * 1024;
+int *d_idx;
+float *d_table, *d_out;
+std::vector<float> ref;
+
+__device__ __forceinline__ float gather8(const int *__restrict__ idx, const float *__restrict__ table, int t)
+{
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += 8) {
+        int j[8];
+        float v[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) j[u] = idx[(size_t)(k0 + u) * THREADS + t];
+#pragma unroll
+        for (int u = 0; u < 8; u++) v[u] = table[j[u]];
+#pragma unroll
+        for (int u = 0; u < 8; u++) acc += v[u];
+    }
+    return acc;
+}
+
+// Staging through shared memory: out of block b is written reversed.
+__global__ void gather_smem(const int *__restrict__ idx, const float *__restrict__ table, float *__restrict__ out)
+{
+    extern __shared__ float stage[];
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    stage[threadIdx.x] = gather8(idx, table, t);
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + blockDim.x - 1 - threadIdx.x] = stage[threadIdx.x];
+}
+
+__global__ void gather_plain(const int *__restrict__ idx, const float *__restrict__ table, float *__restrict__ out)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    out[t] = gather8(idx, table, t);
+}
+
+void setup()
+{
+    if (!d_idx) {
+        std::vector<int> hi((size_t)THREADS * K);
+        std::vector<float> ht(TABLE);
+        for (int i = 0; i < TABLE; i++) ht[i] = (float)(ga_hash(i + 31u) & 255u) * 0.25f;
+        for (size_t i = 0; i < hi.size(); i++) hi[i] = (int)(ga_hash2((uint32_t)i, 8) % TABLE);
+        ref.assign(THREADS, 0.0f);
+        for (int t = 0; t < THREADS; t++)
+            for (int k = 0; k < K; k++) ref[t] += ht[hi[(size_t)k * THREADS + t]];
+        d_idx = pairs_upload(hi);
+        d_table = pairs_upload(ht);
+        d_out = ga_dev_alloc<float>(THREADS);
+        GA_CHECK(cudaFuncSetAttribute(gather_smem, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)BIG_SMEM));
+    }
+    ga_poison(d_out, THREADS);
+}
+
+void launch_smem(bool fast)
+{
+    gather_smem<<<THREADS / 128, 128, fast ? 128 * sizeof(float) : BIG_SMEM>>>(d_idx, d_table, d_out);
+}
+
+void launch_block(bool fast)
+{
+    if (fast)
+        gather_plain<<<THREADS / 256, 256>>>(d_idx, d_table, d_out);
+    else
+        gather_plain<<<THREADS / 32, 32>>>(d_idx, d_table, d_out);
+}
+
+bool check_plain(char *d, size_t n) { return pairs_compare(d_out, ref, 0, 0, "gather", d, n); }
+
+bool check_smem(char *d, size_t n)
+{
+    std::vector<float> want(THREADS);
+    for (int t = 0; t < THREADS; t++) want[(t / 128) * 128 + 127 - t % 128] = ref[t];
+    return pairs_compare(d_out, want, 0, 0, "gather", d, n);
+}
+GA_PAIR("lowocc-smem", "low-occupancy", false,
+        "gathers: 64 KB shared memory asked per 128-thread block -> 512 bytes", setup, launch_smem, check_smem);
+GA_PAIR("lowocc-block", "low-occupancy", false,
+        "gathers: 32-thread blocks (32 warps per SM) -> 256-thread blocks", setup, launch_block, check_plain);
+} // namespace occ
+
+// ---------------------------------------------------------------------------
+// occgap-imbalance (achieved-occupancy-gap): each item is a chain of 4096
+// dependent FMAs. Slow: in each 256-thread block warp 0 runs 8 items per
+// thread and the other 7 warps one each, so most of a block's warp slots sit
+// empty while warp 0 finishes. Fast: the block's 480 items dealt out two per
+// thread (the last 32 threads take one).
+// ---------------------------------------------------------------------------
+namespace imbalance {
+const int BLOCKS = 4224, PER_BLOCK = 32 * 8 + 224, STEPS = 4096;
+float *d_out;
+std::vector<float> ref;
+
+__host__ __device__ inline float chain_item(int i)
+{
+    float a = 0.999f + (float)(i & 15) * 1e-5f, v = 1.0f;
+    for (int k = 0; k < STEPS; k++) v = fmaf(v, a, 0.001f);
+    return v;
+}
+
+__global__ void items_lopsided(float *__restrict__ out)
+{
+    int base = blockIdx.x * PER_BLOCK, t = threadIdx.x;
+    if (t < 32) {
+        for (int k = 0; k < 8; k++) out[base + t * 8 + k] = chain_item(base + t * 8 + k);
+    } else {
+        out[base + 256 + (t - 32)] = chain_item(base + 256 + (t - 32));
+    }
+}
+
+__global__ void items_even(float *__restrict__ out)
+{
+    int base = blockIdx.x * PER_BLOCK;
+    for (int j = threadIdx.x; j < PER_BLOCK; j += 256) out[base + j] = chain_item(base + j);
+}
+
+void setup()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>((size_t)BLOCKS * PER_BLOCK);
+        ref.resize((size_t)BLOCKS * PER_BLOCK);
+        float r16[16];
+        for (int i = 0; i < 16; i++) r16[i] = chain_item(i);
+        for (size_t i = 0; i < ref.size(); i++) ref[i] = r16[i & 15];
+    }
+    ga_poison(d_out, (size_t)BLOCKS * PER_BLOCK);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        items_even<<<BLOCKS, 256>>>(d_out);
+    else
+        items_lopsided<<<BLOCKS, 256>>>(d_out);
+}
+
+bool check(char *d, size_t n) { return pairs_compare(d_out, ref, 0, 1e-5, "chain", d, n); }
+GA_PAIR("occgap-imbalance", "achieved-occupancy-gap", false,
+        "warp 0 of each block runs 8x the work -> work dealt evenly", setup, launch, check);
+} // namespace imbalance
+
+// ---------------------------------------------------------------------------
+// launch-tiny (launch-overhead): out = 2 x + 1 over 8M floats as 2048
+// launches of 4096 elements each, against one launch over all of them.
+// ---------------------------------------------------------------------------
+namespace tiny {
+const int SLICE = 4096, SLICES = 2048, N = SLICE * SLICES;
+float *d_x, *d_out;
+std::vector<float> ref;
+
+__global__ void affine(const float *__restrict__ x, float *__restrict__ out, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = fmaf(2.0f, x[i], 1.0f);
+}
+
+void setup()
+{
+    if (!d_x) {
+        std::vector<float> hx = pairs_fill(N, 12, -1, 1);
+        ref.resize(N);
+        for (int i = 0; i < N; i++) ref[i] = fmaf(2.0f, hx[i], 1.0f);
+        d_x = pairs_upload(hx);
+        d_out = ga_dev_alloc<float>(N);
+    }
+    ga_poison(d_out, N);
+}
+
+void launch(bool fast)
+{
+    if (fast) {
+        affine<<<N / 256, 256>>>(d_x, d_out, N);
+        return;
+    }
+    for (int s = 0; s < SLICES; s++) affine<<<SLICE / 256, 256>>>(d_x + (size_t)s * SLICE, d_out + (size_t)s * SLICE, SLICE);
+}
+
+bool check(char *d, size_t n) { return pairs_compare(d_out, ref, 0, 0, "affine", d, n); }
+GA_PAIR("launch-tiny", "launch-overhead", false,
+        "2048 launches of 4096 elements -> one launch", setup, launch, check);
+} // namespace tiny
+
+// ---------------------------------------------------------------------------
+// fusion-three (kernel-fusion): out = leaky_relu(s x + y) over 32M floats as
+// three elementwise kernels with two intermediate arrays, against one kernel.
+// ---------------------------------------------------------------------------
+namespace fusion {
+const int N = 32 << 20;
+float *d_x, *d_y, *d_t1, *d_t2, *d_out;
+std::vector<float> ref;
+
+__host__ __device__ inline float leaky(float v) { return v > 0.0f ? v : 0.01f * v; }
+
+__global__ void k_scale(const float *__restrict__ x, float *__restrict__ t1)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) t1[i] = 0.75f * x[i];
+}
+__global__ void k_add(const float *__restrict__ t1, const float *__restrict__ y, float *__restrict__ t2)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) t2[i] = t1[i] + y[i];
+}
+__global__ void k_act(const float *__restrict__ t2, float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) out[i] = leaky(t2[i]);
+}
+__global__ void k_fused(const float *__restrict__ x, const float *__restrict__ y, float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) {
+        float t1 = __fmul_rn(0.75f, x[i]); // no contraction into an FMA: same rounding as k_scale
+        out[i] = leaky(t1 + y[i]);
+    }
+}
+
+void setup()
+{
+    if (!d_x) {
+        std::vector<float> hx = pairs_fill(N, 13, -1, 1), hy = pairs_fill(N, 14, -1, 1);
+        ref.resize(N);
+        for (int i = 0; i < N; i++) {
+            float t1 = 0.75f * hx[i];
+            float t2 = t1 + hy[i];
+            ref[i] = leaky(t2);
+        }
+        d_x = pairs_upload(hx);
+        d_y = pairs_upload(hy);
+        d_t1 = ga_dev_alloc<float>(N);
+        d_t2 = ga_dev_alloc<float>(N);
+        d_out = ga_dev_alloc<float>(N);
+    }
+    ga_poison(d_out, N);
+}
+
+void launch(bool fast)
+{
+    unsigned g = pairs_blocks(N, 256);
+    if (fast) {
+        k_fused<<<g, 256>>>(d_x, d_y, d_out);
+        return;
+    }
+    k_scale<<<g, 256>>>(d_x, d_t1);
+    k_add<<<g, 256>>>(d_t1, d_y, d_t2);
+    k_act<<<g, 256>>>(d_t2, d_out);
+}
+
+bool check(char *d, size_t n) { return pairs_compare(d_out, ref, 0, 0, "fused", d, n); }
+GA_PAIR("fusion-three", "kernel-fusion", false,
+        "scale, add, activation as three kernels -> one kernel", setup, launch, check);
+} // namespace fusion
