@@ -1082,8 +1082,15 @@ static void test_recorded_value(void **state)
 	for (size_t i = 0; i < a.n_findings; i++) {
 		const ga_finding *f = &a.findings[i];
 		assert_close(f->speedup, 1 / (1 - f->estimate), 1e-12);
-		assert_true(f->speedup_min == f->rule->speedup_min);
-		assert_true(f->speedup_max == f->rule->speedup_max);
+		if (!f->rule->low) {
+			assert_true(f->speedup_min == f->rule->speedup_min);
+			assert_true(f->speedup_max == f->rule->speedup_max);
+			continue;
+		}
+		/* A rule with a model range prints 1/(1-low) .. 1/(1-high). */
+		assert_true(f->low <= f->estimate && f->estimate <= f->high);
+		assert_close(f->speedup_min, 1 / (1 - f->low), 1e-12);
+		assert_close(f->speedup_max, 1 / (1 - f->high), 1e-12);
 	}
 	ga_analysis_free(&a);
 	ga_profile_free(&p);
