@@ -51,8 +51,9 @@ static const demo_info demos[] = {
 	{"divergence", "even/odd branch on expensive work -> warp-uniform branch",
 	 {{"warp_uniform", "thread-divergence"}}},
 	{"reduction", "interleaved addressing -> sequential addressing -> warp shuffles",
-	 {{"sequential", "thread-divergence shared-bank-conflicts sfu-heavy-math"},
-	  {"shuffle", "warp-shuffle-reduction barrier-stalls"}}},
+	 {{"sequential", "shared-tree-reduction thread-divergence shared-bank-conflicts "
+	                 "integer-division"},
+	  {"shuffle", "shared-tree-reduction warp-shuffle-reduction barrier-stalls"}}},
 	{"latency", "one warp with a dependent chain -> many warps and independent chains",
 	 {{"many_warps", "grid-too-small dependent-instruction-stalls low-occupancy "
 	                 "memory-latency-stalls"}}},

@@ -147,8 +147,8 @@ cases() {
 0 out '^gpu__time_duration\.sum$'                        --list-metrics
 0 out '^dram__throughput\.avg\.pct_of_peak_sustained_elapsed$' --list-metrics
 0 out '^# 9 metrics on GH100: 1 set of at most 1 replay pass per launch'  --quick --list-metrics --chip GH100
-0 out '^# 5[0-9] metrics on GH100: 3 sets of at most 3 replay passes per launch, .*\(all at once: [6-9] passes\)$' --list-metrics --chip GH100
-0 out '^# 5[0-9] metrics on GH100: 1 set of at most [6-9] replay passes per launch' --max-passes 0 --list-metrics --chip GH100
+0 out '^# 6[0-9] metrics on GH100: 3 sets of at most 3 replay passes per launch, .*\(all at once: [6-9] passes\)$' --list-metrics --chip GH100
+0 out '^# 6[0-9] metrics on GH100: 1 set of at most [6-9] replay passes per launch' --max-passes 0 --list-metrics --chip GH100
 0 out '^rules: [0-9]+ rules and the classifier are valid$' --check-rules rules
 0 out 'engine-rules: 3 rules and the classifier are valid' --check-rules $FIX/engine-rules
 3 err '^rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: |^tests/fixtures/rules-bad/[a-z0-9-]+\.yaml:[0-9]+:[0-9]+: error: ' --check-rules $FIX/rules-bad
