@@ -42,6 +42,10 @@
 #define GA_ENV_MIN_SHARE      "GPUADVISE_MIN_SHARE"      /* percent of GPU time for more profiled launches */
 #define GA_ENV_LOOP_REPLAY    "GPUADVISE_LOOP_REPLAY"    /* 0: measure no loop across its iterations */
 
+/* NVTX's (not ours): the library NVTX hands its calls to.  The launcher
+ * names the injection library (nvtxcb.c), unless --nvtx=off. */
+#define GA_ENV_NVTX_INJECTION "NVTX_INJECTION64_PATH"
+
 /* Read by the injection library or cupti_host.c only; set by the user
  * (benchmarks, diagnosis), passed through by the launcher untouched. */
 #define GA_ENV_CACHE_DIR      "GPUADVISE_CACHE_DIR"      /* metric-set cache; "" or off: none */
