@@ -184,7 +184,7 @@ static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const 
 	ga_analysis a, ba;
 	ga_comparison cmp;
 	ga_error err = {0};
-	ga_analyze_opts ao = {.verbose = cfg->verbose}, bao = {0};
+	ga_analyze_opts ao = {.verbose = cfg->verbose, .nvtx = cfg->nvtx}, bao = {.nvtx = -1};
 	FILE *out = stdout;
 	char *log_text = NULL;      /* --log-file: the report, built in memory */
 	size_t log_len = 0;
