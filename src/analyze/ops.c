@@ -139,6 +139,7 @@ static void finish(const ga_analysis *a, op_acc *o)
 	size_t best = 0;
 
 	op->share = a->total_ns > 0 && isfinite(a->total_ns) ? op->time_ns / a->total_ns : NAN;
+	qsort(op->kernels, op->n_kernels, sizeof(*op->kernels), kernel_cmp);
 	for (size_t k = 0; k < op->n_kernels; k++) {
 		ga_op_kernel *row = &op->kernels[k];
 		const ga_group *g = &a->groups[row->group];
@@ -151,7 +152,6 @@ static void finish(const ga_analysis *a, op_acc *o)
 			}
 		}
 	}
-	qsort(op->kernels, op->n_kernels, sizeof(*op->kernels), kernel_cmp);
 	for (size_t k = 1; k < o->n_paths; k++)
 		if (o->paths[k].time_ns > o->paths[best].time_ns)
 			best = k;

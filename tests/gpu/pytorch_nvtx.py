@@ -4,7 +4,9 @@
     pytorch_nvtx.py                 a small model (Linear, LayerNorm, GELU, Linear)
                                     trained for a few steps under
                                     torch.autograd.profiler.emit_nvtx(), each step
-                                    in a range of its own, "train_step"
+                                    in a range of its own, "train_step", all of them
+                                    in a start/end range, "epoch"; then one forward
+                                    pass in "eval_step", outside "epoch"
     pytorch_nvtx.py --workload      tests/gpu/pytorch_workload.py under emit_nvtx(),
                                     to record tests/fixtures/recorded/pytorch.json
                                     with each launch's operation
@@ -57,6 +59,9 @@ def train():
     y = torch.randn(256, 512).to(dev)
     first = last = None
     with torch.autograd.profiler.emit_nvtx():
+        # A start/end range (nvtxRangeStartA/nvtxRangeEnd, by id) around the
+        # push/pop ones.
+        epoch = torch.cuda.nvtx.range_start("epoch")
         for _ in range(4):
             torch.cuda.nvtx.range_push("train_step")
             loss = F.mse_loss(model(x), y)
@@ -66,6 +71,11 @@ def train():
             torch.cuda.nvtx.range_pop()
             last = loss.item()
             first = last if first is None else first
+        torch.cuda.nvtx.range_end(epoch)
+        torch.cuda.nvtx.range_push("eval_step")
+        with torch.no_grad():
+            model(x)
+        torch.cuda.nvtx.range_pop()
     torch.cuda.synchronize()
     if not last < first:
         print(f"pytorch_nvtx: the loss did not fall ({first:.4g} -> {last:.4g})",
@@ -96,8 +106,12 @@ def check(path):
         elif not any(op["kernels"] and op["share"] > 0 for op in found):
             failures.append(f"{[op['name'] for op in found]} have no kernel with GPU time")
     paths = [l.get("nvtx") for l in report["profile"]["launches"]]
-    if not any(p and p.split("/")[0] == "train_step" for p in paths):
-        failures.append("no launch inside the train_step range")
+    paths += [u.get("nvtx") for u in report["profile"].get("unprofiled", [])]
+    if not any(p and p.split("/")[:2] == ["epoch", "train_step"] for p in paths):
+        failures.append("no launch inside epoch/train_step (a start/end range around a "
+                        "push/pop one)")
+    if not any(p and p.split("/")[0] == "eval_step" for p in paths):
+        failures.append("no launch inside eval_step alone: the epoch range did not end")
     if not any(p and "aten::linear" in p.split("/") for p in paths):
         failures.append("no launch inside an aten::linear range")
     if any(p and ", seq = " in p for p in paths):
