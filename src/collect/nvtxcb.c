@@ -8,7 +8,9 @@
  * CUPTI_CB_DOMAIN_NVTX callbacks to our subscriber (CUPTI documentation,
  * "NVTX callbacks"; its nvtx sample sets NVTX_INJECTION64_PATH to libcupti).
  * Whichever comes first, NVTX's first call or CUDA's cuInit, loads the
- * library; both name the same file. */
+ * library; both name the same file.  (NVTX's dlsym on this library would
+ * also find CUPTI's own InitializeInjectionNvtx2 among its dependencies;
+ * the export says so instead of leaning on that lookup order.) */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

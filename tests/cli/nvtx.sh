@@ -95,6 +95,20 @@ expect "... operations: aten::addmm with its unprofiled launches at gemm's mean,
 run --no-roofline "$T/bin/step.sh"
 check "text report: the Operations section" 0 out '^ 1\. aten::addmm: 88\.9% of GPU time, 1 kernel, 4 launches$'
 
+# NVTX takes the injection library as its tool, as it would in a program
+# with NVTX ranges: the library exports InitializeInjectionNvtx2 and hands
+# NVTX's table to CUPTI's, which accepts it (returns 1).  Without a GPU
+# CUPTI takes no subscriber, so the callbacks themselves are the GPU
+# suite's (tests/gpu/pytorch_nvtx.py).
+if [ -n "${NVTXAPP:-}" ] && [ -n "${INJECT:-}" ]; then
+	NVTX_INJECTION64_PATH=$INJECT LD_LIBRARY_PATH=$FAKECUDA_DIR "$NVTXAPP" >"$T/out" 2>"$T/err"
+	rc=$?
+	check "NVTX's InitializeInjectionNvtx2 in the injection library: CUPTI's accepts NVTX" 0 out \
+		'^InitializeInjectionNvtx2: 1$'
+else
+	skip "NVTX handing over to CUPTI: no injection library in this build"
+fi
+
 NVTX_INJECTION64_PATH=/opt/some/other/tool.so
 export NVTX_INJECTION64_PATH
 run --nvtx=off --no-roofline "$T/bin/step.sh"
