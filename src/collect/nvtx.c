@@ -217,7 +217,9 @@ static uint32_t here(void)
 	int f = 0;
 
 	me_fresh();
-	if (nv.n_open == 0)
+	while (o < nv.n_open && nv.open[o].thread != me.id)
+		o++;
+	if (o >= nv.n_open)       /* none of this thread's: its frames say it all */
 		return me.depth ? me.f[me.depth - 1].node : 0;
 	for (;;) {
 		while (o < nv.n_open && nv.open[o].thread != me.id)

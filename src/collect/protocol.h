@@ -6,11 +6,13 @@
  *   start      {pid, ppid, tool_version}
  *   device     {pid, context, device{...}, passes, metrics[...],
  *               sets[{passes, metrics}]}
- *   launch     {the launch object of the profile schema}
+ *   launch     {the launch object of the profile schema, with "nvtx": the
+ *               NVTX ranges open on the launching thread (nvtx.c)}
  *   error      {pid, code, message[, metric]}
  *              (code "source": a note on source-level data)
  *   source     {an entry of the profile's "sources" array}
- *   unprofiled {an entry of the profile's "unprofiled" array}
+ *   unprofiled {an entry of the profile's "unprofiled" array; one per NVTX
+ *               path the kernel's unprofiled launches were made in}
  *   end        {pid, launches, matched, profiled, setup_seconds,
  *               measure_seconds, loop_launches}   (missing if the process died)
  * A last line without its newline was cut short by a kill (records.c skips
