@@ -24,6 +24,8 @@ _gpuadvise_values()
 		printf '%s\n' low medium high regression ;;
 	--color)
 		printf '%s\n' auto always never ;;
+	--nvtx)
+		printf '%s\n' auto on off ;;
 	--rules | --check-rules)
 		return 2 ;;
 	*)

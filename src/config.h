@@ -48,6 +48,7 @@ typedef struct {
 	int fail_on;                /* severity, or -1 */
 	int verbose;
 	int per_launch;
+	int nvtx;                   /* --nvtx: 1 on, -1 off (not read at all), 0 auto */
 	ga_color_mode color;
 	int roofline;               /* 1 --roofline, -1 --no-roofline, 0 on a terminal */
 	const char *source_root;    /* --source-root (SARIF uris), NULL: the current directory */

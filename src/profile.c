@@ -44,6 +44,7 @@ void ga_launch_free(ga_launch *l)
 	free(l->name);
 	free(l->occ_limiter);
 	free(l->values);
+	free(l->nvtx);
 }
 
 void ga_profile_free(ga_profile *p)
@@ -58,8 +59,10 @@ void ga_profile_free(ga_profile *p)
 	for (i = 0; i < p->n_launches; i++)
 		ga_launch_free(&p->launches[i]);
 	free(p->launches);
-	for (i = 0; i < p->n_unprofiled; i++)
+	for (i = 0; i < p->n_unprofiled; i++) {
 		free(p->unprofiled[i].mangled);
+		free(p->unprofiled[i].nvtx);
+	}
 	free(p->unprofiled);
 	for (i = 0; i < p->n_sources; i++)
 		ga_source_free(&p->sources[i]);

@@ -79,6 +79,10 @@ typedef struct {
 	int occ_limit_warps;
 	char *occ_limiter;       /* "registers", "shared_memory", "warps", "blocks" */
 	double *values;          /* [profile->n_metrics]; NAN = missing */
+	/* The NVTX ranges open on the launching thread, outermost first,
+	 * joined by '/' ("train_step/aten::linear"); the last one is the
+	 * launch's operation.  NULL: none (or not collected). */
+	char *nvtx;
 } ga_launch;
 
 /* Launches of one kernel left unprofiled by the per-kernel bound
@@ -93,6 +97,7 @@ typedef struct {
 	 * GPU time: it has fewer metric sets (or repeats) than it was launched
 	 * for. */
 	int below_min_share;
+	char *nvtx;              /* NVTX range path of these launches (ga_launch.nvtx) */
 } ga_unprofiled;
 
 typedef struct {

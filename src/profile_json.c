@@ -258,6 +258,8 @@ void *ga_launch_to_json(const ga_profile *p, const ga_launch *l)
 	put(o, "duration_ns", jnumber(l->duration_ns));
 	if (l->metric_set >= 0)
 		put_int(o, "metric_set", l->metric_set);
+	if (l->nvtx)
+		put_str(o, "nvtx", l->nvtx);
 
 	put(occ, "theoretical_pct", jnumber(l->occ_theoretical_pct));
 	put_int(occ, "limit_blocks", l->occ_limit_blocks);
@@ -320,6 +322,8 @@ void *ga_unprofiled_to_json(const ga_unprofiled *u)
 	put_int(o, "launches", u->launches);
 	if (u->below_min_share)
 		put(o, "below_min_share", jcheck(json_true()));
+	if (u->nvtx)
+		put_str(o, "nvtx", u->nvtx);
 	return o;
 }
 
@@ -661,7 +665,8 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, ga_map *ix)
 	    get_integer(c, o, "stream", 0, 0, LLONG_MAX, &stream) ||
 	    get_int(c, o, "context", 0, INT_MIN, &tmp.context) ||
 	    get_double(c, o, "duration_ns", &tmp.duration_ns) ||
-	    get_int(c, o, "metric_set", 0, 0, &tmp.metric_set))
+	    get_int(c, o, "metric_set", 0, 0, &tmp.metric_set) ||
+	    get_string(c, o, "nvtx", 0, &tmp.nvtx))
 		goto out;
 	tmp.stream = (uint64_t)stream;
 	occ = member(o, "occupancy");
@@ -885,8 +890,10 @@ int ga_unprofiled_from_json(ga_profile *p, void *json, const char *where, ga_err
 	    get_int(&c, o, "pid", 0, INT_MIN, &u.pid) ||
 	    get_dim3(&c, o, "grid", u.grid) || get_dim3(&c, o, "block", u.block) ||
 	    get_long(&c, o, "launches", 0, &u.launches) ||
-	    get_bool(&c, o, "below_min_share", &u.below_min_share)) {
+	    get_bool(&c, o, "below_min_share", &u.below_min_share) ||
+	    get_string(&c, o, "nvtx", 0, &u.nvtx)) {
 		free(u.mangled);
+		free(u.nvtx);
 		return -1;
 	}
 	GA_PUSH(p->unprofiled, p->n_unprofiled, p->cap_unprofiled, u);

@@ -134,6 +134,32 @@ struct ga_group {
 	ga_source_line entry;
 };
 
+/* A kernel's part in an operation. */
+typedef struct {
+	size_t group;             /* index into analysis->groups */
+	double time_ns;           /* of the kernel's GPU time, spent in this operation */
+	double fraction;          /* time_ns / the kernel's total_ns, 0..1 */
+} ga_op_kernel;
+
+/* An operation: the launches whose innermost NVTX range has this name
+ * (PyTorch's emit_nvtx: "aten::addmm"; the user's own: "train_step").
+ * Unprofiled launches count at their kernel's mean duration, in the
+ * ranges the collector saw them in. */
+typedef struct {
+	char *name;
+	char *path;               /* the range path with most of its time */
+	double time_ns;
+	double share;             /* of all GPU time, 0..1 */
+	long launches;            /* profiled and unprofiled */
+	ga_op_kernel *kernels;    /* by time_ns, descending */
+	size_t n_kernels;
+	/* The finding that saves most of this operation's time: a finding of
+	 * one of its kernels, its saving scaled by that kernel's fraction
+	 * here.  -1: none. */
+	long top_finding;
+	double top_saving;        /* fraction of all GPU time */
+} ga_op;
+
 /* One process of the analysed profile. */
 typedef struct {
 	int pid;
@@ -156,10 +182,16 @@ struct ga_analysis {
 	ga_process *processes;      /* in the order of their first launch */
 	size_t n_processes;
 	ga_roofline roofline;       /* kernels[i] is groups[i]'s placement and occupancy */
+	/* Operations from NVTX ranges, by time, descending; ops_shown when
+	 * reports list them (--nvtx on, or auto and some launch has a range). */
+	ga_op *ops;
+	size_t n_ops;
+	int ops_shown;
 };
 
 typedef struct {
 	int verbose;                /* collect notes on rules that could not be evaluated */
+	int nvtx;                   /* operations: 1 always, -1 never, 0 when there are ranges */
 } ga_analyze_opts;
 
 int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts *opts,

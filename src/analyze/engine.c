@@ -785,6 +785,7 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 	evaluate(p, rs, opts && opts->verbose, a, &roof);
 	rank_findings(a);
 	ga_summarize(a, &cuts);
+	ga_group_ops(a, opts ? opts->nvtx : 0);
 	return 0;
 }
 
@@ -820,6 +821,7 @@ void ga_analysis_free(ga_analysis *a)
 		free(a->notes[i]);
 	free(a->notes);
 	free(a->processes);
+	ga_ops_free(a);
 	ga_roofline_free(&a->roofline);
 	memset(a, 0, sizeof(*a));
 }

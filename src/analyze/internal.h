@@ -23,4 +23,9 @@ void ga_summarize(ga_analysis *a, const ga_cuts *cuts);
  * ranked (locate.c). */
 void ga_locate_findings(ga_analysis *a);
 
+/* The operations (ops.c), from the ranked groups and findings; nvtx as
+ * ga_analyze_opts.nvtx. */
+void ga_group_ops(ga_analysis *a, int nvtx);
+void ga_ops_free(ga_analysis *a);
+
 #endif

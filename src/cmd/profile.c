@@ -189,6 +189,7 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 		.max_per_kernel = cfg->max_per_kernel,
 		.min_share = cfg->min_share,
 		.no_loop_replay = cfg->no_loop_replay,
+		.nvtx_off = cfg->nvtx < 0,
 		.keep_image = cfg->save_counter_data,
 		.source_mode = cfg->source > 0 ? "force" : cfg->source < 0 ? "off" : "auto",
 		.stalls = cfg->stalls,

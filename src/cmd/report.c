@@ -22,6 +22,7 @@ enum {
 	OPT_SOURCE_ROOT,
 	OPT_FORMAT,
 	OPT_VERBOSE,
+	OPT_NVTX,
 };
 
 static const struct argp_option options[] = {
@@ -41,6 +42,9 @@ static const struct argp_option options[] = {
 	{"verbose", OPT_VERBOSE, 0, 0, "Show every finding, the class reasoning, and rules that could "
 	 "not be evaluated (missing metrics)", 0},
 	{"per-launch", OPT_PER_LAUNCH, 0, 0, "List every launch of each kernel", 0},
+	{"nvtx", OPT_NVTX, "WHEN", 0, "Group the findings by operation, the program's innermost "
+	 "NVTX range (PyTorch: torch.autograd.profiler.emit_nvtx()): auto (default: when the "
+	 "profile has ranges), on, off (the program's ranges are not even read)", 0},
 	{"roofline", OPT_ROOFLINE, 0, 0, "Draw the roofline and occupancy of every kernel in the "
 	 "text report (default: only when it goes to a terminal)", 0},
 	{"no-roofline", OPT_NO_ROOFLINE, 0, 0, "Never draw the roofline in the text report", 0},
@@ -106,6 +110,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_SOURCE_ROOT:
 		c->source_root = arg;
+		break;
+	case OPT_NVTX:
+		if (strcmp(arg, "auto") == 0 || strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0)
+			c->nvtx = arg[1] == 'n' ? 1 : arg[1] == 'f' ? -1 : 0;
+		else
+			argp_error(state, "--nvtx expects auto, on or off, not '%s'", arg);
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -174,7 +184,7 @@ static int analyse_and_report(const ga_config *cfg, const ga_ruleset *rs, const 
 	ga_analysis a, ba;
 	ga_comparison cmp;
 	ga_error err = {0};
-	ga_analyze_opts ao = {.verbose = cfg->verbose}, bao = {0};
+	ga_analyze_opts ao = {.verbose = cfg->verbose, .nvtx = cfg->nvtx}, bao = {.nvtx = -1};
 	FILE *out = stdout;
 	char *log_text = NULL;      /* --log-file: the report, built in memory */
 	size_t log_len = 0;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "inject.h"
+#include "nvtx.h"
 #include "protocol.h"
 #include "sass.h"
 #include "writer.h"
@@ -209,6 +210,7 @@ void launch_done(ga_launch *l, const metric_set *ms, const double *vals, ga_repe
 			l->duration_ns = vals[i];
 	}
 	ga_sched_note_duration(&sched, rep, l->duration_ns);
+	ga_nvtx_profiled(ga_sched_slot(&sched, rep), l->nvtx);
 	ga_sass_note(l->mangled, (uint32_t)l->context, inj.prof.metrics, l->values, inj.prof.n_metrics);
 	ga_rec_launch(&inj.prof, l);
 }
@@ -314,6 +316,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return;
 	}
 	rep = ga_sched_count(&sched, mangled, grid, block, &in_a_row);
+	ga_nvtx_count(ga_sched_slot(&sched, rep));
 	if (!sched.loop.off && inj.enabled && loop_launch(rep, cb, &a, in_a_row)) {
 		free(name);
 		return;
@@ -397,6 +400,10 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
                               CUpti_CallbackId cbid, const void *data)
 {
 	(void)userdata;
+	if (domain == CUPTI_CB_DOMAIN_NVTX) {
+		ga_nvtx_callback(cbid, data);
+		return;
+	}
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
 		const CUpti_ResourceData *rd = data;
 		if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
@@ -492,7 +499,7 @@ static void at_exit(void)
 		ga_unprofiled u = {r->mangled, (int)inj.pid, {r->grid[0], r->grid[1], r->grid[2]},
 		                   {r->block[0], r->block[1], r->block[2]},
 		                   r->count - r->profiled, r->below_share};
-		ga_rec_unprofiled(&u);
+		ga_nvtx_rec_unprofiled((long)i, &u);
 	}
 	double setup_s = inj.phase_s[PH_INIT] + inj.phase_s[PH_PACK], measure_s = 0;
 	for (int i = PH_ENABLE; i <= PH_RECORD; i++)
@@ -627,6 +634,7 @@ GA_EXPORT int InitializeInjection(void)
 	for (size_t i = 0; i < GA_ARRAY_LEN(launch_cbids); i++)
 		cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_DRIVER_API, launch_cbids[i]);
 	cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	ga_nvtx_enable(inj.sub);
 	if (ga_sass_enabled())
 		cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
 	/* The stall run enables PC sampling there; the others only note the

@@ -174,4 +174,11 @@ int loop_launch(const ga_repeat_slot *rep, const CUpti_CallbackData *cb, const l
 void loop_exit_launch(void);
 void loop_context_gone(const ctx_state *cs);
 
+/* nvtxcb.c: CUPTI's NVTX callbacks (nvtx.c keeps the ranges). */
+void ga_nvtx_enable(CUpti_SubscriberHandle sub);
+void ga_nvtx_callback(CUpti_CallbackId cbid, const void *data);
+/* The launches of repeat slot `slot` left unprofiled, a record per
+ * NVTX path. */
+void ga_nvtx_rec_unprofiled(long slot, const ga_unprofiled *u);
+
 #endif

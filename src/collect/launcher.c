@@ -216,6 +216,10 @@ static void child_env(const ga_live_opts *o, const char *dir, const char *metric
 	snprintf(buf, sizeof(buf), "%g", o->min_share);
 	setenv(GA_ENV_MIN_SHARE, buf, 1);
 	setenv(GA_ENV_LOOP_REPLAY, o->no_loop_replay ? "0" : "1", 1);
+	/* NVTX calls reach CUPTI only through an injection library of NVTX's
+	 * own: ours, which hands them to CUPTI (nvtxcb.c). */
+	if (!o->nvtx_off)
+		setenv(GA_ENV_NVTX_INJECTION, o->inject_path, 1);
 	if (o->keep_image && !stalls)
 		setenv(GA_ENV_KEEP_IMAGE, o->keep_image, 1);
 	if (o->source_mode)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "inject.h"
+#include "nvtx.h"
 
 /* The C++ ABI demangler lives in libstdc++, which every CUDA C++ program
  * loads; look it up at run time so a C program works too (a link-time
@@ -142,6 +143,7 @@ void launch_free(ga_launch *l)
 	free(l->name);
 	free(l->occ_limiter);
 	free(l->values);
+	free(l->nvtx);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -165,6 +167,7 @@ void launch_meta(ga_launch *l, ctx_state *cs, const launch_args *a, uint32_t ctx
 	}
 	l->context = (int)ctx_uid;
 	l->duration_ns = NAN;
+	l->nvtx = ga_nvtx_path();
 	occupancy(cs, a->f, l);
 }
 

@@ -6,11 +6,13 @@
  *   start      {pid, ppid, tool_version}
  *   device     {pid, context, device{...}, passes, metrics[...],
  *               sets[{passes, metrics}]}
- *   launch     {the launch object of the profile schema}
+ *   launch     {the launch object of the profile schema, with "nvtx": the
+ *               NVTX ranges open on the launching thread (nvtx.c)}
  *   error      {pid, code, message[, metric]}
  *              (code "source": a note on source-level data)
  *   source     {an entry of the profile's "sources" array}
- *   unprofiled {an entry of the profile's "unprofiled" array}
+ *   unprofiled {an entry of the profile's "unprofiled" array; one per NVTX
+ *               path the kernel's unprofiled launches were made in}
  *   end        {pid, launches, matched, profiled, setup_seconds,
  *               measure_seconds, loop_launches}   (missing if the process died)
  * A last line without its newline was cut short by a kill (records.c skips
@@ -41,6 +43,10 @@
 #define GA_ENV_STALLS         "GPUADVISE_STALLS"         /* stall run: file of kernels to PC-sample */
 #define GA_ENV_MIN_SHARE      "GPUADVISE_MIN_SHARE"      /* percent of GPU time for more profiled launches */
 #define GA_ENV_LOOP_REPLAY    "GPUADVISE_LOOP_REPLAY"    /* 0: measure no loop across its iterations */
+
+/* NVTX's (not ours): the library NVTX hands its calls to.  The launcher
+ * names the injection library (nvtxcb.c), unless --nvtx=off. */
+#define GA_ENV_NVTX_INJECTION "NVTX_INJECTION64_PATH"
 
 /* Read by the injection library or cupti_host.c only; set by the user
  * (benchmarks, diagnosis), passed through by the launcher untouched. */

@@ -57,6 +57,7 @@
 #include <jansson.h>
 
 #include "collect.h"
+#include "nvtx.h"
 #include "protocol.h"
 #include "sassint.h"
 #include "trigger.h"
@@ -447,8 +448,9 @@ const cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc)
 static void write_unprofiled(const char *mangled)
 {
 	ga_unprofiled u = {(char *)mangled, sass.pid, {sass.grid[0], sass.grid[1], sass.grid[2]},
-	                   {sass.block[0], sass.block[1], sass.block[2]}, 1};
+	                   {sass.block[0], sass.block[1], sass.block[2]}, 1, 0, ga_nvtx_path()};
 	ga_rec_unprofiled(&u);
+	free(u.nvtx);
 }
 
 void ga_sass_end(void)

@@ -278,6 +278,37 @@ static json_t *summary_json(const ga_analysis *a)
 	return s;
 }
 
+/* The operations from NVTX ranges (ga_analysis.ops): "kernel" indexes
+ * "kernels", "top_finding" "findings" (from 0). */
+static json_t *operations_json(const ga_analysis *a)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < a->n_ops; i++) {
+		const ga_op *op = &a->ops[i];
+		json_t *o = json_object(), *ks = json_array();
+		json_object_set_new(o, "name", str_or_null(op->name));
+		json_object_set_new(o, "path", str_or_null(op->path));
+		json_object_set_new(o, "time_ns", num(op->time_ns));
+		json_object_set_new(o, "share", num(op->share));
+		json_object_set_new(o, "launches", json_integer((json_int_t)op->launches));
+		for (size_t k = 0; k < op->n_kernels; k++) {
+			json_t *row = json_object();
+			json_object_set_new(row, "kernel", json_integer((json_int_t)op->kernels[k].group));
+			json_object_set_new(row, "name", str_or_null(a->groups[op->kernels[k].group].name));
+			json_object_set_new(row, "time_ns", num(op->kernels[k].time_ns));
+			json_object_set_new(row, "fraction", num(op->kernels[k].fraction));
+			json_array_append_new(ks, row);
+		}
+		json_object_set_new(o, "kernels", ks);
+		json_object_set_new(o, "top_finding", op->top_finding >= 0
+		                    ? json_integer((json_int_t)op->top_finding) : json_null());
+		json_object_set_new(o, "top_saving", op->top_finding >= 0 ? num(op->top_saving)
+		                                                          : json_null());
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 /* ---- processes and baseline (added with --baseline) -------------------- */
 
 static json_t *processes_json(const ga_analysis *a, const ga_report_opts *o)
@@ -460,6 +491,8 @@ void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
 	                                                       : json_null());
 	json_object_set_new(root, "roofline", a->profile ? roof_peaks_json(&roof->peaks)
 	                                                 : json_null());
+	if (a->ops_shown)
+		json_object_set_new(root, "operations", operations_json(a));
 	return root;
 }
 

@@ -188,6 +188,38 @@ static void findings_table(ga_buf *b, const ga_analysis *a, size_t shown)
 		              plural(a->n_findings - shown, "finding", "findings"));
 }
 
+/* Operations from NVTX ranges: the first `shown` of them. */
+static void operations_table(ga_buf *b, const ga_analysis *a, size_t shown)
+{
+	char p[32], s[32];
+	ga_buf_puts(b, "\n#### Operations\n\n");
+	if (a->n_ops == 0) {
+		ga_buf_puts(b, "No launch was in an NVTX range.\n");
+		return;
+	}
+	ga_buf_puts(b, "| Operation | % time | Kernels | Launches | Top finding | Saves |\n");
+	ga_buf_puts(b, "|-----------|-------:|--------:|---------:|-------------|------:|\n");
+	for (size_t i = 0; i < shown; i++) {
+		const ga_op *op = &a->ops[i];
+		ga_buf_puts(b, "| ");
+		put_code(b, op->name);
+		ga_buf_printf(b, " | %s%% | %zu | %ld | ", ga_fmt_pct(op->share, 1, p, sizeof(p)),
+		              op->n_kernels, op->launches);
+		if (op->top_finding >= 0 && (size_t)op->top_finding < a->n_findings) {
+			const ga_finding *f = &a->findings[op->top_finding];
+			put_text(b, rule_title(f->rule));
+			ga_buf_puts(b, " on ");
+			put_code(b, group_name(a, f->group));
+			ga_buf_printf(b, " | %s%% |\n", ga_fmt_pct(op->top_saving, 1, s, sizeof(s)));
+		} else {
+			ga_buf_puts(b, "none | |\n");
+		}
+	}
+	if (shown < a->n_ops)
+		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_ops - shown,
+		              plural(a->n_ops - shown, "operation", "operations"));
+}
+
 static void kernels_table(ga_buf *b, const ga_analysis *a, size_t shown)
 {
 	char p[32], d[32];
@@ -489,6 +521,9 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 			n = MD_TOP_FINDINGS;
 		findings_table(&b, a, n);
 	}
+	if (a->ops_shown)
+		operations_table(&b, a, o->verbose || a->n_ops < MD_TOP_KERNELS ? a->n_ops
+		                                                                : MD_TOP_KERNELS);
 	if (a->n_groups) {
 		size_t n = a->n_groups;
 		if (!o->verbose && n > MD_TOP_KERNELS)

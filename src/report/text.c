@@ -752,6 +752,7 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 	if (o->baseline)
 		baseline(&t, o->baseline);
 	what_to_do_first(&t, a);
+	tx_operations(&t, a);
 	if (o->roofline && a->profile)
 		roofline(&t, a);
 	tx_kernels(&t, a);

@@ -45,4 +45,7 @@ const char *tx_plural(size_t n, const char *one, const char *many);
 void tx_kernels(tctx *t, const ga_analysis *a);
 void tx_how_to_fix(tctx *t, const ga_analysis *a);
 
+/* "Operations", from NVTX ranges, when the analysis lists them (text_ops.c). */
+void tx_operations(tctx *t, const ga_analysis *a);
+
 #endif

@@ -114,6 +114,14 @@ cases() {
 0 out '^ +--stalls +Also give the dominant'           --help
 0 out '^ +--min-share=PCT +Profile a kernel more than'  --help
 0 out '^ +--no-loop-replay +Measure every launch by'    --help
+0 out '^ +--nvtx=WHEN +Group the findings by operation' --help
+2 err "--nvtx expects auto, on or off, not 'maybe'"      --nvtx=maybe --import $REC/testapp-all.json
+0 out '^Operations$'                                     --import $CLI/pytorch-nvtx.json
+0 out '^    in aten::matmul/aten::mm$'                   --import $CLI/pytorch-nvtx.json
+0 out '^    top finding: '                               --import $CLI/pytorch-nvtx.json
+0 out '^#### Operations$'                                --format markdown --import $CLI/pytorch-nvtx.json
+0 out '^\| `aten::mm` \| '                               --format markdown --import $CLI/pytorch-nvtx.json
+0 out '^No launch was in an NVTX range'                  --nvtx=on --import $REC/testapp-all.json
 2 err "--min-share expects a percentage such as 10 or 2\.5, not '101'" --min-share 101 ./app
 2 err "--min-share expects a percentage .*not 'x'"     --min-share x ./app
 2 err 'tests/fixtures/cli/no-such-file\.json'             --import $CLI/no-such-file.json
@@ -1031,7 +1039,7 @@ for args in "--import $ALL" "--verbose --per-launch --import $ALL" \
 	"--import $REC/pytorch.json" "--import $ALL --baseline $BASE/matmul-faster.json" \
 	"--import $ALL --baseline $BASE/renamed.json" "--import $ALL --baseline $BASE/other-gpu.json" \
 	"--import $ALL --baseline $BASE/divergence-was-uniform.json" \
-	"--roofline --import $ALL"; do
+	"--roofline --import $ALL" "--import $CLI/pytorch-nvtx.json"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	run --format json $args
@@ -1043,6 +1051,46 @@ if python3 "$SRCDIR/tests/cli/check-schema.py" "$SRCDIR/docs/report.schema.json"
 else
 	not_ok "JSON reports do not conform to docs/report.schema.json"
 	sed 's/^/#   /' "$T/diff"
+fi
+# Operations from NVTX ranges: the JSON report's time of each operation is
+# that of the launches whose innermost range it is, the unprofiled ones at
+# their kernel's mean duration, computed here from the profile alone;
+# without ranges (--nvtx=auto) or with --nvtx=off there is no section.
+run --format json --import $CLI/pytorch-nvtx.json
+cp "$T/out" "$T/ops.json"
+if python3 - "$SRCDIR/$CLI/pytorch-nvtx.json" "$T/ops.json" >"$T/diff" 2>&1 <<'PY'
+import collections, json, sys
+p = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+key = lambda o: (o.get("pid", 0), o["mangled"], tuple(o["grid"]), tuple(o["block"]))
+runs = collections.defaultdict(list)
+for l in p["launches"]:
+    runs[key(l)].append(l["duration_ns"])
+want = collections.Counter()
+for l in p["launches"]:
+    want[l["nvtx"].split("/")[-1]] += l["duration_ns"]
+for u in p.get("unprofiled", []):
+    d = runs[key(u)]
+    want[u["nvtx"].split("/")[-1]] += u["launches"] * sum(d) / len(d)
+got = {o["name"]: o["time_ns"] for o in r["operations"]}
+assert set(got) == set(want), (sorted(got), sorted(want))
+for name, t in want.items():
+    assert abs(got[name] - t) <= 1e-9 * t, (name, got[name], t)
+assert [o["name"] for o in r["operations"]] == sorted(want, key=lambda n: (-want[n], n))
+PY
+then
+	ok "JSON operations: each one's time from its launches' NVTX paths"
+else
+	not_ok "JSON operations: times differ from the profile's launches"
+	show diff "$T/diff"
+fi
+run --nvtx=off --format json --import $CLI/pytorch-nvtx.json
+n_off=$(grep -c '"operations"' "$T/out")
+run --import $REC/pytorch.json
+if [ "$n_off" -eq 0 ] && ! grep -q '^Operations' "$T/out"; then
+	ok "no operations with --nvtx=off, nor by default without ranges"
+else
+	not_ok "operations shown with --nvtx=off or without ranges"
 fi
 # The checker does catch a report that breaks the schema.
 python3 - "$T/schema-5.json" "$T/broken-report.json" <<'PY'

@@ -3,12 +3,12 @@
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
-#   steps: suite faults record demos demorun torch train ncu bench phases
+#   steps: suite faults record demos demorun torch nvtx train ncu bench phases
 #   (default: all but demorun and phases)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
 B=${1:?build directory}; shift
-STEPS=${*:-suite faults record demos torch ncu bench}
+STEPS=${*:-suite faults record demos torch nvtx ncu bench}
 OUT=${OUT:-/tmp/gpuadvise-out}
 R=$OUT/work
 mkdir -p "$R/recorded"
@@ -108,9 +108,9 @@ if has demorun; then
 fi
 
 if has torch; then
-	step PyTorch workload, plain and profiled
+	step "PyTorch workload, plain and profiled under emit_nvtx, recording each launch's operation"
 	timeout 120 python3 tests/gpu/pytorch_workload.py >"$R/torch-plain.txt" 2>&1
-	timeout 300 "$GA" -o "$R/recorded/pytorch.json" python3 tests/gpu/pytorch_workload.py \
+	timeout 300 "$GA" -o "$R/recorded/pytorch.json" python3 tests/gpu/pytorch_nvtx.py --workload \
 		>"$R/torch-prof.txt" 2>"$R/torch-prof.err"
 	echo "status $?"
 	tail -5 "$R/torch-prof.err"
@@ -118,6 +118,25 @@ if has torch; then
 	grep -E '(^| )ok$|checksum' "$R/torch-prof.txt" | grep -v '^ ' >"$R/torch-prof.lines"
 	cmp "$R/torch-plain.lines" "$R/torch-prof.lines" && echo "pytorch output unchanged"
 	head -60 "$R/torch-prof.txt"
+fi
+
+if has nvtx; then
+	step PyTorch model under emit_nvtx: operations from NVTX ranges
+	timeout 300 "$GA" --format json --log-file "$R/nvtx.report.json" -o "$R/recorded/pytorch-nvtx.json" \
+		python3 tests/gpu/pytorch_nvtx.py >"$R/nvtx.out" 2>"$R/nvtx.err"
+	echo "status $?"
+	tail -5 "$R/nvtx.err"
+	python3 tests/gpu/pytorch_nvtx.py --check "$R/nvtx.report.json"
+	echo "check status $?"
+	timeout 300 "$GA" python3 tests/gpu/pytorch_nvtx.py 2>/dev/null | sed -n '/^Operations/,/^$/p'
+	python3 - "$R/recorded/pytorch.json" <<'PY'
+import collections, json, sys
+p = json.load(open(sys.argv[1]))
+n = collections.Counter(l.get("nvtx") for l in p["launches"])
+print("pytorch.json launches by nvtx path:")
+for k, v in n.most_common(12):
+    print(f"  {v:4} {k}")
+PY
 fi
 
 if has train; then

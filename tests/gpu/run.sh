@@ -322,6 +322,27 @@ if [ $hst -eq 0 ] && $CHECK sets "$T/holder.json" 3 >/dev/null 2>&1; then
 	pass "the run holding the counters is undisturbed"
 else fail "the run holding the counters (status $hst)"; cat "$T/holder.err"; fi
 
+# 7. Operations from NVTX ranges: a PyTorch model under emit_nvtx() lists
+# its layers' operators as operations, with their kernels (--nvtx auto).
+if python3 -c 'import torch' 2>/dev/null; then
+	"$GA" --format json --log-file "$T/nvtx.report.json" python3 "$HERE/pytorch_nvtx.py" \
+		>"$T/nvtx.out" 2>"$T/nvtx.err"
+	st=$?
+	reference "PyTorch model under emit_nvtx()" $st
+	[ $st -eq 0 ] || tail -5 "$T/nvtx.err"
+	check "PyTorch operators as operations, with their kernels" \
+		python3 "$HERE/pytorch_nvtx.py" --check "$T/nvtx.report.json"
+	"$GA" --nvtx=off --format json --log-file "$T/nvtx-off.report.json" \
+		python3 "$HERE/pytorch_nvtx.py" >/dev/null 2>&1
+	check "--nvtx=off reads no range" python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert not r.get('operations'), r.get('operations')
+assert not any('nvtx' in l for l in r['profile']['launches'])" "$T/nvtx-off.report.json"
+else
+	echo "ok - # SKIP operations from NVTX ranges: torch is not installed"
+fi
+
 echo "$fails failed"
 rm -rf "$T"
 [ $fails -eq 0 ]

@@ -608,6 +608,41 @@ static void test_unknown_keys_ignored(void **state)
 	ga_profile_free(&p);
 }
 
+/* A launch's NVTX path, and that of unprofiled launches, survive a round
+ * trip; a launch without one has none; a path that is no string is an
+ * error naming the field. */
+static void test_nvtx_path(void **state)
+{
+	const char *text =
+		"{\"format\": \"gpuadvise-profile\", \"schema\": 1, \"device\": {\"name\": \"S\", \"sm_count\": 2},"
+		"\"metrics\": [], \"launches\": ["
+		"{\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [32, 1, 1], \"values\": {},"
+		" \"nvtx\": \"train_step/aten::linear/aten::addmm\"},"
+		"{\"name\": \"k\", \"grid\": [1, 1, 1], \"block\": [32, 1, 1], \"values\": {}}],"
+		"\"unprofiled\": [{\"mangled\": \"k\", \"grid\": [1, 1, 1], \"block\": [32, 1, 1],"
+		" \"launches\": 4, \"nvtx\": \"train_step/aten::gelu\"}]}";
+	ga_profile p, q;
+	char *s;
+
+	(void)state;
+	load_ok(&p, text);
+	assert_string_equal(p.launches[0].nvtx, "train_step/aten::linear/aten::addmm");
+	assert_null(p.launches[1].nvtx);
+	assert_string_equal(p.unprofiled[0].nvtx, "train_step/aten::gelu");
+	s = ga_profile_to_string(&p, 0);
+	load_ok(&q, s);
+	assert_string_equal(q.launches[0].nvtx, "train_step/aten::linear/aten::addmm");
+	assert_null(q.launches[1].nvtx);
+	assert_string_equal(q.unprofiled[0].nvtx, "train_step/aten::gelu");
+	free(s);
+	ga_profile_free(&p);
+	ga_profile_free(&q);
+	expect_error("{\"format\": \"gpuadvise-profile\", \"schema\": 1, \"device\": {\"name\": \"S\", \"sm_count\": 2},"
+	             "\"metrics\": [], \"launches\": [{\"name\": \"k\", \"grid\": [1, 1, 1],"
+	             " \"block\": [1, 1, 1], \"values\": {}, \"nvtx\": 3}]}",
+	             GA_ERR_PROFILE, "t.json: launches[0].nvtx: expected a string");
+}
+
 /* A value for a metric not in "metrics" adds it, in order of appearance. */
 static void test_value_adds_metric(void **state)
 {
@@ -1065,6 +1100,7 @@ int main(void)
 		cmocka_unit_test(test_minimal_defaults),
 		cmocka_unit_test(test_unknown_keys_ignored),
 		cmocka_unit_test(test_value_adds_metric),
+		cmocka_unit_test(test_nvtx_path),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_not_a_profile),
 		cmocka_unit_test(test_schema_versions),
