@@ -28,7 +28,10 @@
  *   device__sm_count, device__max_warps_per_sm, device__max_threads_per_sm,
  *   device__mem_bandwidth_gbs, device__cc (e.g. 9.0),
  *   program__kernels_same_launch (kernels of the same process launched with
- *   the same grid and block, this one included), plus any named
+ *   the same grid and block, this one included),
+ *   owner__editable (1 when the kernel's owner is editable),
+ *   owner__kind_KIND (1 when the owners pattern that matched the kernel
+ *   gives it kind KIND, else 0), plus any named
  *   expression defined earlier in the same rule or in the classifier.
  * Warps are counted in the device's warp size (device.warp_size); a profile
  * that records none leaves device__max_warps_per_sm and
@@ -82,6 +85,11 @@ typedef struct {
 struct ga_group {
 	char *name;               /* demangled */
 	char *mangled;
+	/* Whose kernel it is (ga_owner_of; borrowed from the rule set, or a
+	 * built-in "user"), and what the matching pattern says it does
+	 * ("gemm", "elementwise"...; NULL when it says nothing). */
+	const ga_owner *owner;
+	const char *owner_kind;
 	int pid;
 	unsigned grid[3], block[3];
 	size_t *launches;         /* indices into profile->launches */
@@ -164,6 +172,14 @@ void ga_analysis_free(ga_analysis *a);
  * them), stall hotspots for the stall rules; 0 for a rule the source view
  * has no kind of line for. */
 unsigned ga_rule_source_issues(const ga_rule *r);
+
+/* The owner of a kernel by its demangled and mangled names and the module
+ * it was loaded from (NULL: not known), as owner.c says; *kind (if kind is
+ * not NULL) gets the matching pattern's kind or NULL.  Never NULL: a
+ * kernel no pattern matches is GA_OWNER_DEFAULT's, editable when the rule
+ * set defines no owners. */
+const ga_owner *ga_owner_of(const ga_ruleset *rs, const char *name, const char *mangled,
+                            const char *module, const char **kind);
 
 /* Highest severity among findings, or -1 when there are none. */
 int ga_analysis_max_severity(const ga_analysis *a);
