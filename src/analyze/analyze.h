@@ -139,6 +139,17 @@ typedef struct {
 	double share;             /* of all profiled GPU time, 0..1 (NAN when none is known) */
 } ga_process;
 
+/* A framework-level action: one rule that names its owners (the
+ * framework-* rules: TF32, torch.compile...) over every kernel it fired
+ * on.  What a user of a framework does is change a setting once for all
+ * those kernels, so the action's saving is the sum of its findings'. */
+typedef struct {
+	const ga_rule *rule;      /* borrowed from the rule set */
+	double saving;            /* fraction of all GPU time, sum over its findings */
+	size_t *findings;         /* indices into analysis->findings, ranked */
+	size_t n_findings;
+} ga_action;
+
 struct ga_analysis {
 	const ga_profile *profile;  /* borrowed */
 	ga_group *groups;           /* ordered by total time, descending */
@@ -153,6 +164,13 @@ struct ga_analysis {
 	ga_process *processes;      /* in the order of their first launch */
 	size_t n_processes;
 	ga_roofline roofline;       /* kernels[i] is groups[i]'s placement and occupancy */
+	ga_action *actions;         /* by saving, descending */
+	size_t n_actions;
+	double library_share;       /* of GPU time on kernels of owners not editable, 0..1 */
+	/* Most of the GPU time (library_share > 1/2) is on kernels the user
+	 * does not own, and some action applies: "What to do first" ranks the
+	 * actions rather than single findings. */
+	int framework_first;
 };
 
 typedef struct {

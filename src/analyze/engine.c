@@ -725,6 +725,9 @@ void ga_analysis_free(ga_analysis *a)
 		free(a->notes[i]);
 	free(a->notes);
 	free(a->processes);
+	for (size_t i = 0; i < a->n_actions; i++)
+		free(a->actions[i].findings);
+	free(a->actions);
 	ga_roofline_free(&a->roofline);
 	memset(a, 0, sizeof(*a));
 }

@@ -184,6 +184,7 @@ static json_t *kernel_json(const ga_group *g, const ga_roof_kernel *rk)
 	json_t *k = json_object();
 	json_object_set_new(k, "name", str_or_null(g->name));
 	json_object_set_new(k, "mangled", str_or_null(g->mangled));
+	json_object_set_new(k, "owner", str_or_null(g->owner ? g->owner->name : NULL));
 	json_object_set_new(k, "pid", json_integer(g->pid));
 	json_object_set_new(k, "grid", dims_json(g->grid));
 	json_object_set_new(k, "block", dims_json(g->block));
