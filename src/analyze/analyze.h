@@ -25,8 +25,12 @@
  *   registers,shared_mem,warps}, launch__occupancy_limiter_is_{registers,
  *   shared_mem,warps,blocks} (1/0), launch__count (launches in the group),
  *   launch__duration_ns (mean), launch__time_share (0..1),
+ *   launch__warps (grid x warps per block),
  *   device__sm_count, device__max_warps_per_sm, device__max_threads_per_sm,
  *   device__mem_bandwidth_gbs, device__cc (e.g. 9.0),
+ *   device__peak_{fp32,fp64,tensor}_flops (FLOP/s, the roofline's peaks),
+ *   roofline__bound_ns (ga_roofline_bound_ns: no fix makes a launch
+ *   shorter), roofline__headroom_share (max(0, 1 - bound / duration)),
  *   program__kernels_same_launch (kernels of the same process launched with
  *   the same grid and block, this one included),
  *   owner__editable (1 when the kernel's owner is editable),
@@ -59,7 +63,14 @@ typedef struct {
 	double estimate;          /* fraction of the kernel's time saved, 0..1 */
 	double saving;            /* fraction of all GPU time saved, 0..1 */
 	double speedup;           /* of the kernel: ga_estimate_speedup(estimate) */
-	double speedup_min, speedup_max;  /* the rule's expected range for its fix */
+	double speedup_min, speedup_max;  /* the range printed: 1/(1-low) .. 1/(1-high) from
+	                           * the rule's model, else its stock `speedup` range */
+	double low, high;         /* the model's range as fractions saved (low <= estimate
+	                           * <= high, 0..1); NAN when the rule has no low/high */
+	/* The input the estimate (or its range) needs and the kernel's
+	 * profile lacks (malloc'd), or NULL: the finding ranks with no saving
+	 * and estimate, speedup and the range are NAN. */
+	char *estimate_missing;
 	ga_evidence *evidence;
 	size_t n_evidence;
 	/* Where in the source: indices into groups[group].lines, best first,

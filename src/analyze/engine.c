@@ -238,6 +238,7 @@ typedef struct {
 	const char *name;         /* name_ref.named of its name */
 	double value;
 	int ok;
+	const char *missing;      /* when not ok for a missing input: its name */
 	char why[512];
 } named_val;
 
@@ -306,14 +307,26 @@ static name_ref *resolve(resolver *r, const char *name)
 	return &r->refs[k];
 }
 
+/* What the estimates read of the roofline: the device's peaks (found once
+ * per analysis) and, per kernel, its bound (found on first use). */
+typedef struct {
+	const ga_analysis *a;
+	ga_roof_peaks peaks;
+	const ga_roof_cuts *cuts;
+} roof_inputs;
+
 typedef struct {
 	const ga_profile *p;
 	resolver *names;          /* what each name stands for */
 	const ga_group *g;
 	const ga_launch *first;   /* a representative launch, for its configuration */
+	const roof_inputs *roof;
+	int bound_done;           /* bound_ns and bound_dur_ns are set */
+	double bound_ns, bound_dur_ns;
 	named_val *named;         /* expressions evaluated so far */
 	size_t n_named, cap_named;
 	char last_missing[512];   /* why a named value was not available */
+	const char *missing;      /* the input the last failed lookup lacked */
 } env;
 
 /* Recomputed from the recorded limits, so that profiles recorded before the
@@ -323,8 +336,45 @@ static const char *limiter_of(const ga_launch *l)
 	return l->occ_limiter ? ga_launch_limiter(l) : "";
 }
 
+/* The roofline's pseudo metrics: the device's peaks and the kernel's bound.
+ * -1: not available for this kernel; -2: no pseudo-metric of that name. */
+static int lookup_roofline(env *e, const char *name, double *out)
+{
+	const ga_roof_peaks *pk = &e->roof->peaks;
+	static const struct {
+		const char *name;
+		ga_roof_prec prec;
+	} peaks[] = {
+		{ "device__peak_fp32_flops", GA_ROOF_FP32 },
+		{ "device__peak_fp64_flops", GA_ROOF_FP64 },
+		{ "device__peak_tensor_flops", GA_ROOF_TENSOR },
+	};
+
+	for (size_t i = 0; i < GA_ARRAY_LEN(peaks); i++) {
+		if (strcmp(name, peaks[i].name) != 0)
+			continue;
+		*out = pk->flops[peaks[i].prec];
+		return isfinite(*out) && *out > 0 ? 0 : -1;
+	}
+	if (strcmp(name, "roofline__bound_ns") != 0 &&
+	    strcmp(name, "roofline__headroom_share") != 0)
+		return -2;
+	if (!e->bound_done) {
+		e->bound_ns = ga_roofline_bound_ns(e->roof->a, e->g, pk, e->roof->cuts,
+		                                   &e->bound_dur_ns);
+		e->bound_done = 1;
+	}
+	if (!(e->bound_ns > 0) || !(e->bound_dur_ns > 0))
+		return -1;
+	if (strcmp(name, "roofline__bound_ns") == 0)
+		*out = e->bound_ns;
+	else
+		*out = fmax(0.0, 1.0 - e->bound_ns / e->bound_dur_ns);
+	return 0;
+}
+
 /* -1: not available for this kernel; -2: no pseudo-metric of that name. */
-static int lookup_pseudo(const env *e, const char *name, double *out)
+static int lookup_pseudo(env *e, const char *name, double *out)
 {
 	const ga_launch *l = e->first;
 	const ga_device *d = &e->p->device;
@@ -379,8 +429,9 @@ static int lookup_pseudo(const env *e, const char *name, double *out)
 	PSEUDO("device__max_threads_per_sm", (double)d->max_threads_per_sm, d->max_threads_per_sm > 0);
 	PSEUDO("device__mem_bandwidth_gbs", d->mem_bandwidth_gbs, d->mem_bandwidth_gbs > 0);
 	PSEUDO("device__cc", d->cc_major + d->cc_minor / 10.0, d->cc_major > 0);
+	PSEUDO("launch__warps", grid * ceil(threads / warp), warp > 0);
 #undef PSEUDO
-	return -2;
+	return lookup_roofline(e, name, out);
 }
 
 static int lookup(void *ctx, const char *name, double *out)
@@ -392,6 +443,7 @@ static int lookup(void *ctx, const char *name, double *out)
 			if (!e->named[i].ok) {
 				snprintf(e->last_missing, sizeof(e->last_missing), "%s",
 				         e->named[i].why);
+				e->missing = e->named[i].missing;
 				return -1;
 			}
 			*out = e->named[i].value;
@@ -400,11 +452,14 @@ static int lookup(void *ctx, const char *name, double *out)
 	}
 	if (ref->metric >= 0) {
 		double v = e->g->values[ref->metric];
-		if (!isfinite(v))
+		if (!isfinite(v)) {
+			e->missing = name;
 			return -1;
+		}
 		*out = v;
 		return 0;
 	}
+	e->missing = name;
 	if (ref->pseudo == 0)
 		return -1;
 	int rc = lookup_pseudo(e, name, out);
@@ -418,6 +473,7 @@ static int lookup(void *ctx, const char *name, double *out)
 static int eval(env *e, const ga_expr *x, double *out, char *why, size_t whylen)
 {
 	e->last_missing[0] = '\0';
+	e->missing = NULL;
 	ga_eval_status st = ga_expr_eval(x, lookup, e, out, why, whylen);
 	if (st == GA_EVAL_OK)
 		return 0;
@@ -442,7 +498,9 @@ static void eval_named(env *e, const ga_named_expr *defs, size_t n)
 		nv->value = 0;
 		nv->ok = 0;
 		nv->why[0] = '\0';
-		nv->ok = eval(e, defs[i].expr, &nv->value, nv->why, sizeof(nv->why)) == 0;
+		int st = eval(e, defs[i].expr, &nv->value, nv->why, sizeof(nv->why));
+		nv->ok = st == 0;
+		nv->missing = st == GA_EVAL_MISSING ? e->missing : NULL;
 		if (!nv->ok) {
 			char *tmp = ga_xasprintf("%s: %s", defs[i].name, nv->why);
 			size_t n = strlen(tmp);
@@ -570,27 +628,76 @@ static void group_launches(const ga_profile *p, ga_analysis *a)
 	count_same_launch(a);
 }
 
-/* A fired rule's finding for group gi, its estimate clamped to 0..1. */
-static ga_finding make_finding(env *e, const ga_rule *r, size_t gi, double est)
+static double clamp01(double x)
+{
+	return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/* A fired rule's finding for group gi: its estimate (clamped to 0..1) and,
+ * for a rule with a model range, low and high around it; the range printed
+ * is the model's when there is one, else the rule's stock one.  missing:
+ * the input the estimate or its range lacked, or NULL. */
+static ga_finding make_finding(env *e, const ga_rule *r, size_t gi, double est, double lo,
+                               double hi, const char *missing)
 {
 	ga_finding f = {0};
-	if (est < 0)
-		est = 0;
-	if (est > 1)
-		est = 1;
 	f.rule = r;
 	f.group = gi;
+	f.low = f.high = NAN;
+	evidence_for(e, r->evidence, r->n_evidence, &f.evidence, &f.n_evidence);
+	if (missing) {
+		f.estimate_missing = ga_xstrdup(missing);
+		f.estimate = f.speedup = f.speedup_min = f.speedup_max = NAN;
+		return f;
+	}
+	est = clamp01(est);
 	f.estimate = est;
 	f.saving = e->g->share * est;
 	f.speedup = ga_estimate_speedup(est);
 	f.speedup_min = r->speedup_min;
 	f.speedup_max = r->speedup_max;
-	evidence_for(e, r->evidence, r->n_evidence, &f.evidence, &f.n_evidence);
+	if (r->low && r->high) {
+		/* The range holds the estimate whatever the expressions give. */
+		f.low = fmin(est, clamp01(fmin(lo, hi)));
+		f.high = fmax(est, clamp01(fmax(lo, hi)));
+		f.speedup_min = ga_estimate_speedup(f.low);
+		f.speedup_max = ga_estimate_speedup(f.high);
+	}
 	return f;
 }
 
+/* Evaluate a fired rule's estimate and its range.  Returns the name of the
+ * input one of them lacks (borrowed from the rule set), or NULL; an
+ * estimate that fails otherwise (a division by zero) counts as no saving,
+ * and its range as the estimate. */
+static const char *estimate_of(env *e, ga_analysis *a, size_t *note_cap, int verbose,
+                               const ga_rule *r, double v[3])
+{
+	const ga_expr *x[3] = { r->estimate, r->low, r->high };
+	char why[512];
+
+	for (int i = 0; i < 3; i++) {
+		if (!x[i]) {
+			v[i] = v[0];
+			continue;
+		}
+		int st = eval(e, x[i], &v[i], why, sizeof(why));
+		if (st == 0)
+			continue;
+		if (verbose)
+			add_note(a, note_cap, ga_xasprintf("%s: rule %s fired but its %s is not "
+			         "evaluable (%s); ranked with no saving", e->g->name, r->id,
+			         i == 0 ? "estimate" : i == 1 ? "low" : "high", why));
+		if (st == GA_EVAL_MISSING && e->missing)
+			return e->missing;
+		v[i] = i == 0 ? 0 : v[0];
+	}
+	return NULL;
+}
+
 /* Classify every group and fire every rule on it. */
-static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_analysis *a)
+static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_analysis *a,
+                     const roof_inputs *roof)
 {
 	size_t note_cap = 0, find_cap = 0;
 	resolver names;
@@ -600,7 +707,7 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		ga_group *g = &a->groups[gi];
 		env e = {.p = p, .names = &names, .g = g, .first = &p->launches[g->launches[0]],
-		         .named = named, .cap_named = cap_named};
+		         .roof = roof, .named = named, .cap_named = cap_named};
 
 		g->owner = ga_owner_of(rs, g->name, g->mangled, NULL, &g->owner_kind);
 		classify(a, &note_cap, &rs->classifier, &e, g, verbose);
@@ -609,7 +716,7 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 		for (size_t ri = 0; ri < rs->n_rules; ri++) {
 			const ga_rule *r = &rs->rules[ri];
 			char why[512];
-			double w, est;
+			double w, est[3];
 
 			if (!ga_rule_applies_to(r, g->owner))
 				continue;
@@ -629,14 +736,8 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 			}
 			if (w == 0)
 				continue;
-			if (eval(&e, r->estimate, &est, why, sizeof(why)) != 0) {
-				if (verbose)
-					add_note(a, &note_cap, ga_xasprintf(
-						"%s: rule %s fired but its estimate is not evaluable (%s); "
-						"ranked with no saving", g->name, r->id, why));
-				est = 0;
-			}
-			ga_finding f = make_finding(&e, r, gi, est);
+			const char *missing = estimate_of(&e, a, &note_cap, verbose, r, est);
+			ga_finding f = make_finding(&e, r, gi, est[0], est[1], est[2], missing);
 			GA_PUSH(a->findings, a->n_findings, find_cap, f);
 		}
 		named = e.named;
@@ -688,7 +789,9 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 	if (check_rules(rs, &cuts, err) != 0)
 		return -1;
 	group_launches(p, a);
-	evaluate(p, rs, opts && opts->verbose, a);
+	roof_inputs roof = { .a = a, .cuts = &cuts.roof };
+	ga_roofline_peaks(a, &roof.peaks);
+	evaluate(p, rs, opts && opts->verbose, a, &roof);
 	rank_findings(a);
 	ga_summarize(a, &cuts);
 	return 0;
@@ -719,6 +822,7 @@ void ga_analysis_free(ga_analysis *a)
 	for (size_t i = 0; i < a->n_findings; i++) {
 		free_evidence(a->findings[i].evidence, a->findings[i].n_evidence);
 		free(a->findings[i].lines);
+		free(a->findings[i].estimate_missing);
 	}
 	free(a->findings);
 	for (size_t i = 0; i < a->n_notes; i++)

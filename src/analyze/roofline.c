@@ -341,6 +341,39 @@ static void occupancy(const ga_analysis *a, const ga_group *g, ga_roof_kernel *k
 	                       l->occ_limit_smem) ? ga_launch_limiter(l) : NULL;
 }
 
+void ga_roofline_peaks(const ga_analysis *a, ga_roof_peaks *pk)
+{
+	memset(pk, 0, sizeof(*pk));
+	if (a->profile)
+		compute_peaks(a, pk);
+}
+
+double ga_roofline_bound_ns(const ga_analysis *a, const ga_group *g, const ga_roof_peaks *pk,
+                            const ga_roof_cuts *cuts, double *dur_ns)
+{
+	ga_roof_kernel k = {0};
+	double dur = gval(a, g, M_DURATION);
+	double secs = (isfinite(dur) && dur > 0 ? dur : g->mean_ns) * 1e-9;
+	double bound = NAN;
+
+	*dur_ns = secs * 1e9;
+	if (!(secs > 0))
+		return NAN;
+	/* Rates over the measured time, times that time: the amounts. */
+	measure(a, g, pk, cuts, &k);
+	for (int p = 0; p < GA_ROOF__PREC; p++) {
+		double t = k.flops[p] * secs / pk->flops[p];
+		if (isfinite(t) && !(t <= bound))
+			bound = t;
+	}
+	for (int l = 0; l < GA_ROOF__LEVELS; l++) {
+		double t = k.bytes[l] * secs / pk->bw[l];
+		if (isfinite(t) && !(t <= bound))
+			bound = t;
+	}
+	return bound * 1e9;
+}
+
 void ga_roofline_compute(const ga_analysis *a, const ga_roof_cuts *cuts, ga_roofline *r)
 {
 	memset(r, 0, sizeof(*r));

@@ -40,6 +40,7 @@
 #include <stddef.h>
 
 typedef struct ga_analysis ga_analysis;
+typedef struct ga_group ga_group;
 
 typedef enum { GA_ROOF_FP32, GA_ROOF_FP64, GA_ROOF_FP16, GA_ROOF_TENSOR, GA_ROOF__PREC } ga_roof_prec;
 typedef enum { GA_ROOF_DRAM, GA_ROOF_L2, GA_ROOF_L1, GA_ROOF__LEVELS } ga_roof_level;
@@ -101,6 +102,21 @@ typedef struct {
 /* Fill r from a's groups (their values and classes; a must have a
  * profile).  Free with ga_roofline_free. */
 void ga_roofline_compute(const ga_analysis *a, const ga_roof_cuts *cuts, ga_roofline *r);
+/* The device's peaks alone, as ga_roofline_compute finds them (a's groups
+ * must be aggregated): what the rules' estimates read before the roofline
+ * itself is drawn. */
+void ga_roofline_peaks(const ga_analysis *a, ga_roof_peaks *pk);
+/* The roofline's lower bound of one launch of group g, in ns: the largest
+ * of the bytes it moves at each level / that level's peak bandwidth and its
+ * FLOP of each precision / that precision's peak (tensor work, estimated
+ * from the tensor pipe's utilisation, at the tensor peak).  Terms whose
+ * metrics or peaks are missing are left out; NAN when none is known.  No
+ * fix makes the kernel faster than this (the pseudo metric
+ * roofline__bound_ns).  *dur_ns gets the duration the amounts were taken
+ * over (gpu__time_duration.sum, else the mean launch time), the one to set
+ * the bound against. */
+double ga_roofline_bound_ns(const ga_analysis *a, const ga_group *g, const ga_roof_peaks *pk,
+                            const ga_roof_cuts *cuts, double *dur_ns);
 void ga_roofline_free(ga_roofline *r);
 
 /* The metrics the roofline reads, a static list (borrowed), and in *bundle

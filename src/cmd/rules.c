@@ -203,6 +203,8 @@ static void print_borrowed(const ga_ruleset *rs, const ga_rule *r)
 		ga_expr_foreach_name(r->metrics[i].expr, mark_borrowed, &b);
 	ga_expr_foreach_name(r->when, mark_borrowed, &b);
 	ga_expr_foreach_name(r->estimate, mark_borrowed, &b);
+	ga_expr_foreach_name(r->low, mark_borrowed, &b);
+	ga_expr_foreach_name(r->high, mark_borrowed, &b);
 	if (r->source_lines)
 		ga_expr_foreach_name(r->source_lines, mark_borrowed, &b);
 	/* A classifier name refers only to names defined before it. */
@@ -232,7 +234,11 @@ int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
 	print_block("Fix:", r->fix, 2);
 	print_block("Example:", r->example, 4);
 	printf("Fires when: %s\n", r->when_src);
+	if (r->model)
+		printf("Model: %s\n", r->model);
 	printf("Estimated saving (fraction of the kernel's time): %s\n", r->estimate_src);
+	if (r->low_src && r->high_src)
+		printf("Range of the saving: low %s, high %s\n", r->low_src, r->high_src);
 	if (r->source_lines_src)
 		printf("Source lines measured when: %s\n", r->source_lines_src);
 	for (size_t i = 0; i < r->n_metrics; i++)

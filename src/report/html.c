@@ -375,7 +375,7 @@ static void chart(ga_buf *b, const ga_analysis *an, const ga_roofline *r)
 
 static void findings(ga_buf *b, const ga_analysis *a)
 {
-	char p[32];
+	char p[32], r1[64];
 	ga_buf_puts(b, "<h2>What to do first</h2>\n");
 	if (a->n_findings == 0) {
 		ga_buf_puts(b, "<p>No findings.</p>\n");
@@ -389,10 +389,24 @@ static void findings(ga_buf *b, const ga_analysis *a)
 		esc(b, f->rule ? f->rule->title : "?");
 		ga_buf_puts(b, "</b> in <code>");
 		esc(b, g ? kname(g) : "?");
-		ga_buf_printf(b, "</code><br>saves ~%s%% of total GPU time; %s, %s severity",
-		              ga_fmt_pct(f->saving, 0, p, sizeof(p)),
+		ga_buf_puts(b, "</code><br>");
+		if (f->estimate_missing) {
+			ga_buf_puts(b, "estimate needs <code>");
+			esc(b, f->estimate_missing);
+			ga_buf_puts(b, "</code>");
+		} else {
+			ga_buf_printf(b, "saves ~%s%% of total GPU time, fix %s",
+			              ga_fmt_pct(f->saving, 0, p, sizeof(p)),
+			              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, r1,
+			                                   sizeof(r1)));
+		}
+		ga_buf_printf(b, "; %s, %s severity",
 		              ga_report_class(f->rule ? f->rule->klass : GA_CLASS_NONE),
 		              ga_report_severity(f->rule ? f->rule->severity : (ga_severity)-1));
+		if (f->rule && f->rule->model) {
+			ga_buf_puts(b, "<br>model: ");
+			esc(b, f->rule->model);
+		}
 		if (f->rule && f->rule->fix) {
 			ga_buf_puts(b, "<p>");
 			esc(b, f->rule->fix);

@@ -247,6 +247,10 @@ static json_t *finding_json(const ga_analysis *a, size_t idx)
 	json_array_append_new(range, num(r ? f->speedup_max : NAN));
 	json_object_set_new(o, "expected_speedup", range);
 	json_object_set_new(o, "estimated_speedup", num(f->speedup));
+	json_object_set_new(o, "low", num(f->low));
+	json_object_set_new(o, "high", num(f->high));
+	json_object_set_new(o, "model", str_or_null(r ? r->model : NULL));
+	json_object_set_new(o, "estimate_missing", str_or_null(f->estimate_missing));
 	json_object_set_new(o, "evidence", evidence_json(f->evidence, f->n_evidence));
 	json_object_set_new(o, "fix", str_or_null(r ? r->fix : NULL));
 	return o;

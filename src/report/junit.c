@@ -145,12 +145,14 @@ static int kernel_fails(const ga_analysis *a, size_t gi, const ga_report_opts *o
 }
 
 /* One finding, with its fix, in a failure's text. */
-static void finding_text(ga_buf *t, const ga_rule *r, double estimate)
+static void finding_text(ga_buf *t, const ga_rule *r, double estimate, const char *missing)
 {
 	char b[32];
 	ga_buf_printf(t, "[%s] %s (%s)", r ? ga_severity_name(r->severity) : "?",
 	              r && r->title ? r->title : "?", r && r->id ? r->id : "?");
-	if (isfinite(estimate))
+	if (missing)
+		ga_buf_printf(t, ": estimate needs %s", missing);
+	else if (isfinite(estimate))
 		ga_buf_printf(t, ": saves ~%s%% of this kernel", ga_fmt_pct(estimate, 0, b, sizeof(b)));
 	ga_buf_putc(t, '\n');
 	if (r && r->fix && *r->fix)
@@ -186,7 +188,8 @@ static void failure(ga_buf *b, const ga_analysis *a, size_t gi, const ga_report_
 			ga_buf_printf(&msg, "%snew finding: %s", msg.len ? "; " : "",
 			              f->rule && f->rule->title ? f->rule->title : "?");
 			ga_buf_puts(&text, "New finding ");
-			finding_text(&text, f->rule, a->findings[f->finding].estimate);
+			finding_text(&text, f->rule, a->findings[f->finding].estimate,
+			             a->findings[f->finding].estimate_missing);
 		}
 	} else {
 		int sev = ga_fail_severity(o->fail_on), worst = sev;
@@ -198,7 +201,7 @@ static void failure(ga_buf *b, const ga_analysis *a, size_t gi, const ga_report_
 				worst = (int)f->rule->severity;
 			ga_buf_printf(&msg, "%s%s", msg.len ? "; " : "",
 			              f->rule->title ? f->rule->title : f->rule->id);
-			finding_text(&text, f->rule, f->estimate);
+			finding_text(&text, f->rule, f->estimate, f->estimate_missing);
 		}
 		type = ga_severity_name((ga_severity)worst);
 	}

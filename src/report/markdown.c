@@ -173,6 +173,12 @@ static void findings_table(ga_buf *b, const ga_analysis *a, size_t shown)
 		put_text(b, rule_title(r));
 		if (r)
 			ga_buf_printf(b, " (%s)", ga_report_severity(r->severity));
+		if (f->estimate_missing) {
+			ga_buf_puts(b, " | estimate needs ");
+			put_code(b, f->estimate_missing);
+			ga_buf_puts(b, " | n/a |\n");
+			continue;
+		}
 		ga_buf_printf(b, " | %s%% | %s |\n", ga_fmt_pct(f->saving, 0, p, sizeof(p)),
 		              r ? ga_fmt_speedup_range(f->speedup_min, f->speedup_max, r1, sizeof(r1))
 		                : "n/a");
@@ -224,6 +230,11 @@ static void fixes(ga_buf *b, const ga_analysis *a)
 		if (r && r->fix && *r->fix) {
 			ga_buf_putc(b, '\n');
 			put_prose(b, r->fix, 0);
+			ga_buf_putc(b, '\n');
+		}
+		if (r && r->model) {
+			ga_buf_puts(b, "\nEstimate's model: ");
+			put_text(b, r->model);
 			ga_buf_putc(b, '\n');
 		}
 		if (r && r->example && *r->example) {

@@ -127,6 +127,8 @@ static json_t *rule_json(const ga_rule *r)
 		"tags", tags);
 	set_num(props, "speedupMin", r->speedup_min);
 	set_num(props, "speedupMax", r->speedup_max);
+	if (r->model)
+		json_object_set_new(props, "model", jstr(r->model));
 	json_t *j = json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:s}, s:o}",
 		"id", jstr(r->id),
 		"name", jstr(name),
@@ -297,13 +299,19 @@ static char *message(const ga_finding *f, const ga_group *g)
 	char save[32], est[32], sp[32], range[48], val[32];
 	ga_buf b = {0};
 
-	ga_buf_printf(&b, "%s in %s: the fix would save ~%s%% of all GPU time (~%s%% of this "
-	              "kernel's; estimated %s on this kernel, the rule expects %s).",
-	              f->rule->title, kernel_name(g),
-	              ga_fmt_pct(f->saving, 0, save, sizeof(save)),
-	              ga_fmt_pct(f->estimate, 0, est, sizeof(est)),
-	              ga_fmt_speedup(f->speedup, sp, sizeof(sp)),
-	              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, range, sizeof(range)));
+	if (f->estimate_missing)
+		ga_buf_printf(&b, "%s in %s: the estimate needs %s, which the profile lacks.",
+		              f->rule->title, kernel_name(g), f->estimate_missing);
+	else
+		ga_buf_printf(&b, "%s in %s: the fix would save ~%s%% of all GPU time (~%s%% of "
+		              "this kernel's; estimated %s on this kernel, the %s %s).",
+		              f->rule->title, kernel_name(g),
+		              ga_fmt_pct(f->saving, 0, save, sizeof(save)),
+		              ga_fmt_pct(f->estimate, 0, est, sizeof(est)),
+		              ga_fmt_speedup(f->speedup, sp, sizeof(sp)),
+		              isnan(f->low) ? "rule expects" : "model's range is",
+		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, range,
+		                                   sizeof(range)));
 	for (size_t i = 0; i < f->n_evidence; i++)
 		ga_buf_printf(&b, "%s%s = %s", i ? ", " : " Evidence: ", f->evidence[i].name,
 		              ga_fmt_value(f->evidence[i].value, val, sizeof(val)));
@@ -323,6 +331,10 @@ static json_t *result_props(const ga_finding *f, const ga_group *g)
 	set_num(p, "saving", f->saving);
 	set_num(p, "estimate", f->estimate);
 	set_num(p, "speedup", f->speedup);
+	set_num(p, "low", f->low);
+	set_num(p, "high", f->high);
+	if (f->estimate_missing)
+		json_object_set_new(p, "estimateMissing", jstr(f->estimate_missing));
 	json_t *ev = json_object();
 	for (size_t i = 0; i < f->n_evidence; i++)
 		json_object_set_new(ev, f->evidence[i].name, isfinite(f->evidence[i].value)

@@ -268,12 +268,20 @@ static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
 	tx_wrap_buf(t, &s, 4, 4);
 
 	ga_spaces(&t->b, 4);
-	if (r)
+	if (f->estimate_missing)
+		ga_buf_printf(&s, "estimate needs %s", f->estimate_missing);
+	else if (r)
 		ga_buf_printf(&s, "expected %s from the fix, ",
 		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b2, sizeof(b2)));
-	ga_buf_printf(&s, "estimated %s on this kernel",
-	              ga_fmt_speedup(f->speedup, b3, sizeof(b3)));
+	if (!f->estimate_missing)
+		ga_buf_printf(&s, "estimated %s on this kernel",
+		              ga_fmt_speedup(f->speedup, b3, sizeof(b3)));
 	tx_wrap_buf(t, &s, 4, 4);
+	if (r && r->model) {
+		ga_spaces(&t->b, 4);
+		ga_buf_printf(&s, "model: %s", r->model);
+		tx_wrap_buf(t, &s, 4, 6);
+	}
 }
 
 /* The default: severity, saving, speedups and class in one line. */
@@ -288,9 +296,12 @@ static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 	if (r)
 		tx_severity_tag(t, &s, r->severity);
 	ga_fmt_pct(f->saving, 0, b1, sizeof(b1));
-	ga_buf_printf(&s, "saves %s%s%% of GPU time, estimated %s", b1[0] == '<' ? "" : "~", b1,
-	              ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
-	if (r)
+	if (f->estimate_missing)
+		ga_buf_printf(&s, "estimate needs %s", f->estimate_missing);
+	else
+		ga_buf_printf(&s, "saves %s%s%% of GPU time, estimated %s", b1[0] == '<' ? "" : "~",
+		              b1, ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
+	if (r && !f->estimate_missing)
 		ga_buf_printf(&s, ", fix %s",
 		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b3, sizeof(b3)));
 	if (t->color)

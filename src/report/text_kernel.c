@@ -65,8 +65,12 @@ static void group_finding(tctx *t, const ga_analysis *a, const ga_finding *f)
 	ga_spaces(&t->b, 2);
 	if (r)
 		tx_severity_tag(t, &s, r->severity);
-	ga_buf_printf(&s, "%s \xe2\x80\x94 saves ~%s%% of this kernel", tx_rule_title(r),
-	              ga_fmt_pct(f->estimate, 0, b, sizeof(b)));
+	if (f->estimate_missing)
+		ga_buf_printf(&s, "%s \xe2\x80\x94 estimate needs %s", tx_rule_title(r),
+		              f->estimate_missing);
+	else
+		ga_buf_printf(&s, "%s \xe2\x80\x94 saves ~%s%% of this kernel", tx_rule_title(r),
+		              ga_fmt_pct(f->estimate, 0, b, sizeof(b)));
 	tx_wrap_buf(t, &s, 2, 4);
 
 	if (r && r->fix && *r->fix) {
@@ -375,9 +379,14 @@ static void finding_line(tctx *t, const ga_finding *f)
 	if (r)
 		tx_severity_tag(t, &s, r->severity);
 	ga_fmt_pct(f->saving, 0, b1, sizeof(b1));
-	ga_buf_printf(&s, "%s: saves%c%s%s%%, estimated%c%s", r && r->id ? r->id : "?", NBSP,
-	              b1[0] == '<' ? "" : "~", b1, NBSP, ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
-	if (r)
+	if (f->estimate_missing)
+		ga_buf_printf(&s, "%s: estimate%cneeds %s", r && r->id ? r->id : "?", NBSP,
+		              f->estimate_missing);
+	else
+		ga_buf_printf(&s, "%s: saves%c%s%s%%, estimated%c%s", r && r->id ? r->id : "?",
+		              NBSP, b1[0] == '<' ? "" : "~", b1, NBSP,
+		              ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
+	if (r && !f->estimate_missing)
 		ga_buf_printf(&s, ", fix%c%s", NBSP,
 		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b3, sizeof(b3)));
 	tx_wrap_buf(t, &s, 2, 4);

@@ -67,6 +67,10 @@ static void validate_rule_names(ga_diags *d, const ga_rule *r, const ga_classifi
 	ga_expr_foreach_name(r->when, report_unknown, &w);
 	w.what = "estimate";
 	ga_expr_foreach_name(r->estimate, report_unknown, &w);
+	w.what = "low";
+	ga_expr_foreach_name(r->low, report_unknown, &w);
+	w.what = "high";
+	ga_expr_foreach_name(r->high, report_unknown, &w);
 	w.what = "source_lines";
 	ga_expr_foreach_name(r->source_lines, report_unknown, &w);
 	for (i = 0; i < r->n_evidence; i++) {
@@ -332,8 +336,8 @@ size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out)
 
 	for (size_t i = 0; i < rs->n_rules; i++) {
 		const ga_rule *r = &rs->rules[i];
-		const ga_expr *e[3] = { r->when, r->estimate, r->source_lines };
-		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 3, r->evidence,
+		const ga_expr *e[5] = { r->when, r->estimate, r->low, r->high, r->source_lines };
+		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 5, r->evidence,
 		           r->n_evidence, 0);
 	}
 	if (rs->has_classifier)
@@ -395,9 +399,9 @@ size_t ga_ruleset_metric_bundles(const ga_ruleset *rs, char ***out, size_t **bun
 		qsort(order, rs->n_rules, sizeof(*order), rule_priority_cmp);
 	for (size_t i = 0; i < rs->n_rules; i++) {
 		const ga_rule *r = order[i];
-		const ga_expr *e[3] = { r->when, r->estimate, r->source_lines };
+		const ga_expr *e[5] = { r->when, r->estimate, r->low, r->high, r->source_lines };
 		size_t before = all.n;
-		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 3, r->evidence,
+		walk_scope(&l, r->metrics, r->n_metrics, classifier_of(rs), e, 5, r->evidence,
 		           r->n_evidence, 0);
 		add_bundle(&all, bundle, &cap_b, &l, nb);
 		if (all.n > before)

@@ -82,7 +82,7 @@ void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spe
                   size_t n_spec, yaml_node_t **keys, yaml_node_t **vals);
 ssize_t named_index(const ga_named_expr *m, size_t n, const char *name);
 int is_metric_name(const char *s);
-int is_pseudo_metric(const char *name);     /* launch__*, device__*, program__* */
+int is_pseudo_metric(const char *name);     /* launch__*, device__*, program__*, roofline__* */
 /* The first pseudo metric that e reads, directly or through the named
  * expressions m[0..n_m), of which m[k] reads reached[k] (NULL: none).  NULL
  * when it reads none; the string belongs to e or m. */

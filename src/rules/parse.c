@@ -448,7 +448,8 @@ static void check_expr_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, 
 int is_pseudo_metric(const char *name)
 {
 	return ga_str_has_prefix(name, "launch__") || ga_str_has_prefix(name, "device__") ||
-	       ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "owner__");
+	       ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "roofline__") ||
+	       ga_str_has_prefix(name, "owner__");
 }
 
 struct pseudo_walk {
@@ -540,7 +541,7 @@ static const char *class_list(void)
 enum {
 	RK_ID, RK_TITLE, RK_CLASS, RK_CHECKLIST, RK_SEVERITY, RK_SPEEDUP, RK_METRICS,
 	RK_WHEN, RK_ESTIMATE, RK_EVIDENCE, RK_FIX, RK_EXAMPLE, RK_EXPLAIN, RK_SOURCE_LINES,
-	RK_OWNERS, RK__COUNT
+	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK__COUNT
 };
 
 static const struct key_spec rule_keys[RK__COUNT] = {
@@ -558,6 +559,9 @@ static const struct key_spec rule_keys[RK__COUNT] = {
 	[RK_EXAMPLE] = { "example", 1 },
 	[RK_EXPLAIN] = { "explain", 1 },
 	[RK_SOURCE_LINES] = { "source_lines", 0 },
+	[RK_MODEL] = { "model", 0 },
+	[RK_LOW] = { "low", 0 },
+	[RK_HIGH] = { "high", 0 },
 	[RK_OWNERS] = { "owners", 0 },
 };
 
@@ -586,6 +590,20 @@ static void load_speedup(struct loader *L, yaml_node_t *n, ga_rule *r)
 	if (r->speedup_min > r->speedup_max)
 		node_err(L, hi, "'speedup' maximum %g is less than the minimum %g",
 		         r->speedup_max, r->speedup_min);
+}
+
+/* `low:` and `high:`, the estimate model's uncertainty: expressions in the
+ * estimate's unit, given together (one alone would leave half a range). */
+static void load_range(struct loader *L, yaml_node_t *lo, yaml_node_t *hi, ga_rule *r)
+{
+	if (lo && get_expr(L, lo, "low", &r->low_src, &r->low) == 0)
+		check_expr_refs(L, lo, r->low, "low", r->metrics, r->n_metrics, 0);
+	if (hi && get_expr(L, hi, "high", &r->high_src, &r->high) == 0)
+		check_expr_refs(L, hi, r->high, "high", r->metrics, r->n_metrics, 0);
+	if (lo && !hi)
+		node_err(L, lo, "'low' needs 'high' too: together they give the estimate's range");
+	else if (hi && !lo)
+		node_err(L, hi, "'high' needs 'low' too: together they give the estimate's range");
 }
 
 static int id_seen(struct loader *L, const char *id)
@@ -663,6 +681,9 @@ void load_rule(struct loader *L, yaml_node_t *map)
 	    get_expr(L, v[RK_ESTIMATE], "estimate", &r.estimate_src, &r.estimate) == 0)
 		check_expr_refs(L, v[RK_ESTIMATE], r.estimate, "estimate", r.metrics, r.n_metrics,
 		                0);
+	load_range(L, v[RK_LOW], v[RK_HIGH], &r);
+	if (v[RK_MODEL])
+		r.model = get_string(L, v[RK_MODEL], "model", 1);
 	if (v[RK_SOURCE_LINES] && get_expr(L, v[RK_SOURCE_LINES], "source_lines",
 	                                   &r.source_lines_src, &r.source_lines) == 0) {
 		check_expr_refs(L, v[RK_SOURCE_LINES], r.source_lines, "source_lines", r.metrics,

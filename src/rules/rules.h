@@ -62,6 +62,10 @@ typedef struct {
 	ga_expr *when;
 	char *estimate_src;       /* fraction of the kernel's time the fix saves, 0..1 */
 	ga_expr *estimate;
+	char *model;              /* one line naming the estimate's model, or NULL */
+	char *low_src, *high_src; /* the model's uncertainty, same unit as estimate; both
+	                           * or neither (NULL: the stock `speedup` range) */
+	ga_expr *low, *high;
 	char *source_lines_src;   /* when the collector should measure source lines, or NULL */
 	ga_expr *source_lines;
 	char **evidence;          /* names (metrics or named exprs) to show as evidence */
@@ -190,8 +194,8 @@ double ga_classifier_value(const ga_ruleset *rs, const char *name);
 
 /* Every metric name the rule set reads from a profile: identifiers that are
  * not named expressions of the same rule/classifier and not pseudo metrics
- * (launch__*, device__*, which the engine supplies).  Sorted, unique; the
- * caller frees the array and the strings. */
+ * (launch__*, device__*, program__*, roofline__*, which the engine
+ * supplies).  Sorted, unique; the caller frees the array and the strings. */
 size_t ga_ruleset_metric_names(const ga_ruleset *rs, char ***out);
 /* The metrics the classifier cannot do without: those outside the first
  * argument of avail().  What --quick collects.  Same ownership. */

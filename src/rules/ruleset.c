@@ -174,6 +174,11 @@ void rule_free(ga_rule *r)
 	ga_expr_free(r->when);
 	free(r->estimate_src);
 	ga_expr_free(r->estimate);
+	free(r->model);
+	free(r->low_src);
+	ga_expr_free(r->low);
+	free(r->high_src);
+	ga_expr_free(r->high);
 	free(r->source_lines_src);
 	ga_expr_free(r->source_lines);
 	strv_free(r->evidence, r->n_evidence);

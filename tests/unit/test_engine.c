@@ -41,6 +41,7 @@
 
 #define RECORDED GA_TEST_FIXTURES "/recorded/"
 #define ENGINE_RULES GA_TEST_FIXTURES "/engine-rules"
+#define MODEL_RULES GA_TEST_FIXTURES "/model-rules"
 
 /* ------------------------------------------------------------------------ */
 /* Helpers                                                                  */
@@ -598,8 +599,14 @@ static void test_estimate_clamp_and_saving(void **state)
 	assert_close(over->saving, 0.6, 1e-12);
 	assert_close(under->estimate, 0.0, 0);
 	assert_close(under->saving, 0.0, 0);
-	assert_close(noest->estimate, 0.0, 0);
+	/* Its input is missing: it still fires, ranks with no saving and
+	 * names the input instead of a number. */
+	assert_true(isnan(noest->estimate));
+	assert_true(isnan(noest->speedup));
 	assert_close(noest->saving, 0.0, 0);
+	assert_non_null(noest->estimate_missing);
+	assert_string_equal(noest->estimate_missing, "syn__est");
+	assert_null(over->estimate_missing);
 	assert_ptr_equal(over, &a.findings[0]);
 	if (note_with(&a, "noest: rule syn-ratio", "estimate", "syn__est", NULL) < 0) {
 		dump_notes(&a);
@@ -607,6 +614,84 @@ static void test_estimate_clamp_and_saving(void **state)
 	}
 	ga_analysis_free(&a);
 	ga_profile_free(&p);
+}
+
+/* SYNTHETIC: a rule with `low` and `high` prints the model's range,
+ * 1/(1-low) .. 1/(1-high), not its stock `speedup`, widened to hold the
+ * estimate; a missing input of `high` is reported like one of the
+ * estimate's.  The roofline's pseudo metrics: one launch moves 5e5 bytes
+ * through DRAM at 1e12 B/s (the device's bandwidth, no peak counters), so
+ * its bound is 500 ns of its 1000 and the headroom 0.5; the FP32 peak is
+ * the table's 256 FLOP/clock/SM x 4 SMs x 1 GHz. */
+static void test_model_range(void **state)
+{
+	(void)state;
+	static const char *const names[] = {
+		"syn__sm", "syn__mem", "syn__warp_eff", "syn__latency_flag", "syn__lat",
+		"syn__num", "syn__den", "syn__est", "dram__bytes.sum", "gpu__time_duration.sum", NULL,
+	};
+	ga_ruleset rs;
+	ga_diags d = {0};
+	ga_profile p;
+	ga_analysis a;
+
+	load_classified_rules(&rs, ENGINE_RULES);
+	ga_rules_load_dir(&rs, MODEL_RULES, &d);
+	ga_ruleset_validate(&rs, &d);
+	assert_int_equal(d.n, 0);
+	ga_diags_free(&d);
+	const ga_rule *r = ga_ruleset_find(&rs, "syn-model");
+	assert_non_null(r);
+	assert_non_null(r->model);
+	new_profile(&p, names);
+	p.device.sm_clock_mhz = 1000;
+	p.device.mem_bandwidth_gbs = 1000;
+	add_launch(&p, 1, "ranged", 3, 40, 1000.0, PLAIN, "syn__num", 200.0, "syn__den", 0.1,
+	           "syn__est", 0.5, "dram__bytes.sum", 5e5, "gpu__time_duration.sum", 1000.0,
+	           NULL);
+	/* low above the estimate (0.9 / 2 < 0.9 < high 1.0, clamped): widened. */
+	add_launch(&p, 1, "clamped", 1, 64, 1000.0, PLAIN, "syn__num", 200.0, "syn__den", 0.1,
+	           "syn__est", 0.95, NULL);
+	analyze(&p, &rs, 1, &a);
+	const ga_finding *f = finding_for(&a, group_named(&a, "ranged"), "syn-model");
+	assert_non_null(f);
+	assert_close(f->estimate, 0.5, 0);
+	assert_close(f->low, 0.25, 1e-15);
+	assert_close(f->high, 0.6, 1e-15);
+	assert_close(f->speedup_min, 1 / 0.75, 1e-12);
+	assert_close(f->speedup_max, 1 / 0.4, 1e-12);
+	assert_close(evidence_value(f, "launch__warps"), 6, 0);
+	assert_close(evidence_value(f, "roofline__bound_ns"), 500, 1e-9);
+	assert_close(evidence_value(f, "roofline__headroom_share"), 0.5, 1e-12);
+	assert_close(evidence_value(f, "device__peak_fp32_flops"), 256 * 4 * 1e9, 1);
+	assert_close(evidence_value(f, "device__peak_fp64_flops"), 128 * 4 * 1e9, 1);
+	assert_close(evidence_value(f, "device__peak_tensor_flops"), 4096 * 4 * 1e9, 1);
+	f = finding_for(&a, group_named(&a, "clamped"), "syn-model");
+	assert_non_null(f);
+	assert_close(f->low, 0.475, 1e-12);
+	assert_close(f->high, 1.0, 0);
+	assert_true(isinf(f->speedup_max));
+	/* No DRAM bytes nor FLOP: no bound. */
+	assert_true(isnan(evidence_value(f, "roofline__bound_ns")));
+	ga_analysis_free(&a);
+	ga_profile_free(&p);
+
+	/* `high` reads syn__den, missing here: the input is named. */
+	static const char *const no_den[] = {
+		"syn__sm", "syn__mem", "syn__warp_eff", "syn__latency_flag", "syn__lat",
+		"syn__num", "syn__est", NULL,
+	};
+	new_profile(&p, no_den);
+	add_launch(&p, 1, "noden", 1, 32, 100.0, PLAIN, "syn__num", 200.0, "syn__est", 0.5, NULL);
+	analyze(&p, &rs, 0, &a);
+	f = finding_for(&a, group_named(&a, "noden"), "syn-model");
+	assert_non_null(f);
+	assert_non_null(f->estimate_missing);
+	assert_string_equal(f->estimate_missing, "syn__den");
+	assert_close(f->saving, 0, 0);
+	ga_analysis_free(&a);
+	ga_profile_free(&p);
+	ga_ruleset_free(&rs);
 }
 
 /* SYNTHETIC: findings are ranked by saving, then by severity (which comes
@@ -1289,6 +1374,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_missing_metric),
 		cmocka_unit_test(test_division_by_zero),
 		cmocka_unit_test(test_estimate_clamp_and_saving),
+		cmocka_unit_test(test_model_range),
 		cmocka_unit_test(test_ranking),
 		cmocka_unit_test(test_runner_up),
 		cmocka_unit_test(test_fallback_to_highest_score),
