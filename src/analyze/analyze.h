@@ -157,6 +157,7 @@ typedef struct {
 typedef struct {
 	const ga_rule *rule;      /* borrowed from the rule set */
 	double saving;            /* fraction of all GPU time, sum over its findings */
+	double share;             /* of all GPU time, held by its kernels */
 	size_t *findings;         /* indices into analysis->findings, ranked */
 	size_t n_findings;
 } ga_action;

@@ -215,6 +215,9 @@ static void actions(ga_analysis *a)
 		ac->findings = ga_xrealloc(ac->findings, (ac->n_findings + 1) * sizeof(size_t));
 		ac->findings[ac->n_findings++] = fi;
 		ac->saving += f->saving;
+		/* A rule fires once per kernel: its kernels are distinct. */
+		if (isfinite(a->groups[f->group].share))
+			ac->share += a->groups[f->group].share;
 	}
 	if (a->n_actions)
 		qsort(a->actions, a->n_actions, sizeof(*a->actions), action_cmp);

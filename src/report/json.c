@@ -284,6 +284,7 @@ static json_t *summary_json(const ga_analysis *a)
 		json_t *o = json_object(), *fi = json_array(), *ki = json_array();
 		json_object_set_new(o, "rule", str_or_null(ac->rule->id));
 		json_object_set_new(o, "saving", num(ac->saving));
+		json_object_set_new(o, "share", num(ac->share));
 		for (size_t k = 0; k < ac->n_findings; k++) {
 			json_array_append_new(fi, json_integer((json_int_t)ac->findings[k]));
 			json_array_append_new(ki, json_integer(

@@ -1,7 +1,9 @@
 /* text.c: the terminal report.
  *
  * Layout: the device and what was collected, then "What to do first" (the
- * top findings, ranked by the share of all GPU time they would save), then
+ * top findings, ranked by the share of all GPU time they would save; when
+ * library kernels hold most of the time, the framework-level actions, each
+ * over all its kernels, instead), then
  * one block per kernel group with its class, evidence and findings, then the
  * notes when verbose.  Prose is wrapped at the terminal width; code examples
  * are printed verbatim.  Colour (ANSI) only when opts->color.  The output is
@@ -318,7 +320,7 @@ static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 static void action_entry(tctx *t, const ga_analysis *a, const ga_action *ac, size_t i)
 {
 	ga_buf s = { 0 };
-	char num[32], b1[64];
+	char num[32], b1[64], b2[64];
 	size_t named = ac->n_findings;
 
 	snprintf(num, sizeof(num), "%2zu. ", i + 1);
@@ -331,9 +333,10 @@ static void action_entry(tctx *t, const ga_analysis *a, const ga_action *ac, siz
 	ga_spaces(&t->b, 4);
 	tx_severity_tag(t, &s, ac->rule->severity);
 	ga_fmt_pct(ac->saving, 0, b1, sizeof(b1));
-	ga_buf_printf(&s, "saves %s%s%% of GPU time (%s) in %zu %s:", b1[0] == '<' ? "" : "~",
-	              b1, ac->rule->id, ac->n_findings,
-	              tx_plural(ac->n_findings, "kernel", "kernels"));
+	ga_fmt_pct(ac->share, 0, b2, sizeof(b2));
+	ga_buf_printf(&s, "saves %s%s%% of GPU time (%s) in %zu %s holding %s%%:",
+	              b1[0] == '<' ? "" : "~", b1, ac->rule->id, ac->n_findings,
+	              tx_plural(ac->n_findings, "kernel", "kernels"), b2);
 	if (!t->verbose && named > ACTION_KERNELS)
 		named = ACTION_KERNELS;
 	for (size_t k = 0; k < named; k++) {

@@ -294,12 +294,14 @@ static void test_pytorch_recorded(void **state)
 	int seen_tf32 = 0;
 	for (size_t k = 0; k < a.n_actions; k++) {
 		const ga_action *ac = &a.actions[k];
-		double sum = 0;
+		double sum = 0, held = 0;
 		for (size_t i = 0; i < ac->n_findings; i++) {
 			assert_ptr_equal(a.findings[ac->findings[i]].rule, ac->rule);
 			sum += a.findings[ac->findings[i]].saving;
+			held += a.groups[a.findings[ac->findings[i]].group].share;
 		}
 		assert_true(fabs(ac->saving - sum) < 1e-12);
+		assert_true(fabs(ac->share - held) < 1e-12);
 		if (k)
 			assert_true(a.actions[k - 1].saving >= ac->saving);
 		if (strcmp(ac->rule->id, "framework-tf32") == 0) {
