@@ -340,6 +340,80 @@ static void test_user_program(void **state)
 	ga_ruleset_free(&rs);
 }
 
+/* Library kernels of every kind in one synthetic profile (launches of the
+ * PyTorch recording renamed): each gets its framework rule and none of the
+ * kernel rules, while the user's kernels keep theirs. */
+static void test_framework_rules(void **state)
+{
+	ga_ruleset rs;
+	ga_profile p;
+	ga_analysis a;
+	const ga_group *nccl = NULL, *nvjet = NULL, *aten = NULL, *mine = NULL, *sgemm = NULL;
+	double library = 0;
+
+	(void)state;
+	load_rules(&rs, GA_TEST_RULES);
+	load_profile(&p, GA_TEST_FIXTURES "/owner-rules/framework-synthetic.json");
+	analyze(&p, &rs, &a);
+	for (size_t gi = 0; gi < a.n_groups; gi++) {
+		const ga_group *g = &a.groups[gi];
+		if (ga_str_has_prefix(g->name, "ncclDevKernel"))
+			nccl = g;
+		else if (ga_str_has_prefix(g->name, "nvjet"))
+			nvjet = g;
+		else if (strstr(g->name, "at::native::"))
+			aten = g;
+		else if (ga_str_has_prefix(g->name, "my_add"))
+			mine = g;
+		else if (ga_str_has_prefix(g->name, "my_sgemm"))
+			sgemm = g;
+		if (!g->owner->editable)
+			library += g->share;
+	}
+	assert_non_null(nccl);
+	assert_non_null(nvjet);
+	assert_non_null(aten);
+	assert_non_null(mine);
+	assert_non_null(sgemm);
+
+	/* NCCL: its share of the time, nothing else. */
+	assert_int_equal(nccl->n_findings, 1);
+	const ga_finding *comm = finding_of(&a, nccl, "framework-nccl");
+	assert_non_null(comm);
+	assert_true(comm->saving == 0);
+	assert_string_equal(comm->evidence[0].name, "comm_share");
+	assert_true(fabs(comm->evidence[0].value - nccl->share) < 1e-12);
+
+	/* A cuBLAS GEMM under a wave: batch more, not "launch more blocks". */
+	assert_non_null(finding_of(&a, nvjet, "framework-small-grid"));
+	assert_null(finding_of(&a, nvjet, "grid-too-small"));
+
+	/* Short kernels launched 20 times: CUDA graphs for ATen's, the launch
+	 * rule for the user's, with the same launch-cost model. */
+	double overhead = fmin(0.67, 5000.0 / (5000.0 + 3000.0));
+	const ga_finding *graphs = finding_of(&a, aten, "framework-cuda-graphs");
+	const ga_finding *launch = finding_of(&a, mine, "launch-overhead");
+	assert_non_null(graphs);
+	assert_non_null(launch);
+	assert_true(fabs(graphs->estimate - overhead) < 1e-12);
+	assert_true(fabs(launch->estimate - overhead) < 1e-12);
+	assert_null(finding_of(&a, aten, "launch-overhead"));
+	assert_null(finding_of(&a, aten, "grid-too-small"));
+	assert_null(finding_of(&a, mine, "framework-cuda-graphs"));
+
+	/* The user's own SIMT GEMM gets no framework advice. */
+	for (size_t i = 0; i < sgemm->n_findings; i++)
+		assert_false(ga_str_has_prefix(a.findings[sgemm->findings[i]].rule->id,
+		                               "framework-"));
+
+	assert_true(fabs(a.library_share - library) < 1e-12);
+	assert_int_equal(a.framework_first, library > 0.5);
+	assert_true(a.framework_first);
+	ga_analysis_free(&a);
+	ga_profile_free(&p);
+	ga_ruleset_free(&rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_rule_owner),
 		cmocka_unit_test(test_pytorch_recorded),
 		cmocka_unit_test(test_user_program),
+		cmocka_unit_test(test_framework_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
