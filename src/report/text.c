@@ -313,6 +313,45 @@ static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 	tx_wrap_buf(t, &s, 4, 6);
 }
 
+/* Entry i (0-based) of What to do first: "N. kernel: title", the saving
+ * and the evidence. */
+static void finding_entry(tctx *t, const ga_analysis *a, const ga_finding *f, size_t i)
+{
+	const ga_rule *r = f->rule;
+	const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
+	ga_buf s = { 0 };
+
+	if (i && t->verbose)
+		ga_buf_putc(&t->b, '\n');
+	/* Keep "N. kernel:" short so the title starts on the same line. */
+	char *name = g ? tx_kernel_name(g, t->width / 2) : ga_xstrdup("?");
+	char *line = ga_xasprintf("%s: %s", name, tx_rule_title(r));
+	char num[32];
+	snprintf(num, sizeof(num), "%2zu. ", i + 1);
+	ga_buf_puts(&t->b, num);
+	size_t col = strlen(num);
+	if (i == 0 && t->color) {
+		/* The headline: the one thing to do first. */
+		ga_buf_printf(&s, C_BOLD "%s" C_RESET, line);
+	} else {
+		ga_buf_puts(&s, line);
+	}
+	tx_wrap_buf(t, &s, col, 4);
+	free(line);
+	free(name);
+
+	if (t->verbose)
+		entry_numbers(t, a, f);
+	else
+		entry_line(t, a, f);
+	if (f->n_evidence) {
+		ga_spaces(&t->b, 4);
+		ga_buf_puts(&s, "evidence: ");
+		tx_evidence_list(&s, f->evidence, f->n_evidence);
+		tx_wrap_buf(t, &s, 4, 6);
+	}
+}
+
 #define ACTION_KERNELS 3   /* kernels named per action unless verbose */
 
 /* One framework-level action: its title, then the GPU time it saves and
@@ -371,6 +410,15 @@ static void framework_actions(tctx *t, const ga_analysis *a)
 	}
 	for (size_t i = 0; i < shown; i++)
 		in_actions += a->actions[i].n_findings;
+	/* Then the findings on the user's own kernels (rules without owners:),
+	 * best first, in the room left. */
+	for (size_t fi = 0; fi < a->n_findings; fi++) {
+		const ga_finding *f = &a->findings[fi];
+		if (f->rule->n_owners || (!t->verbose && shown >= TOP_FINDINGS))
+			continue;
+		finding_entry(t, a, f, shown++);
+		in_actions++;
+	}
 	if (in_actions < a->n_findings) {
 		size_t more = a->n_findings - in_actions;
 		ga_buf_putc(&t->b, '\n');
@@ -396,42 +444,8 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 	size_t shown = a->n_findings;
 	if (!t->verbose && shown > TOP_FINDINGS)
 		shown = TOP_FINDINGS;
-	for (size_t i = 0; i < shown; i++) {
-		const ga_finding *f = &a->findings[i];
-		const ga_rule *r = f->rule;
-		const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
-		ga_buf s = { 0 };
-
-		if (i && t->verbose)
-			ga_buf_putc(&t->b, '\n');
-		/* Keep "N. kernel:" short so the title starts on the same line. */
-		char *name = g ? tx_kernel_name(g, t->width / 2) : ga_xstrdup("?");
-		char *line = ga_xasprintf("%s: %s", name, tx_rule_title(r));
-		char num[32];
-		snprintf(num, sizeof(num), "%2zu. ", i + 1);
-		ga_buf_puts(&t->b, num);
-		size_t col = strlen(num);
-		if (i == 0 && t->color) {
-			/* The headline: the one thing to do first. */
-			ga_buf_printf(&s, C_BOLD "%s" C_RESET, line);
-		} else {
-			ga_buf_puts(&s, line);
-		}
-		tx_wrap_buf(t, &s, col, 4);
-		free(line);
-		free(name);
-
-		if (t->verbose)
-			entry_numbers(t, a, f);
-		else
-			entry_line(t, a, f);
-		if (f->n_evidence) {
-			ga_spaces(&t->b, 4);
-			ga_buf_puts(&s, "evidence: ");
-			tx_evidence_list(&s, f->evidence, f->n_evidence);
-			tx_wrap_buf(t, &s, 4, 6);
-		}
-	}
+	for (size_t i = 0; i < shown; i++)
+		finding_entry(t, a, &a->findings[i], i);
 	if (shown < a->n_findings) {
 		ga_buf s = { 0 };
 		size_t more = a->n_findings - shown;

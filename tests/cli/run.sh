@@ -545,6 +545,17 @@ then
 else
 	not_ok "pytorch report --format json: owners"
 fi
+# Library kernels next to the user's own: the actions first, then the
+# user's kernels' findings in the room left, numbered on.
+run --import "$SRCDIR/tests/fixtures/owner-rules/framework-synthetic.json"
+if [ "$rc" = 0 ] && grep -q '^ 1\. Short library kernels dominated by launch overhead (use CUDA graphs)$' "$T/out" &&
+   grep -q '^ 3\. Communication (NCCL) holds a share of the GPU time$' "$T/out" &&
+   grep -q '^ 4\. my_add(float\*, float const\*, int): Grid too small' "$T/out" &&
+   grep -q '^ncclDevKernel_AllReduce_Sum_f32_RING_LL(…) (NCCL) \[latency\]$' "$T/out"; then
+	ok "framework actions, then the user's kernels' findings"
+else
+	not_ok "framework actions, then the user's kernels' findings (rc $rc)"
+fi
 run --verbose --import "$PT"
 n_ex=$(grep -c 'block = torch.compile(block)' "$T/out")
 n_find=$(grep -c '^  \[medium\] Unfused elementwise and reduction kernels (fuse with torch.compile) —' "$T/out")
