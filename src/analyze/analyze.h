@@ -32,7 +32,10 @@
  *   roofline__bound_ns (ga_roofline_bound_ns: no fix makes a launch
  *   shorter), roofline__headroom_share (max(0, 1 - bound / duration)),
  *   program__kernels_same_launch (kernels of the same process launched with
- *   the same grid and block, this one included), plus any named
+ *   the same grid and block, this one included),
+ *   owner__editable (1 when the kernel's owner is editable),
+ *   owner__kind_KIND (1 when the owners pattern that matched the kernel
+ *   gives it kind KIND, else 0), plus any named
  *   expression defined earlier in the same rule or in the classifier.
  * Warps are counted in the device's warp size (device.warp_size); a profile
  * that records none leaves device__max_warps_per_sm and
@@ -93,6 +96,11 @@ typedef struct {
 struct ga_group {
 	char *name;               /* demangled */
 	char *mangled;
+	/* Whose kernel it is (ga_owner_of; borrowed from the rule set, or a
+	 * built-in "user"), and what the matching pattern says it does
+	 * ("gemm", "elementwise"...; NULL when it says nothing). */
+	const ga_owner *owner;
+	const char *owner_kind;
 	int pid;
 	unsigned grid[3], block[3];
 	size_t *launches;         /* indices into profile->launches */
@@ -168,6 +176,18 @@ typedef struct {
 	double share;             /* of all profiled GPU time, 0..1 (NAN when none is known) */
 } ga_process;
 
+/* A framework-level action: one rule that names its owners (the
+ * framework-* rules: TF32, torch.compile...) over every kernel it fired
+ * on.  What a user of a framework does is change a setting once for all
+ * those kernels, so the action's saving is the sum of its findings'. */
+typedef struct {
+	const ga_rule *rule;      /* borrowed from the rule set */
+	double saving;            /* fraction of all GPU time, sum over its findings */
+	double share;             /* of all GPU time, held by its kernels */
+	size_t *findings;         /* indices into analysis->findings, ranked */
+	size_t n_findings;
+} ga_action;
+
 struct ga_analysis {
 	const ga_profile *profile;  /* borrowed */
 	ga_group *groups;           /* ordered by total time, descending */
@@ -187,6 +207,13 @@ struct ga_analysis {
 	ga_op *ops;
 	size_t n_ops;
 	int ops_shown;
+	ga_action *actions;         /* by saving, descending */
+	size_t n_actions;
+	double library_share;       /* of GPU time on kernels of owners not editable, 0..1 */
+	/* Most of the GPU time (library_share > 1/2) is on kernels the user
+	 * does not own, and some action applies: "What to do first" ranks the
+	 * actions rather than single findings. */
+	int framework_first;
 };
 
 typedef struct {
@@ -207,6 +234,14 @@ void ga_analysis_free(ga_analysis *a);
  * them), stall hotspots for the stall rules; 0 for a rule the source view
  * has no kind of line for. */
 unsigned ga_rule_source_issues(const ga_rule *r);
+
+/* The owner of a kernel by its demangled and mangled names and the module
+ * it was loaded from (NULL: not known), as owner.c says; *kind (if kind is
+ * not NULL) gets the matching pattern's kind or NULL.  Never NULL: a
+ * kernel no pattern matches is GA_OWNER_DEFAULT's, editable when the rule
+ * set defines no owners. */
+const ga_owner *ga_owner_of(const ga_ruleset *rs, const char *name, const char *mangled,
+                            const char *module, const char **kind);
 
 /* Highest severity among findings, or -1 when there are none. */
 int ga_analysis_max_severity(const ga_analysis *a);

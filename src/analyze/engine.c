@@ -419,6 +419,11 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 	PSEUDO("launch__duration_ns", g->mean_ns, isfinite(g->mean_ns));
 	PSEUDO("launch__time_share", g->share, isfinite(g->share));
 	PSEUDO("program__kernels_same_launch", (double)g->same_launch, g->same_launch > 0);
+	PSEUDO("owner__editable", (double)g->owner->editable, g->owner);
+	if (ga_str_has_prefix(name, "owner__kind_") && g->owner) {
+		*out = g->owner_kind && strcmp(name + strlen("owner__kind_"), g->owner_kind) == 0;
+		return 0;
+	}
 	PSEUDO("device__sm_count", (double)d->sm_count, d->sm_count > 0);
 	PSEUDO("device__max_warps_per_sm", max_warps, max_warps > 0);
 	PSEUDO("device__max_threads_per_sm", (double)d->max_threads_per_sm, d->max_threads_per_sm > 0);
@@ -704,6 +709,7 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 		env e = {.p = p, .names = &names, .g = g, .first = &p->launches[g->launches[0]],
 		         .roof = roof, .named = named, .cap_named = cap_named};
 
+		g->owner = ga_owner_of(rs, g->name, g->mangled, NULL, &g->owner_kind);
 		classify(a, &note_cap, &rs->classifier, &e, g, verbose);
 		size_t class_named = e.n_named;
 
@@ -711,6 +717,9 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 			const ga_rule *r = &rs->rules[ri];
 			char why[512];
 			double w, est[3];
+
+			if (!ga_rule_applies_to(r, g->owner))
+				continue;
 
 			e.n_named = class_named;   /* rules see the classifier's names too */
 			eval_named(&e, r->metrics, r->n_metrics);
@@ -822,6 +831,9 @@ void ga_analysis_free(ga_analysis *a)
 	free(a->notes);
 	free(a->processes);
 	ga_ops_free(a);
+	for (size_t i = 0; i < a->n_actions; i++)
+		free(a->actions[i].findings);
+	free(a->actions);
 	ga_roofline_free(&a->roofline);
 	memset(a, 0, sizeof(*a));
 }

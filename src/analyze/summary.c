@@ -185,6 +185,50 @@ static void name_peers(ga_analysis *a)
 	free(v);
 }
 
+static int action_cmp(const void *x, const void *y)
+{
+	const ga_action *a = x, *b = y;
+	if (a->saving != b->saving)
+		return a->saving > b->saving ? -1 : 1;
+	return strcmp(a->rule->id, b->rule->id);
+}
+
+/* The findings of rules with owners: gathered per rule (they come ranked,
+ * so each action's are too), and the share of GPU time the user's own
+ * kernels do not hold. */
+static void actions(ga_analysis *a)
+{
+	size_t cap = 0;
+
+	for (size_t fi = 0; fi < a->n_findings; fi++) {
+		const ga_finding *f = &a->findings[fi];
+		size_t k = 0;
+		if (!f->rule || !f->rule->n_owners)
+			continue;
+		while (k < a->n_actions && a->actions[k].rule != f->rule)
+			k++;
+		if (k == a->n_actions) {
+			ga_action na = { .rule = f->rule };
+			GA_PUSH(a->actions, a->n_actions, cap, na);
+		}
+		ga_action *ac = &a->actions[k];
+		ac->findings = ga_xrealloc(ac->findings, (ac->n_findings + 1) * sizeof(size_t));
+		ac->findings[ac->n_findings++] = fi;
+		ac->saving += f->saving;
+		/* A rule fires once per kernel: its kernels are distinct. */
+		if (isfinite(a->groups[f->group].share))
+			ac->share += a->groups[f->group].share;
+	}
+	if (a->n_actions)
+		qsort(a->actions, a->n_actions, sizeof(*a->actions), action_cmp);
+	for (size_t gi = 0; gi < a->n_groups; gi++) {
+		const ga_group *g = &a->groups[gi];
+		if (g->owner && !g->owner->editable && isfinite(g->share))
+			a->library_share += g->share;
+	}
+	a->framework_first = a->n_actions > 0 && a->library_share > 0.5;
+}
+
 void ga_summarize(ga_analysis *a, const ga_cuts *cuts)
 {
 	ga_source_cuts sc = cuts->source;
@@ -197,4 +241,5 @@ void ga_summarize(ga_analysis *a, const ga_cuts *cuts)
 		sc.warp_size = a->profile->device.warp_size;
 	source_lines(a, &sc);
 	ga_locate_findings(a);
+	actions(a);
 }

@@ -229,7 +229,12 @@ int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
 	printf("class %s, order %d (lower is fixed first), severity %s, expected speedup %g-%gx\n",
 	       ga_class_name(r->klass), r->checklist, ga_severity_name(r->severity),
 	       r->speedup_min, r->speedup_max);
-	printf("file: %s\n\n", r->path ? r->path : "?");
+	printf("file: %s\n", r->path ? r->path : "?");
+	/* Whose kernels it advises on: without owners:, the editable ones. */
+	printf("applies to: ");
+	for (size_t i = 0; i < r->n_owners; i++)
+		printf("%s%s", i ? ", " : "", r->owners[i].name);
+	printf("%s\n\n", r->n_owners ? "" : "kernels the user can edit (no owners:)");
 	print_block("Why it matters:", r->explain, 2);
 	print_block("Fix:", r->fix, 2);
 	print_block("Example:", r->example, 4);

@@ -184,6 +184,7 @@ static json_t *kernel_json(const ga_group *g, const ga_roof_kernel *rk)
 	json_t *k = json_object();
 	json_object_set_new(k, "name", str_or_null(g->name));
 	json_object_set_new(k, "mangled", str_or_null(g->mangled));
+	json_object_set_new(k, "owner", str_or_null(g->owner ? g->owner->name : NULL));
 	json_object_set_new(k, "pid", json_integer(g->pid));
 	json_object_set_new(k, "grid", dims_json(g->grid));
 	json_object_set_new(k, "block", dims_json(g->block));
@@ -275,6 +276,25 @@ static json_t *summary_json(const ga_analysis *a)
 	                             : json_null());
 	const ga_rule *top = a->n_findings ? a->findings[0].rule : NULL;
 	json_object_set_new(s, "top_finding", str_or_null(top ? top->id : NULL));
+	json_object_set_new(s, "library_share", num(a->library_share));
+	json_object_set_new(s, "framework_first", json_boolean(a->framework_first));
+	json_t *acts = json_array();
+	for (size_t i = 0; i < a->n_actions; i++) {
+		const ga_action *ac = &a->actions[i];
+		json_t *o = json_object(), *fi = json_array(), *ki = json_array();
+		json_object_set_new(o, "rule", str_or_null(ac->rule->id));
+		json_object_set_new(o, "saving", num(ac->saving));
+		json_object_set_new(o, "share", num(ac->share));
+		for (size_t k = 0; k < ac->n_findings; k++) {
+			json_array_append_new(fi, json_integer((json_int_t)ac->findings[k]));
+			json_array_append_new(ki, json_integer(
+				(json_int_t)a->findings[ac->findings[k]].group));
+		}
+		json_object_set_new(o, "findings", fi);
+		json_object_set_new(o, "kernels", ki);
+		json_array_append_new(acts, o);
+	}
+	json_object_set_new(s, "actions", acts);
 	return s;
 }
 

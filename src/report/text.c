@@ -1,7 +1,9 @@
 /* text.c: the terminal report.
  *
  * Layout: the device and what was collected, then "What to do first" (the
- * top findings, ranked by the share of all GPU time they would save), then
+ * top findings, ranked by the share of all GPU time they would save; when
+ * library kernels hold most of the time, the framework-level actions, each
+ * over all its kernels, instead), then
  * one block per kernel group with its class, evidence and findings, then the
  * notes when verbose.  Prose is wrapped at the terminal width; code examples
  * are printed verbatim.  Colour (ANSI) only when opts->color.  The output is
@@ -59,12 +61,17 @@ const char *tx_group_name(const ga_group *g)
 	return g->name ? g->name : g->mangled ? g->mangled : "?";
 }
 
+/* The owner's display name follows a kernel the user did not write, so
+ * that library kernels read as such: "nvjet_tst_… (cuBLAS)". */
 char *tx_kernel_name(const ga_group *g, size_t max_cols)
 {
-	char tag[32] = "";
+	char tag[96] = "";
+	int n = 0;
 	if (g->name_peers > 1)
-		snprintf(tag, sizeof(tag), " #%zu", g->name_index);
-	size_t tw = strlen(tag);
+		n = snprintf(tag, sizeof(tag), " #%zu", g->name_index);
+	if (g->owner && strcmp(g->owner->name, GA_OWNER_DEFAULT) != 0 && g->owner->display)
+		snprintf(tag + n, sizeof(tag) - (size_t)n, " (%.40s)", g->owner->display);
+	size_t tw = ga_text_width(tag);
 	char *name = ga_short_name(tx_group_name(g), max_cols > tw + 8 ? max_cols - tw : 8);
 	if (!*tag)
 		return name;
@@ -306,10 +313,129 @@ static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 	tx_wrap_buf(t, &s, 4, 6);
 }
 
+/* Entry i (0-based) of What to do first: "N. kernel: title", the saving
+ * and the evidence. */
+static void finding_entry(tctx *t, const ga_analysis *a, const ga_finding *f, size_t i)
+{
+	const ga_rule *r = f->rule;
+	const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
+	ga_buf s = { 0 };
+
+	if (i && t->verbose)
+		ga_buf_putc(&t->b, '\n');
+	/* Keep "N. kernel:" short so the title starts on the same line. */
+	char *name = g ? tx_kernel_name(g, t->width / 2) : ga_xstrdup("?");
+	char *line = ga_xasprintf("%s: %s", name, tx_rule_title(r));
+	char num[32];
+	snprintf(num, sizeof(num), "%2zu. ", i + 1);
+	ga_buf_puts(&t->b, num);
+	size_t col = strlen(num);
+	if (i == 0 && t->color) {
+		/* The headline: the one thing to do first. */
+		ga_buf_printf(&s, C_BOLD "%s" C_RESET, line);
+	} else {
+		ga_buf_puts(&s, line);
+	}
+	tx_wrap_buf(t, &s, col, 4);
+	free(line);
+	free(name);
+
+	if (t->verbose)
+		entry_numbers(t, a, f);
+	else
+		entry_line(t, a, f);
+	if (f->n_evidence) {
+		ga_spaces(&t->b, 4);
+		ga_buf_puts(&s, "evidence: ");
+		tx_evidence_list(&s, f->evidence, f->n_evidence);
+		tx_wrap_buf(t, &s, 4, 6);
+	}
+}
+
+#define ACTION_KERNELS 3   /* kernels named per action unless verbose */
+
+/* One framework-level action: its title, then the GPU time it saves and
+ * the kernels it covers, by saving. */
+static void action_entry(tctx *t, const ga_analysis *a, const ga_action *ac, size_t i)
+{
+	ga_buf s = { 0 };
+	char num[32], b1[64], b2[64];
+	size_t named = ac->n_findings;
+
+	snprintf(num, sizeof(num), "%2zu. ", i + 1);
+	ga_buf_puts(&t->b, num);
+	if (i == 0 && t->color)
+		ga_buf_printf(&s, C_BOLD "%s" C_RESET, tx_rule_title(ac->rule));
+	else
+		ga_buf_puts(&s, tx_rule_title(ac->rule));
+	tx_wrap_buf(t, &s, strlen(num), 4);
+	ga_spaces(&t->b, 4);
+	tx_severity_tag(t, &s, ac->rule->severity);
+	ga_fmt_pct(ac->saving, 0, b1, sizeof(b1));
+	ga_fmt_pct(ac->share, 0, b2, sizeof(b2));
+	ga_buf_printf(&s, "saves %s%s%% of GPU time (%s) in %zu %s holding %s%%:",
+	              b1[0] == '<' ? "" : "~", b1, ac->rule->id, ac->n_findings,
+	              tx_plural(ac->n_findings, "kernel", "kernels"), b2);
+	if (!t->verbose && named > ACTION_KERNELS)
+		named = ACTION_KERNELS;
+	for (size_t k = 0; k < named; k++) {
+		const ga_finding *f = &a->findings[ac->findings[k]];
+		char *name = tx_kernel_name(&a->groups[f->group], t->width / 2);
+		ga_buf_printf(&s, "%s %s", k ? "," : "", name);
+		free(name);
+	}
+	if (named < ac->n_findings)
+		ga_buf_printf(&s, " and %zu more", ac->n_findings - named);
+	tx_wrap_buf(t, &s, 4, 6);
+}
+
+/* Most GPU time in library kernels: the framework-level actions, each over
+ * all its kernels, instead of findings one kernel at a time. */
+static void framework_actions(tctx *t, const ga_analysis *a)
+{
+	ga_buf s = { 0 };
+	char b1[64];
+	size_t shown = a->n_actions, in_actions = 0;
+
+	ga_buf_printf(&s, "%s%% of the GPU time is in library kernels (the report names "
+	              "each one's owner): change how the framework runs them.",
+	              ga_fmt_pct(a->library_share, 0, b1, sizeof(b1)));
+	tx_wrap_buf(t, &s, 0, 0);
+	if (!t->verbose && shown > TOP_FINDINGS)
+		shown = TOP_FINDINGS;
+	for (size_t i = 0; i < shown; i++) {
+		if (i && t->verbose)
+			ga_buf_putc(&t->b, '\n');
+		action_entry(t, a, &a->actions[i], i);
+	}
+	for (size_t i = 0; i < shown; i++)
+		in_actions += a->actions[i].n_findings;
+	/* Then the findings on the user's own kernels (rules without owners:),
+	 * best first, in the room left. */
+	for (size_t fi = 0; fi < a->n_findings; fi++) {
+		const ga_finding *f = &a->findings[fi];
+		if (f->rule->n_owners || (!t->verbose && shown >= TOP_FINDINGS))
+			continue;
+		finding_entry(t, a, f, shown++);
+		in_actions++;
+	}
+	if (in_actions < a->n_findings) {
+		size_t more = a->n_findings - in_actions;
+		ga_buf_putc(&t->b, '\n');
+		ga_buf_printf(&s, "%zu more %s under Kernels below.", more,
+		              tx_plural(more, "finding", "findings"));
+		tx_wrap_buf(t, &s, 0, 0);
+	}
+}
+
 static void what_to_do_first(tctx *t, const ga_analysis *a)
 {
 	ga_buf_putc(&t->b, '\n');
 	tx_heading(t, "What to do first");
+	if (a->framework_first) {
+		framework_actions(t, a);
+		return;
+	}
 	if (a->n_findings == 0) {
 		ga_wrap(&t->b, "No findings: every kernel is below the rules' thresholds.", 0, 0,
 		     t->width);
@@ -318,42 +444,8 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 	size_t shown = a->n_findings;
 	if (!t->verbose && shown > TOP_FINDINGS)
 		shown = TOP_FINDINGS;
-	for (size_t i = 0; i < shown; i++) {
-		const ga_finding *f = &a->findings[i];
-		const ga_rule *r = f->rule;
-		const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
-		ga_buf s = { 0 };
-
-		if (i && t->verbose)
-			ga_buf_putc(&t->b, '\n');
-		/* Keep "N. kernel:" short so the title starts on the same line. */
-		char *name = g ? tx_kernel_name(g, t->width / 2) : ga_xstrdup("?");
-		char *line = ga_xasprintf("%s: %s", name, tx_rule_title(r));
-		char num[32];
-		snprintf(num, sizeof(num), "%2zu. ", i + 1);
-		ga_buf_puts(&t->b, num);
-		size_t col = strlen(num);
-		if (i == 0 && t->color) {
-			/* The headline: the one thing to do first. */
-			ga_buf_printf(&s, C_BOLD "%s" C_RESET, line);
-		} else {
-			ga_buf_puts(&s, line);
-		}
-		tx_wrap_buf(t, &s, col, 4);
-		free(line);
-		free(name);
-
-		if (t->verbose)
-			entry_numbers(t, a, f);
-		else
-			entry_line(t, a, f);
-		if (f->n_evidence) {
-			ga_spaces(&t->b, 4);
-			ga_buf_puts(&s, "evidence: ");
-			tx_evidence_list(&s, f->evidence, f->n_evidence);
-			tx_wrap_buf(t, &s, 4, 6);
-		}
-	}
+	for (size_t i = 0; i < shown; i++)
+		finding_entry(t, a, &a->findings[i], i);
 	if (shown < a->n_findings) {
 		ga_buf s = { 0 };
 		size_t more = a->n_findings - shown;

@@ -219,6 +219,18 @@ char *ga_ruleset_source_trigger(const ga_ruleset *rs)
 	return ga_buf_take(&b);
 }
 
+/* A rule's owners must be defined by the owners file; without one every
+ * kernel is the user's and the names are not checked. */
+static void validate_rule_owners(ga_diags *d, const ga_ruleset *rs, const ga_rule *r)
+{
+	for (size_t i = 0; rs->n_owners && i < r->n_owners; i++) {
+		const ga_name_pos *np = &r->owners[i];
+		if (strcmp(np->name, GA_OWNERS_EDITABLE) != 0 && !ga_ruleset_owner(rs, np->name))
+			ga_diags_add(d, r->path, np->line, np->col, "rule %s: unknown owner '%s' "
+			             "(not defined in %s)", r->id, np->name, rs->owners_path);
+	}
+}
+
 int ga_ruleset_validate(const ga_ruleset *rs, ga_diags *d)
 {
 	const ga_classifier *cls = classifier_of(rs);
@@ -242,6 +254,7 @@ int ga_ruleset_validate(const ga_ruleset *rs, ga_diags *d)
 				             r->id, rs->rules[j].path);
 		}
 		validate_rule_names(d, r, cls);
+		validate_rule_owners(d, rs, r);
 		if (r->source_lines)
 			validate_trigger(d, r, cls);
 	}

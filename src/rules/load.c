@@ -490,6 +490,25 @@ static int read_all(const char *path, char **text, size_t *len, size_t max, int 
 	return 0;
 }
 
+/* The pair of the key that makes root a classifier (`classifier:`) or an
+ * owners file (`owners:` in a mapping without `id:`, which a rule may
+ * carry as one of its keys), or NULL for a rule. */
+static yaml_node_pair_t *top_key(struct loader *L, yaml_node_t *root)
+{
+	yaml_node_pair_t *pair, *owners = NULL;
+
+	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
+		const char *key = scalar(node_at(L, pair->key));
+		if (key && strcmp(key, "classifier") == 0)
+			return pair;
+		if (key && strcmp(key, "id") == 0)
+			return NULL;
+		if (key && strcmp(key, "owners") == 0 && !owners)
+			owners = pair;
+	}
+	return owners;
+}
+
 static int load_file(ga_ruleset *rs, const char *path, ga_diags *d, char ***dir_ids,
                      size_t *n_dir_ids, size_t *cap_dir_ids)
 {
@@ -559,16 +578,16 @@ static int load_file(ga_ruleset *rs, const char *path, ga_diags *d, char ***dir_
 		node_err(&L, root, "expected a mapping (a rule or a classifier) at the top level");
 		goto out;
 	}
-	for (pair = root->data.mapping.pairs.start; pair < root->data.mapping.pairs.top; pair++) {
+	pair = top_key(&L, root);
+	if (pair) {
+		/* A classifier or an owners file: that one key alone. */
 		const char *key = scalar(node_at(&L, pair->key));
-		if (key && strcmp(key, "classifier") == 0)
-			break;
-	}
-	if (pair < root->data.mapping.pairs.top) {
-		static const struct key_spec top_keys[] = { { "classifier", 1 } };
+		const struct key_spec top_keys[] = { { key, 1 } };
 		yaml_node_t *k[1], *v[1];
 		collect_keys(&L, root, top_keys, 1, k, v);
-		if (v[0])
+		if (v[0] && strcmp(key, "owners") == 0)
+			load_owners(&L, v[0]);
+		else if (v[0])
 			load_classifier(&L, v[0]);
 	} else {
 		load_rule(&L, root);

@@ -4,8 +4,9 @@
  *   load.c     reading a file or a directory, YAML limits, positions
  *   parse.c    the keys of a rule or classifier, from libyaml's node tree
  *   check.c    whole-set checks, the metric lists, the source-line trigger
+ *   owners.c   the owners file (whose kernel it is) and a rule's owners:
  *
- * Only load.c and parse.c include libyaml. */
+ * Only load.c, parse.c and owners.c include libyaml. */
 #ifndef GA_RULES_LOADER_H
 #define GA_RULES_LOADER_H
 
@@ -59,6 +60,8 @@ void strv_free(char **v, size_t n);
 void rule_free(ga_rule *r);
 void ga_name_pos_free(ga_name_pos *v, size_t n);
 void classifier_free(ga_classifier *c);
+void owner_pattern_free(ga_owner_pattern *pt);
+void owners_free(ga_owner *v, size_t n);
 
 /* load.c */
 int lerr_room(struct loader *L);
@@ -89,5 +92,12 @@ const char *pseudo_reached(const ga_expr *e, const ga_named_expr *m, size_t n_m,
 const char **pseudo_table(const ga_named_expr *m, size_t n_m);
 void load_rule(struct loader *L, yaml_node_t *map);
 void load_classifier(struct loader *L, yaml_node_t *map);
+/* parse.c helpers owners.c shares */
+char *get_string(struct loader *L, yaml_node_t *n, const char *key, int one_line);
+int valid_id(const char *s);
+
+/* owners.c */
+void load_owners(struct loader *L, yaml_node_t *seq);
+void load_rule_owners(struct loader *L, yaml_node_t *seq, ga_rule *r);
 
 #endif

@@ -110,7 +110,7 @@ void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spe
 }
 
 /* A non-empty string.  Returns a copy, or NULL after reporting. */
-static char *get_string(struct loader *L, yaml_node_t *n, const char *key, int one_line)
+char *get_string(struct loader *L, yaml_node_t *n, const char *key, int one_line)
 {
 	const char *s = scalar(n), *p;
 
@@ -184,7 +184,7 @@ static int parse_number(const yaml_node_t *n, double *out)
 	return isfinite(*out) ? 0 : -1;
 }
 
-static int valid_id(const char *s)
+int valid_id(const char *s)
 {
 	if (!*s)
 		return 0;
@@ -448,7 +448,8 @@ static void check_expr_refs(struct loader *L, yaml_node_t *n, const ga_expr *e, 
 int is_pseudo_metric(const char *name)
 {
 	return ga_str_has_prefix(name, "launch__") || ga_str_has_prefix(name, "device__") ||
-	       ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "roofline__");
+	       ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "roofline__") ||
+	       ga_str_has_prefix(name, "owner__");
 }
 
 struct pseudo_walk {
@@ -540,7 +541,7 @@ static const char *class_list(void)
 enum {
 	RK_ID, RK_TITLE, RK_CLASS, RK_CHECKLIST, RK_SEVERITY, RK_SPEEDUP, RK_METRICS,
 	RK_WHEN, RK_ESTIMATE, RK_EVIDENCE, RK_FIX, RK_EXAMPLE, RK_EXPLAIN, RK_SOURCE_LINES,
-	RK_MODEL, RK_LOW, RK_HIGH, RK__COUNT
+	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK__COUNT
 };
 
 static const struct key_spec rule_keys[RK__COUNT] = {
@@ -561,6 +562,7 @@ static const struct key_spec rule_keys[RK__COUNT] = {
 	[RK_MODEL] = { "model", 0 },
 	[RK_LOW] = { "low", 0 },
 	[RK_HIGH] = { "high", 0 },
+	[RK_OWNERS] = { "owners", 0 },
 };
 
 static void load_speedup(struct loader *L, yaml_node_t *n, ga_rule *r)
@@ -697,6 +699,8 @@ void load_rule(struct loader *L, yaml_node_t *map)
 		r.example = get_string(L, v[RK_EXAMPLE], "example", 0);
 	if (v[RK_EXPLAIN])
 		r.explain = get_string(L, v[RK_EXPLAIN], "explain", 0);
+	if (v[RK_OWNERS])
+		load_rule_owners(L, v[RK_OWNERS], &r);
 
 	if (L->errors != errors)
 		goto out;

@@ -77,6 +77,12 @@ typedef struct {
 	int line;                 /* line of its first key */
 	ga_name_pos *unresolved;  /* the first few names left to the classifier */
 	size_t n_unresolved;
+	/* `owners:` the kernel owners (owners.yaml) the rule applies to, or
+	 * "editable" for every editable one; none: editable owners only.
+	 * Each with its place, checked against the owners by
+	 * ga_ruleset_validate. */
+	ga_name_pos *owners;
+	size_t n_owners;
 } ga_rule;
 
 typedef struct {
@@ -98,11 +104,43 @@ typedef struct {
 	char *path;
 } ga_classifier;
 
+/* Whose kernel it is (owners.yaml, a file with the top-level key
+ * `owners:`): a library the user calls (cuBLAS, cuDNN, NCCL, ATen...) or
+ * the user's own code.  A kernel belongs to the first owner, in file
+ * order, with a pattern that matches it; to GA_OWNER_DEFAULT when none
+ * does. */
+#define GA_OWNER_DEFAULT "user"
+#define GA_OWNERS_EDITABLE "editable"  /* in a rule's owners: every editable owner */
+
+typedef enum {
+	GA_OWNER_GLOB,            /* fnmatch(3) on the kernel's names */
+	GA_OWNER_REGEX,           /* POSIX extended regex, anywhere in the names */
+	GA_OWNER_MODULE,          /* fnmatch(3) on the module it was loaded from */
+} ga_owner_how;
+
+typedef struct {
+	ga_owner_how how;
+	char *pattern;
+	void *regex;              /* regex_t, compiled at load (GA_OWNER_REGEX) */
+	char *kind;               /* what such a kernel does ("gemm"...), or NULL */
+} ga_owner_pattern;
+
+typedef struct {
+	char *name;               /* [a-z0-9-]+: "cublas", "aten", "user" */
+	char *display;            /* "cuBLAS" */
+	int editable;             /* the user can change its source */
+	ga_owner_pattern *patterns;
+	size_t n_patterns;
+} ga_owner;
+
 typedef struct {
 	ga_rule *rules;
 	size_t n_rules, cap_rules;
 	ga_classifier classifier;
 	int has_classifier;
+	ga_owner *owners;         /* from the last owners file loaded; none: all "user" */
+	size_t n_owners;
+	char *owners_path;
 } ga_ruleset;
 
 /* One problem found in a rule file. */
@@ -143,6 +181,10 @@ long ga_rules_dir_files(const char *dir);
 int ga_ruleset_validate(const ga_ruleset *rs, ga_diags *d);
 
 const ga_rule *ga_ruleset_find(const ga_ruleset *rs, const char *id);
+/* The owner called name, or NULL. */
+const ga_owner *ga_ruleset_owner(const ga_ruleset *rs, const char *name);
+/* Whether rule r applies to kernels of owner o (see ga_rule.owners). */
+int ga_rule_applies_to(const ga_rule *r, const ga_owner *o);
 
 /* The value of a classifier constant: a named expression of the
  * classifier's `metrics:` that reads no metric, such as a cut-off that the

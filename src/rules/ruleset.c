@@ -3,6 +3,7 @@
  * rules.h).  Reading files is load.c's, checking their keys parse.c's. */
 #include "loader.h"
 
+#include <regex.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -186,6 +187,7 @@ void rule_free(ga_rule *r)
 	free(r->explain);
 	free(r->path);
 	ga_name_pos_free(r->unresolved, r->n_unresolved);
+	ga_name_pos_free(r->owners, r->n_owners);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -206,6 +208,27 @@ void classifier_free(ga_classifier *c)
 	memset(c, 0, sizeof(*c));
 }
 
+void owner_pattern_free(ga_owner_pattern *pt)
+{
+	if (pt->regex)
+		regfree(pt->regex);
+	free(pt->regex);
+	free(pt->pattern);
+	free(pt->kind);
+}
+
+void owners_free(ga_owner *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < v[i].n_patterns; k++)
+			owner_pattern_free(&v[i].patterns[k]);
+		free(v[i].patterns);
+		free(v[i].name);
+		free(v[i].display);
+	}
+	free(v);
+}
+
 void ga_ruleset_init(ga_ruleset *rs)
 {
 	memset(rs, 0, sizeof(*rs));
@@ -220,7 +243,33 @@ void ga_ruleset_free(ga_ruleset *rs)
 	free(rs->rules);
 	if (rs->has_classifier)
 		classifier_free(&rs->classifier);
+	owners_free(rs->owners, rs->n_owners);
+	free(rs->owners_path);
 	ga_ruleset_init(rs);
+}
+
+const ga_owner *ga_ruleset_owner(const ga_ruleset *rs, const char *name)
+{
+	for (size_t i = 0; i < rs->n_owners; i++) {
+		if (strcmp(rs->owners[i].name, name) == 0)
+			return &rs->owners[i];
+	}
+	return NULL;
+}
+
+/* Kernel-source advice (launch bounds, tiles, coalescing) is no use on a
+ * kernel whose source the user cannot change, so a rule that names no
+ * owners applies to editable ones only. */
+int ga_rule_applies_to(const ga_rule *r, const ga_owner *o)
+{
+	if (!r->n_owners)
+		return o->editable;
+	for (size_t i = 0; i < r->n_owners; i++) {
+		if (strcmp(r->owners[i].name, o->name) == 0 ||
+		    (o->editable && strcmp(r->owners[i].name, GA_OWNERS_EDITABLE) == 0))
+			return 1;
+	}
+	return 0;
 }
 
 const ga_rule *ga_ruleset_find(const ga_ruleset *rs, const char *id)

@@ -147,6 +147,7 @@ cases() {
 0 out '^uncoalesced-global-access: Uncoalesced global memory access$' --explain uncoalesced-global-access
 0 out '^Fix:'                                            --explain uncoalesced-global-access
 0 out 'file: .*rules/uncoalesced-global-access\.yaml'    --explain uncoalesced-global-access
+0 out 'applies to: cublas, cudnn, cutlass, triton, aten'    --explain framework-tf32
 0 out '^  mem = max\(dram__throughput'                  --explain uncoalesced-global-access
 0 out '^Source lines measured when: \(ld_sectors_per_req > 8' --explain uncoalesced-global-access
 2 err "no rule 'no-such-rule'"                           --explain no-such-rule
@@ -488,8 +489,11 @@ else
 	not_ok "--roofline report has lines over 80 columns"
 fi
 
-# A report that fits a screen: the recorded PyTorch profile (36 kernels, 60
-# findings) in at most 250 lines of at most 80 columns.  Each rule's fix
+# A report that fits a screen: the recorded PyTorch profile (36 kernels,
+# all of them PyTorch's or cuBLAS's) in at most 250 lines of at most 80
+# columns.  Each kernel shows its owner; What to do first ranks the
+# framework-level actions, each naming its kernels; no kernel-source advice
+# (coalescing, launch bounds) lands on a library kernel; each rule's fix
 # text and example come once, under "How to fix"; kernels whose names read
 # the same once shortened are told apart by "#n"; --verbose keeps the fix
 # under every finding.
@@ -503,31 +507,66 @@ else
 	not_ok "pytorch report: rc $rc, $lines lines (want <= 250), $wide columns (want <= 80)"
 fi
 cp "$T/out" "$T/pytorch.txt"
-n_fix=$(grep -c '^uncoalesced-global-access: Uncoalesced global memory access$' "$T/out")
-n_ex=$(grep -c 'void scale_cols' "$T/out")
+n_fix=$(grep -c '^framework-torch-compile: Unfused elementwise and reduction kernels' "$T/out")
+n_ex=$(grep -c 'block = torch.compile(block)' "$T/out")
 if grep -q '^How to fix$' "$T/out" && [ "$n_fix" = 1 ] && [ "$n_ex" = 1 ] &&
-   [ "$(grep -c '^  \[high\] uncoalesced-global-access: saves' "$T/out")" -gt 1 ]; then
-	ok "pytorch report: uncoalesced-global-access's fix and example once, under How to fix"
+   [ "$(grep -c '^  \[medium\] framework-torch-compile: saves' "$T/out")" -gt 1 ]; then
+	ok "pytorch report: framework-torch-compile's fix and example once, under How to fix"
 else
 	not_ok "pytorch report: fix title $n_fix times, example $n_ex times (want 1 and 1)"
 fi
+if ! grep -Eq 'uncoalesced|low-occupancy|__launch_bounds__|grid-too-small' "$T/out"; then
+	ok "pytorch report: no kernel-source advice on library kernels"
+else
+	not_ok "pytorch report: kernel-source advice on library kernels"
+	grep -E 'uncoalesced|low-occupancy|__launch_bounds__|grid-too-small' "$T/out" | head -3
+fi
 for pat in \
-	'^ 1\. at::native::reduce_kernel<…>\(…\) #1: Uncoalesced global memory access$' \
-	'^ 4\. at::native::reduce_kernel<…>\(…\) #3: Uncoalesced global memory access$' \
-	'^at::native::reduce_kernel<…>\(…\) #1 \[memory\]$' \
-	'^at::native::reduce_kernel<…>\(…\) #2 \[memory\]$' \
+	'^100% of the GPU time is in library kernels' \
+	'^ 1\. Unfused elementwise and reduction kernels \(fuse with torch\.compile\)$' \
+	'^ 2\. FP32 matrix products off the tensor cores \(enable TF32 or bf16\)$' \
+	'^      cutlass::Kernel2<…>\(…\) \(cuBLAS\)$' \
+	'^at::native::reduce_kernel<…>\(…\) #1 \(ATen\) \[memory\]$' \
+	'^at::native::reduce_kernel<…>\(…\) #2 \(ATen\) \[memory\]$' \
+	'^cutlass::Kernel2<…>\(…\) \(cuBLAS\) \[compute\]$' \
 	'^  7\.0% of GPU time, 3 launches, mean 42\.5 us, grid 1x528x1, block 512x1x1$' \
-	'^   2\.3%  at::native::reduce_kernel<…>\(…\) #3 \[memory\]: uncoalesced-global-access$' \
-	'^  \[high\] uncoalesced-global-access: saves ~6%, estimated 8\.0x, fix 2-10x$'; do
+	'^   2\.3%  at::native::reduce_kernel<… #3 \(ATen\) \[memory\]: framework-torch-compile$' \
+	'^  \[high\] framework-tf32: saves ~16%, estimated 7\.1x, fix 4\.01-14\.2x$'; do
 	if grep -Eq "$pat" "$T/out"; then
 		ok "pytorch report: line $pat"
 	else
 		not_ok "pytorch report: no line $pat"
 	fi
 done
+"$GPUADVISE" --import "$SRCDIR/$PT" --format json >"$T/pt.json" 2>/dev/null
+if python3 - "$T/pt.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+owners = {k["name"].split("<")[0]: k["owner"] for k in r["kernels"]}
+ok = (owners["void cutlass::Kernel2"] == "cublas"
+      and owners["void at::native::reduce_kernel"] == "aten"
+      and {k["owner"] for k in r["kernels"]} == {"aten", "cublas"})
+sys.exit(0 if ok else 1)
+PY
+then
+	ok "pytorch report --format json: each kernel's owner"
+else
+	not_ok "pytorch report --format json: owners"
+fi
+# Library kernels next to the user's own: the actions first, then the
+# user's kernels' findings in the room left, numbered on.
+run --import "$SRCDIR/tests/fixtures/owner-rules/framework-synthetic.json"
+if [ "$rc" = 0 ] && grep -q '^ 1\. Short library kernels dominated by launch overhead (use CUDA graphs)$' "$T/out" &&
+   grep -q '^ 3\. Communication (NCCL) holds a share of the GPU time$' "$T/out" &&
+   grep -q '^ 4\. my_add(float\*, float const\*, int): Grid too small' "$T/out" &&
+   grep -q '^ncclDevKernel_AllReduce_Sum_f32_RING_LL(…) (NCCL) \[latency\]$' "$T/out"; then
+	ok "framework actions, then the user's kernels' findings"
+else
+	not_ok "framework actions, then the user's kernels' findings (rc $rc)"
+fi
 run --verbose --import "$PT"
-n_ex=$(grep -c 'void scale_cols' "$T/out")
-n_find=$(grep -c '^  \[high\] Uncoalesced global memory access — saves' "$T/out")
+n_ex=$(grep -c 'block = torch.compile(block)' "$T/out")
+n_find=$(grep -c '^  \[medium\] Unfused elementwise and reduction kernels (fuse with torch.compile) —' "$T/out")
 if [ "$rc" = 0 ] && [ "$n_ex" -gt 1 ] && [ "$n_ex" = "$n_find" ] &&
    ! grep -q '^How to fix$' "$T/out" && grep -q '^  full name: void at::native::reduce_kernel<512, 1' "$T/out"; then
 	ok "pytorch report --verbose: the fix and example under each of its $n_find findings, full names"
@@ -1239,10 +1278,16 @@ json.dump(p, open(sys.argv[2], "w"))
 PY
 # --verbose names each kernel's unchecked rules; the default says how many
 # kernels have some, at the end.
-"$GPUADVISE" --verbose --import "$T/share.json" >"$T/share.out" 2>&1
-"$GPUADVISE" --import "$T/share.json" --format json >"$T/share.rep.json" 2>/dev/null
-"$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" --format json >"$T/noshare.rep.json" 2>/dev/null
-"$GPUADVISE" --import "$SRCDIR/$REC/pytorch.json" >"$T/noshare.out" 2>&1
+# The rules without owners.yaml: every kernel is the user's, so that the
+# kernel-source rules apply and some go unchecked.
+mkdir -p "$T/no-owners"
+cp "$SRCDIR"/rules/*.yaml "$T/no-owners/"
+rm "$T/no-owners/owners.yaml"
+NO_OWNERS="--no-default-rules --rules $T/no-owners"
+"$GPUADVISE" $NO_OWNERS --verbose --import "$T/share.json" >"$T/share.out" 2>&1
+"$GPUADVISE" $NO_OWNERS --import "$T/share.json" --format json >"$T/share.rep.json" 2>/dev/null
+"$GPUADVISE" $NO_OWNERS --import "$SRCDIR/$REC/pytorch.json" --format json >"$T/noshare.rep.json" 2>/dev/null
+"$GPUADVISE" $NO_OWNERS --import "$SRCDIR/$REC/pytorch.json" >"$T/noshare.out" 2>&1
 if python3 - "$T/share.out" "$T/share.rep.json" "$T/noshare.rep.json" "$T/noshare.out" <<'PY'
 import json, re, sys
 text = " ".join(open(sys.argv[1]).read().split())

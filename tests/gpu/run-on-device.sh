@@ -4,7 +4,7 @@
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
 #   steps: suite faults record demos demorun torch nvtx train ncu bench phases
-#   (default: all but demorun and phases)
+#   framework (default: all but demorun, phases and framework)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
 B=${1:?build directory}; shift
@@ -137,6 +137,25 @@ print("pytorch.json launches by nvtx path:")
 for k, v in n.most_common(12):
     print(f"  {v:4} {k}")
 PY
+fi
+
+if has framework; then
+	step PyTorch framework-level fixes measured: TF32, bf16, torch.compile, SDPA kernels
+	timeout 300 python3 bench/framework_fixes.py "$R/framework-fixes.json" >/dev/null \
+		2>"$R/framework-fixes.err"
+	echo "status $?"
+	tail -3 "$R/framework-fixes.err"
+	cat "$R/framework-fixes.json" 2>/dev/null
+	# What gpuadvise estimated for the same fixes on the workload.
+	"$GA" --format json --import tests/fixtures/recorded/pytorch.json 2>/dev/null |
+		python3 -c 'import json, sys
+r = json.load(sys.stdin)
+for a in r["summary"]["actions"]:
+    print("estimated: %-26s saves %5.1f %% of GPU time" % (a["rule"], 100 * a["saving"]))
+    for i in a["findings"]:
+        f = r["findings"][i]
+        print("    %-60s kernel speedup %s" % (r["kernels"][f["kernel"]]["name"][:60],
+                                               f.get("estimated_speedup")))'
 fi
 
 if has train; then

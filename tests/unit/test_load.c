@@ -303,6 +303,7 @@ static void test_bad_corpus(void **state)
 		/* ...and nothing broken makes it into the set. */
 		assert_int_equal(rs.n_rules, 0);
 		assert_false(rs.has_classifier);
+		assert_int_equal(rs.n_owners, 0);
 		if (strcmp(files[i], "several-errors") == 0)
 			assert_int_equal(d.n, 3);
 
