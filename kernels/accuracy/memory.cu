@@ -217,7 +217,7 @@ GA_PAIR("control-padded-transpose", "shared-bank-conflicts", true,
 // padding the rows to 33 floats spreads them over all 32 banks.
 // ---------------------------------------------------------------------------
 namespace bankrows {
-const int N = 1 << 20, K = 32, BLOCK = 128, PASSES = 16;
+const int N = 1 << 20, K = 32, BLOCK = 128, PASSES = 16, SAMPLE = 61;
 float *d_in, *d_out;
 std::vector<float> ref;
 
@@ -241,7 +241,7 @@ void setup()
         std::vector<float> h((size_t)N * K);
         for (size_t i = 0; i < h.size(); i++) h[i] = (float)(ga_hash((uint32_t)i) & 7u) * 0.125f;
         ref.assign(N, 0.0f);
-        for (int i = 0; i < N; i++) {
+        for (int i = 0; i < N; i += SAMPLE) {
             float acc = 0.0f;
             for (int p = 0; p < PASSES; p++)
                 for (int k = 0; k < K; k++) acc = fmaf(h[(size_t)i * K + k], (float)(k + p) * 0.0625f, acc);
@@ -261,7 +261,14 @@ void launch(bool fast)
         row_dot<K><<<N / BLOCK, BLOCK>>>(d_in, d_out);
 }
 
-bool check(char *d, size_t n) { return pairs_compare(d_out, ref, 0, 0, "rowdot", d, n); }
+// Every 61st output (the host's fmaf is slow): same FMAs in the same order.
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, N);
+    GaChecker ck(0, 0);
+    for (int i = 0; i < N; i += SAMPLE) ck.add(i, got[i], ref[i]);
+    return ck.result(d, n, "rowdot");
+}
 GA_PAIR("bank-rows", "shared-bank-conflicts", false,
         "per-thread rows in shared memory: stride 32 -> padded stride 33", setup, launch, check);
 } // namespace bankrows
