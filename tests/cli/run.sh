@@ -689,6 +689,47 @@ EOF
 cases_baseline >"$T/cases"
 check_table <"$T/cases"
 
+# Predicted against measured: strided-fixed.json is the recording with
+# copy_strided fixed (measured like copy_coalesced); compared with the
+# recording as the baseline, the uncoalesced-access finding is gone from a
+# kernel that got faster, and every format gives what it predicted (the
+# baseline report's estimate and range) against what the fix measured (the
+# ratio of the mean durations in the two files, computed here).
+FIXED=$BASE/strided-fixed.json
+MEAS=$(python3 - "$SRCDIR/$ALL" "$SRCDIR/$FIXED" <<'PY'
+import json, sys
+def mean(path):
+    d = [l["duration_ns"] for l in json.load(open(path))["launches"]
+         if l["name"].startswith("copy_strided(") and l.get("duration_ns") is not None]
+    return sum(d) / len(d)
+print("%.1f" % (mean(sys.argv[1]) / mean(sys.argv[2])))
+PY
+)
+run --import "$ALL" --format json
+PRED=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = [f for f in r["findings"] if f["rule"] == "uncoalesced-global-access"
+     and f["kernel_name"].startswith("copy_strided(")][0]
+print("%.1fx \\(%g-%gx\\)" % (f["estimated_speedup"], f["expected_speedup"][0], f["expected_speedup"][1]))
+' "$T/out")
+SAY="finding uncoalesced-global-access: predicted $PRED, measured ${MEAS}x"
+cat >"$T/cases" <<CASES
+0 out '^    $SAY\$'                  --import $FIXED --baseline $ALL --fail-on regression
+0 out '^- \`copy_strided.*\`: $SAY\$' --import $FIXED --baseline $ALL --format markdown
+0 out '^gone: $SAY\$'                 --import $FIXED --baseline $ALL --format junit
+0 out 'Uncoalesced global memory access in copy_strided[^"]*; $SAY\.' --import $FIXED --baseline $ALL --format sarif
+0 out '"measured": ${MEAS}[0-9]*,'     --import $FIXED --baseline $ALL --format json
+0 out '^  gone: \[high\] Uncoalesced global memory access \(uncoalesced-global-access\)\$' --import $FIXED --baseline $ALL
+CASES
+check_table <"$T/cases"
+run --import "$ALL" --baseline "$FIXED"
+if grep -q 'predicted' "$T/out"; then
+	not_ok "a finding gone from a kernel that got slower gets no predicted-against-measured line"
+else
+	ok "a finding gone from a kernel that got slower gets no predicted-against-measured line"
+fi
+
 # ---------------------------------------------------------------------------
 # Metric sets (--max-passes): no set over the limit, and the classifier's
 # metrics (what --quick collects) all in the first set, so that a kernel
