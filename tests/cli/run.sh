@@ -720,9 +720,32 @@ cat >"$T/cases" <<CASES
 0 out '^gone: $SAY\$'                 --import $FIXED --baseline $ALL --format junit
 0 out 'Uncoalesced global memory access in copy_strided[^"]*; $SAY\.' --import $FIXED --baseline $ALL --format sarif
 0 out '"measured": ${MEAS}[0-9]*,'     --import $FIXED --baseline $ALL --format json
+0 out '^<li><code>copy_strided.*</code>: $SAY</li>\$' --import $FIXED --baseline $ALL --format html
 0 out '^  gone: \[high\] Uncoalesced global memory access \(uncoalesced-global-access\)\$' --import $FIXED --baseline $ALL
 CASES
 check_table <"$T/cases"
+# The demos word their first finding's fix the same way: in the recorded
+# matmul demo, tiled does not apply tensor-cores-unused and wmma does, with
+# the measured speedup the ratio of the recorded variant times.
+if have_gpu; then
+	skip "gpuadvise --demo matmul (recorded): a GPU is present"
+else
+	run --demo matmul
+	said=$(tr '\n' ' ' <"$T/out" | tr -s ' ')
+	meas=$(python3 -c '
+import json, sys
+v = {x["name"]: x["time_ms"] for x in json.load(open(sys.argv[1]))["variants"]}
+print("%.1fx %.1fx" % (v["naive"] / v["tiled"], v["naive"] / v["wmma"]))' "$SRCDIR/$REC/demo-matmul.json")
+	tiled=${meas% *} wmma=${meas#* }
+	case $said in
+	*"Variant tiled does not apply that fix (measured $tiled). Variant wmma applies that fix: finding tensor-cores-unused: predicted "*"x (2-16x), measured $wmma, inside the range; the finding is gone."*)
+		ok "demo matmul: tiled does not apply the first fix, wmma does: predicted against measured $wmma" ;;
+	*)
+		not_ok "demo matmul: no 'does not apply' / 'predicted ..., measured $wmma' sentence"
+		echo "$said" | grep -o 'The advice for.*' | sed 's/^/#   /' ;;
+	esac
+fi
+
 run --import "$ALL" --baseline "$FIXED"
 if grep -q 'predicted' "$T/out"; then
 	not_ok "a finding gone from a kernel that got slower gets no predicted-against-measured line"
