@@ -1095,7 +1095,7 @@ for args in "--import $ALL" "--verbose --per-launch --import $ALL" \
 	"--import $REC/pytorch.json" "--import $ALL --baseline $BASE/matmul-faster.json" \
 	"--import $ALL --baseline $BASE/renamed.json" "--import $ALL --baseline $BASE/other-gpu.json" \
 	"--import $ALL --baseline $BASE/divergence-was-uniform.json" \
-	"--roofline --import $ALL"; do
+	"--roofline --import $ALL" "--import $BASE/strided-fixed.json --baseline $ALL"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	run --format json $args
