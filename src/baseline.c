@@ -182,6 +182,44 @@ static void findings_only_in(const ga_analysis *a, const ga_group *g, const ga_a
 	}
 }
 
+ga_prediction ga_predict_check(const ga_finding *f, double base_ns, double cur_ns)
+{
+	ga_prediction p = { .predicted = NAN, .low = NAN, .high = NAN, .measured = NAN };
+	if (!f || !isfinite(base_ns) || !isfinite(cur_ns) || cur_ns <= 0 || cur_ns >= base_ns)
+		return p;
+	p.checked = 1;
+	p.predicted = f->speedup;
+	p.low = f->speedup_min;
+	p.high = f->speedup_max;
+	p.measured = base_ns / cur_ns;
+	p.inside = p.measured >= p.low && p.measured <= p.high;
+	return p;
+}
+
+/* Gone findings of a paired kernel: what each predicted, when the kernel
+ * got faster on the same GPU. */
+static void check_predictions(const ga_comparison *c, ga_kernel_change *k)
+{
+	if (!c->same_device)
+		return;
+	for (size_t i = 0; i < k->n_removed; i++)
+		k->removed[i].check = ga_predict_check(&c->base->findings[k->removed[i].finding],
+		                                       k->base_ns, k->cur_ns);
+}
+
+const ga_finding_change *ga_comparison_gone(const ga_comparison *c, size_t bi)
+{
+	for (size_t i = 0; i < c->n_kernels; i++) {
+		const ga_kernel_change *k = &c->kernels[i];
+		if (k->cur == GA_NO_GROUP)
+			continue;
+		for (size_t j = 0; j < k->n_removed; j++)
+			if (k->removed[j].finding == bi)
+				return &k->removed[j];
+	}
+	return NULL;
+}
+
 static const ga_evidence *find_evidence(const ga_group *g, const char *name)
 {
 	for (size_t i = 0; i < g->n_class_evidence; i++)
@@ -285,6 +323,7 @@ void ga_compare(const ga_analysis *cur, const ga_analysis *base, const char *lab
 		                  g->klass != b->klass;
 		findings_only_in(cur, g, base, b, c->severity, 1, &k.added, &k.n_added);
 		findings_only_in(base, b, cur, g, c->severity, 0, &k.removed, &k.n_removed);
+		check_predictions(c, &k);
 		metric_changes(g, b, &k);
 		k.regression = k.slower || any_regression(k.added, k.n_added);
 		GA_PUSH(c->kernels, c->n_kernels, cap, k);

@@ -49,11 +49,24 @@ typedef struct {
 	double base, cur;    /* NAN where the side lacks it */
 } ga_metric_change;
 
+/* What a finding predicted for its fix against what the change measured:
+ * set for a baseline finding that is gone from a paired kernel which got
+ * faster on the same GPU, so a user sees on their own code whether the
+ * estimates deserve trust. */
+typedef struct {
+	int checked;         /* 1: the fields below are set */
+	double predicted;    /* the finding's speedup estimate; NAN when it had none */
+	double low, high;    /* the range it printed for the fix; NAN when none */
+	double measured;     /* baseline / current mean duration of the kernel */
+	int inside;          /* low <= measured <= high */
+} ga_prediction;
+
 /* A finding present on one side only. */
 typedef struct {
 	const ga_rule *rule; /* borrowed from the rule set */
 	size_t finding;      /* index into that side's analysis->findings */
 	int regression;      /* new, and at or above the severity */
+	ga_prediction check; /* gone findings only: predicted against measured */
 } ga_finding_change;
 
 typedef struct {
@@ -110,6 +123,16 @@ int ga_same_device(const ga_device *a, const ga_device *b);
 
 /* The change of the kernel that is group gi of the new analysis, or NULL. */
 const ga_kernel_change *ga_comparison_for_group(const ga_comparison *c, size_t gi);
+
+/* Predicted against measured for finding f when its kernel went from
+ * base_ns to cur_ns per launch: checked only when both durations are known
+ * and the kernel got faster.  The demos use it for their variants too. */
+ga_prediction ga_predict_check(const ga_finding *f, double base_ns, double cur_ns);
+
+/* The gone finding of the comparison that is baseline finding bi (an index
+ * into base->findings), or NULL when that finding is not gone from a
+ * paired kernel. */
+const ga_finding_change *ga_comparison_gone(const ga_comparison *c, size_t bi);
 
 /* Whether a kernel change says anything: regression, duration past the
  * threshold either way, class or findings changed, launch shape changed, or

@@ -26,6 +26,7 @@
 #include "profile.h"
 #include "report/report.h"
 #include "analyze/analyze.h"
+#include "baseline.h"
 #include "util.h"
 
 /* Which finding each fixed variant addresses: the demo checks that the slow
@@ -52,7 +53,7 @@ static const demo_info demos[] = {
 	 {{"warp_uniform", "thread-divergence"}}},
 	{"reduction", "interleaved addressing -> sequential addressing -> warp shuffles",
 	 {{"sequential", "shared-tree-reduction thread-divergence shared-bank-conflicts "
-	                 "integer-division"},
+	                 "integer-division sfu-heavy-math"},
 	  {"shuffle", "shared-tree-reduction warp-shuffle-reduction barrier-stalls"}}},
 	{"latency", "one warp with a dependent chain -> many warps and independent chains",
 	 {{"many_warps", "grid-too-small dependent-instruction-stalls low-occupancy "
@@ -416,6 +417,48 @@ static const char *verdict_word(double measured, double lo, double hi)
 	return measured > hi ? "above" : measured >= lo ? "inside" : "below";
 }
 
+/* The slow variant's first finding against the variants: the one that
+ * applies its fix gives what the finding predicted and what the fix
+ * measured (as a --baseline comparison says it, baseline.c), and each
+ * variant before it says that it does not apply that fix. */
+static void put_advice(FILE *out, const demo_run *r, const variant_result *res, size_t fixv)
+{
+	const ga_finding *top = res[0].top;
+	char b1[32], b2[48];
+	ga_buf advice = { 0 };
+	ga_buf_printf(&advice, "The advice for %s put %s first: estimated %s for its kernel "
+	              "(%s).", r->v[0].name, top->rule->id,
+	              ga_fmt_speedup(top->speedup, b1, sizeof(b1)),
+	              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b2, sizeof(b2)));
+	for (size_t i = 1; i < r->n && (!fixv || i < fixv); i++)
+		ga_buf_printf(&advice, " Variant %s does not apply that fix (measured %s).",
+		              r->v[i].name,
+		              ga_fmt_speedup(r->v[0].time_ms / r->v[i].time_ms, b1, sizeof(b1)));
+	if (fixv) {
+		double measured = r->v[0].time_ms / r->v[fixv].time_ms;
+		ga_prediction p = ga_predict_check(top, r->v[0].time_ms, r->v[fixv].time_ms);
+		char *said = ga_prediction_text(top->rule, &p);
+		if (said)
+			ga_buf_printf(&advice, " Variant %s applies that fix: %s, %s; the finding %s.",
+			              r->v[fixv].name, said,
+			              verdict(measured, top->speedup_min, top->speedup_max),
+			              rule_fires(&res[fixv].a, top->rule) ? "still fires" : "is gone");
+		else
+			ga_buf_printf(&advice, " Variant %s applies that fix but is not faster "
+			              "(measured %s).", r->v[fixv].name,
+			              ga_fmt_speedup(measured, b1, sizeof(b1)));
+		free(said);
+	} else {
+		ga_buf_printf(&advice, " No variant of this demo applies that fix.");
+	}
+	fputs("\n  ", out);
+	ga_buf b = { 0 };
+	ga_wrap(&b, advice.s, 2, 2, 80);
+	fputs(b.s, out);
+	ga_buf_free(&b);
+	ga_buf_free(&advice);
+}
+
 static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 {
 	variant_result *res = ga_xcalloc(r->n, sizeof(*res));
@@ -423,7 +466,7 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 	ga_error err = {0};
 	int rc = 0;
 	char label[512];
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32];
 
 	for (size_t i = 0; i < r->n; i++) {
 		if (ga_analyze(&r->v[i].prof, c->rules, &ao, &res[i].a, &err) != 0) {
@@ -490,30 +533,8 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 				fixv = i;
 	size_t cmpv = fixv ? fixv : (r->n > 1 ? 1 : 0);
 	double measured = cmpv ? r->v[0].time_ms / r->v[cmpv].time_ms : NAN;
-	if (top && cmpv) {
-		double est_x = ga_estimate_speedup(top->estimate);
-		ga_buf advice = { 0 };
-		ga_buf_printf(&advice, "The advice for %s put %s first: expected %s, estimated %s "
-		              "for its kernel.", r->v[0].name, top->rule->id,
-		              ga_fmt_speedup_range(top->rule->speedup_min, top->rule->speedup_max, b1,
-		                                   sizeof(b1)),
-		              ga_fmt_speedup(est_x, b2, sizeof(b2)));
-		if (fixv)
-			ga_buf_printf(&advice, " Variant %s applies that fix: measured %s, %s; the "
-			              "finding %s.", r->v[fixv].name,
-			              ga_fmt_speedup(measured, b3, sizeof(b3)),
-			              verdict(measured, top->rule->speedup_min, top->rule->speedup_max),
-			              rule_fires(&res[fixv].a, top->rule) ? "still fires" : "is gone");
-		else
-			ga_buf_printf(&advice, " No variant of this demo applies that fix; %s measured "
-			              "%s.", r->v[cmpv].name, ga_fmt_speedup(measured, b3, sizeof(b3)));
-		fputs("\n  ", out);
-		ga_buf b = { 0 };
-		ga_wrap(&b, advice.s, 2, 2, 80);
-		fputs(b.s, out);
-		ga_buf_free(&b);
-		ga_buf_free(&advice);
-	}
+	if (top && cmpv)
+		put_advice(out, r, res, fixv);
 	if (row) {
 		snprintf(row->demo, sizeof(row->demo), "%s", r->demo);
 		snprintf(row->before, sizeof(row->before), "%s",
@@ -522,8 +543,8 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 		         res[r->n - 1].klass == GA_CLASS_NONE ? "-" : ga_class_name(res[r->n - 1].klass));
 		snprintf(row->top, sizeof(row->top), "%s", top ? top->rule->id : "-");
 		snprintf(row->fixed_by, sizeof(row->fixed_by), "%s", fixv ? r->v[fixv].name : "");
-		row->lo = top ? top->rule->speedup_min : NAN;
-		row->hi = top ? top->rule->speedup_max : NAN;
+		row->lo = top ? top->speedup_min : NAN;
+		row->hi = top ? top->speedup_max : NAN;
 		row->estimate_x = top ? ga_estimate_speedup(top->estimate) : NAN;
 		row->measured = measured;
 		row->gone = top && fixv ? !rule_fires(&res[fixv].a, top->rule) : 0;

@@ -51,22 +51,24 @@ status=0
 : >"$out/times.txt"
 while read -r name rule kind what; do
 	printf '%-26s %-28s %s\n' "$name" "$rule" "$kind" >&2
-	if ! timeout "$step_limit" "$pairs" --time "$name" --reps 7 >>"$out/times.txt" 2>"$out/$name.time.err"; then
+	# </dev/null: the loop reads the list on standard input.
+	if ! timeout "$step_limit" "$pairs" --time "$name" --reps 7 >>"$out/times.txt" \
+	    2>"$out/$name.time.err" </dev/null; then
 		echo "$0: $name: timing failed: $(tail -n 1 "$out/$name.time.err")" >&2
 		status=1
 	fi
 	rm -f "$out/$name.json"
 	if ! timeout "$step_limit" "$ga" --quiet --format json --log-file "$out/$name.json" -- \
-	    "$pairs" --pair "$name" --side slow --launches 1 >"$out/$name.log" 2>&1; then
+	    "$pairs" --pair "$name" --side slow --launches 1 >"$out/$name.log" 2>&1 </dev/null; then
 		echo "$0: $name: gpuadvise on the slow side failed (see $out/$name.log)" >&2
 		status=1
 	fi
 	if [ "$fast" = 1 ] && [ "$kind" = pair ]; then
 		timeout "$step_limit" "$ga" --quiet --format json --log-file "$out/$name.fast.json" \
 		    --baseline "$out/$name.json" -- \
-		    "$pairs" --pair "$name" --side fast --launches 1 >"$out/$name.fast.log" 2>&1 &&
+		    "$pairs" --pair "$name" --side fast --launches 1 >"$out/$name.fast.log" 2>&1 </dev/null &&
 		"$ga" --import "$out/$name.fast.json" --baseline "$out/$name.json" \
-		    >"$out/$name.fast.txt" 2>>"$out/$name.fast.log" ||
+		    >"$out/$name.fast.txt" 2>>"$out/$name.fast.log" </dev/null ||
 		echo "$0: $name: gpuadvise on the fast side failed (see $out/$name.fast.log)" >&2
 	fi
 done <"$out/list.txt"

@@ -67,7 +67,10 @@ def finding_range(finding):
     """The printed range as (low, high) speedups, or (None, None)."""
     if "speedup_low" in finding or "speedup_high" in finding:
         return finding.get("speedup_low"), finding.get("speedup_high")
-    for key in ("speedup_range", "range", "expected_speedup"):
+    # The model's range first (its key names as the engine may write them),
+    # then the rule's stock range of older reports.
+    for key in ("speedup_range", "estimated_range", "estimated_speedup_range", "range",
+                "expected_speedup"):
         r = finding.get(key)
         if isinstance(r, list) and len(r) == 2:
             return r[0], r[1]

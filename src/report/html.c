@@ -457,6 +457,33 @@ static void kernel_table(ga_buf *b, const ga_analysis *a, const ga_roofline *r)
 	ga_buf_puts(b, "</table>\n");
 }
 
+/* With --baseline: the findings gone from kernels that got faster, each
+ * with what it predicted and what the fix measured (baseline.c). */
+static void predictions(ga_buf *b, const ga_comparison *c)
+{
+	size_t shown = 0;
+	for (size_t i = 0; c && i < c->n_kernels; i++) {
+		const ga_kernel_change *k = &c->kernels[i];
+		for (size_t j = 0; k->cur != GA_NO_GROUP && j < k->n_removed; j++) {
+			char *pred = ga_prediction_text(k->removed[j].rule, &k->removed[j].check);
+			if (!pred)
+				continue;
+			if (shown++ == 0)
+				ga_buf_puts(b, "<h2>Predicted against measured</h2>\n<p>Findings of the "
+				               "baseline gone from kernels that got faster:</p>\n<ul>\n");
+			ga_buf_puts(b, "<li><code>");
+			const ga_group *g = &c->cur->groups[k->cur];
+			esc(b, g->name ? g->name : g->mangled);
+			ga_buf_puts(b, "</code>: ");
+			esc(b, pred);
+			ga_buf_puts(b, "</li>\n");
+			free(pred);
+		}
+	}
+	if (shown)
+		ga_buf_puts(b, "</ul>\n");
+}
+
 static const char css[] =
 	"body{font-family:sans-serif;margin:2em;color:#222;max-width:1400px}"
 	"code{font-size:90%}table{border-collapse:collapse}"
@@ -512,6 +539,7 @@ int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 	}
 	chart(&b, a, r);
 	findings(&b, a);
+	predictions(&b, o ? o->baseline : NULL);
 	kernel_table(&b, a, r);
 	ga_buf_puts(&b, "</body>\n</html>\n");
 	/* Controls and bidirectional overrides from the profile: visible (safe.c). */

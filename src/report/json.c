@@ -368,6 +368,16 @@ static json_t *finding_changes_json(const ga_finding_change *v, size_t n, int wi
 		json_object_set_new(f, "severity", severity_json(v[i].rule));
 		if (with_regression)
 			json_object_set_new(f, "regression", json_boolean(v[i].regression));
+		if (v[i].check.checked) {
+			const ga_prediction *p = &v[i].check;
+			json_t *range = json_array();
+			json_array_append_new(range, num(p->low));
+			json_array_append_new(range, num(p->high));
+			json_object_set_new(f, "predicted", num(p->predicted));
+			json_object_set_new(f, "predicted_range", range);
+			json_object_set_new(f, "measured", num(p->measured));
+			json_object_set_new(f, "measured_inside", json_boolean(p->inside));
+		}
 		json_array_append_new(arr, f);
 	}
 	return arr;

@@ -237,6 +237,12 @@ static void system_out(ga_buf *b, const ga_analysis *a, size_t gi, const ga_repo
 	else if (k)
 		ga_buf_puts(&t, "; not in the baseline");
 	ga_buf_putc(&t, '\n');
+	for (size_t i = 0; k && i < k->n_removed; i++) {
+		char *pred = ga_prediction_text(k->removed[i].rule, &k->removed[i].check);
+		if (pred)
+			ga_buf_printf(&t, "gone: %s\n", pred);
+		free(pred);
+	}
 	for (size_t i = 0; i < g->n_findings; i++) {
 		const ga_rule *r = a->findings[g->findings[i]].rule;
 		ga_buf_printf(&t, "finding: [%s] %s (%s)\n", r ? ga_severity_name(r->severity) : "?",

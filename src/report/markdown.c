@@ -401,6 +401,31 @@ static void only_list(ga_buf *b, const ga_comparison *c, int cur_side, const cha
 	ga_buf_puts(b, ".\n");
 }
 
+/* The gone findings of kernels that got faster: what each predicted for its
+ * fix against what the kernel measured. */
+static void prediction_list(ga_buf *b, const ga_comparison *c)
+{
+	size_t shown = 0;
+	for (size_t i = 0; i < c->n_kernels; i++) {
+		const ga_kernel_change *k = &c->kernels[i];
+		for (size_t j = 0; k->cur != GA_NO_GROUP && j < k->n_removed; j++) {
+			char *pred = ga_prediction_text(k->removed[j].rule, &k->removed[j].check);
+			if (!pred)
+				continue;
+			if (shown++ == 0)
+				ga_buf_puts(b, "\n**Predicted against measured** (findings gone from kernels "
+				               "that got faster):\n\n");
+			const ga_group *g = &c->cur->groups[k->cur];
+			ga_buf_puts(b, "- ");
+			put_code(b, g->name ? g->name : g->mangled);
+			ga_buf_puts(b, ": ");
+			put_text(b, pred);
+			ga_buf_putc(b, '\n');
+			free(pred);
+		}
+	}
+}
+
 static void baseline_table(ga_buf *b, const ga_comparison *c, int verbose)
 {
 	char b1[32], b2[32], b3[32];
@@ -480,6 +505,7 @@ static void baseline_table(ga_buf *b, const ga_comparison *c, int verbose)
 	if (quiet)
 		ga_buf_printf(b, "\n%zu matched %s unchanged.\n", quiet,
 		              plural(quiet, "kernel", "kernels"));
+	prediction_list(b, c);
 	only_list(b, c, 1, "Only in this run:");
 	only_list(b, c, 0, "Only in the baseline:");
 }

@@ -351,6 +351,22 @@ char *ga_baseline_warning(const ga_comparison *c)
 	return w;
 }
 
+char *ga_prediction_text(const ga_rule *r, const ga_prediction *p)
+{
+	char b1[32], b2[48], b3[32];
+	if (!p || !p->checked)
+		return NULL;
+	const char *id = r && r->id ? r->id : "?";
+	ga_fmt_speedup(p->measured, b3, sizeof(b3));
+	if (!isfinite(p->predicted))
+		return ga_xasprintf("finding %s: no estimate, measured %s", id, b3);
+	ga_fmt_speedup(p->predicted, b1, sizeof(b1));
+	if (isnan(p->low) || isnan(p->high))
+		return ga_xasprintf("finding %s: predicted %s, measured %s", id, b1, b3);
+	return ga_xasprintf("finding %s: predicted %s (%s), measured %s", id, b1,
+	                    ga_fmt_speedup_range(p->low, p->high, b2, sizeof(b2)), b3);
+}
+
 const char *ga_report_class(ga_class c)
 {
 	if (c < 0 || c >= GA_CLASS__COUNT)

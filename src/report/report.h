@@ -140,6 +140,11 @@ int ga_report_several_processes(const ga_analysis *a, const ga_report_opts *o);
  * recorded on X, this profile on Y: ..."), malloc'd; NULL when the GPUs
  * agree. */
 char *ga_baseline_warning(const ga_comparison *c);
+/* A gone finding's prediction against the measured change, as every
+ * format words it: "finding ID: predicted 2.3x (1.8-3x), measured 2.1x"
+ * ("no estimate" in place of the prediction when it had none), malloc'd;
+ * NULL when the prediction was not checked (see ga_prediction). */
+char *ga_prediction_text(const ga_rule *r, const ga_prediction *p);
 /* A device as "NAME (CHIP)", malloc'd. */
 char *ga_device_label(const ga_device *d);
 

@@ -361,13 +361,22 @@ static json_t *result_json(const ga_finding *f, const ga_group *g, size_t ri,
 }
 
 /* A baseline finding gone from this profile: level none, "absent". */
-static json_t *absent_json(const ga_analysis *base, const ga_finding *f, size_t ri,
+static json_t *absent_json(const ga_comparison *cmp, size_t bi, size_t ri,
                            const ga_report_opts *o)
 {
-	const ga_group *g = &base->groups[f->group];
+	const ga_finding *f = &cmp->base->findings[bi];
+	const ga_group *g = &cmp->base->groups[f->group];
 	json_t *res = result_json(f, g, ri, "none", o);
-	char *msg = ga_xasprintf("No longer found (was in the baseline): %s in %s.",
-	                         f->rule->title, kernel_name(g));
+	const ga_finding_change *gone = ga_comparison_gone(cmp, bi);
+	char *pred = gone ? ga_prediction_text(gone->rule, &gone->check) : NULL;
+	char *msg = ga_xasprintf("No longer found (was in the baseline): %s in %s%s%s.",
+	                         f->rule->title, kernel_name(g), pred ? "; " : "", pred ? pred : "");
+	if (pred) {
+		json_t *props = json_object_get(res, "properties");
+		set_num(props, "predictedSpeedup", gone->check.predicted);
+		set_num(props, "measuredSpeedup", gone->check.measured);
+	}
+	free(pred);
 	json_object_set_new(res, "message", jtext(msg));
 	json_object_set_new(res, "baselineState", json_string("absent"));
 	free(msg);
@@ -390,7 +399,7 @@ static json_t *results_json(const ga_analysis *a, const ga_report_opts *o, rule_
 	}
 	for (size_t i = 0; cmp && i < cmp->n_absent; i++) {
 		const ga_finding *f = &cmp->base->findings[cmp->absent[i]];
-		json_array_append_new(results, absent_json(cmp->base, f, rule_index(rl, f->rule), o));
+		json_array_append_new(results, absent_json(cmp, cmp->absent[i], rule_index(rl, f->rule), o));
 	}
 	return results;
 }

@@ -673,8 +673,16 @@ static void kernel_change(tctx *t, size_t ind, const ga_comparison *c,
 	}
 	for (size_t i = 0; i < k->n_added; i++)
 		finding_change(t, ind, "new finding", &k->added[i]);
-	for (size_t i = 0; i < k->n_removed; i++)
+	for (size_t i = 0; i < k->n_removed; i++) {
 		finding_change(t, ind, g ? "gone" : "finding", &k->removed[i]);
+		char *pred = ga_prediction_text(k->removed[i].rule, &k->removed[i].check);
+		if (pred) {
+			ga_spaces(&t->b, ind + 2);
+			ga_buf_puts(&s, pred);
+			tx_wrap_buf(t, &s, ind + 2, ind + 4);
+			free(pred);
+		}
+	}
 }
 
 static void baseline(tctx *t, const ga_comparison *c)

@@ -736,6 +736,70 @@ EOF
 cases_baseline >"$T/cases"
 check_table <"$T/cases"
 
+# Predicted against measured: strided-fixed.json is the recording with
+# copy_strided fixed (measured like copy_coalesced); compared with the
+# recording as the baseline, the uncoalesced-access finding is gone from a
+# kernel that got faster, and every format gives what it predicted (the
+# baseline report's estimate and range) against what the fix measured (the
+# ratio of the mean durations in the two files, computed here).
+FIXED=$BASE/strided-fixed.json
+MEAS=$(python3 - "$SRCDIR/$ALL" "$SRCDIR/$FIXED" <<'PY'
+import json, sys
+def mean(path):
+    d = [l["duration_ns"] for l in json.load(open(path))["launches"]
+         if l["name"].startswith("copy_strided(") and l.get("duration_ns") is not None]
+    return sum(d) / len(d)
+print("%.1f" % (mean(sys.argv[1]) / mean(sys.argv[2])))
+PY
+)
+run --import "$ALL" --format json
+PRED=$(python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = [f for f in r["findings"] if f["rule"] == "uncoalesced-global-access"
+     and f["kernel_name"].startswith("copy_strided(")][0]
+print("%.1fx \\(%g-%gx\\)" % (f["estimated_speedup"], f["expected_speedup"][0], f["expected_speedup"][1]))
+' "$T/out")
+SAY="finding uncoalesced-global-access: predicted $PRED, measured ${MEAS}x"
+cat >"$T/cases" <<CASES
+0 out '^    $SAY\$'                  --import $FIXED --baseline $ALL --fail-on regression
+0 out '^- \`copy_strided.*\`: $SAY\$' --import $FIXED --baseline $ALL --format markdown
+0 out '^gone: $SAY\$'                 --import $FIXED --baseline $ALL --format junit
+0 out 'Uncoalesced global memory access in copy_strided[^"]*; $SAY\.' --import $FIXED --baseline $ALL --format sarif
+0 out '"measured": ${MEAS}[0-9]*,'     --import $FIXED --baseline $ALL --format json
+0 out '^<li><code>copy_strided.*</code>: $SAY</li>\$' --import $FIXED --baseline $ALL --format html
+0 out '^  gone: \[high\] Uncoalesced global memory access \(uncoalesced-global-access\)\$' --import $FIXED --baseline $ALL
+CASES
+check_table <"$T/cases"
+# The demos word their first finding's fix the same way: in the recorded
+# matmul demo, tiled does not apply tensor-cores-unused and wmma does, with
+# the measured speedup the ratio of the recorded variant times.
+if have_gpu; then
+	skip "gpuadvise --demo matmul (recorded): a GPU is present"
+else
+	run --demo matmul
+	said=$(tr '\n' ' ' <"$T/out" | tr -s ' ')
+	meas=$(python3 -c '
+import json, sys
+v = {x["name"]: x["time_ms"] for x in json.load(open(sys.argv[1]))["variants"]}
+print("%.1fx %.1fx" % (v["naive"] / v["tiled"], v["naive"] / v["wmma"]))' "$SRCDIR/$REC/demo-matmul.json")
+	tiled=${meas% *} wmma=${meas#* }
+	case $said in
+	*"Variant tiled does not apply that fix (measured $tiled). Variant wmma applies that fix: finding tensor-cores-unused: predicted "*"x (2-16x), measured $wmma, inside the range; the finding is gone."*)
+		ok "demo matmul: tiled does not apply the first fix, wmma does: predicted against measured $wmma" ;;
+	*)
+		not_ok "demo matmul: no 'does not apply' / 'predicted ..., measured $wmma' sentence"
+		echo "$said" | grep -o 'The advice for.*' | sed 's/^/#   /' ;;
+	esac
+fi
+
+run --import "$ALL" --baseline "$FIXED"
+if grep -q 'predicted' "$T/out"; then
+	not_ok "a finding gone from a kernel that got slower gets no predicted-against-measured line"
+else
+	ok "a finding gone from a kernel that got slower gets no predicted-against-measured line"
+fi
+
 # ---------------------------------------------------------------------------
 # Metric sets (--max-passes): no set over the limit, and the classifier's
 # metrics (what --quick collects) all in the first set, so that a kernel
@@ -1078,7 +1142,8 @@ for args in "--import $ALL" "--verbose --per-launch --import $ALL" \
 	"--import $REC/pytorch.json" "--import $ALL --baseline $BASE/matmul-faster.json" \
 	"--import $ALL --baseline $BASE/renamed.json" "--import $ALL --baseline $BASE/other-gpu.json" \
 	"--import $ALL --baseline $BASE/divergence-was-uniform.json" \
-	"--roofline --import $ALL" "--import $CLI/pytorch-nvtx.json"; do
+	"--roofline --import $ALL" "--import $CLI/pytorch-nvtx.json" \
+	"--import $BASE/strided-fixed.json --baseline $ALL"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	run --format json $args

@@ -232,6 +232,117 @@ static void other_gpu(ga_profile *p)
 		p->launches[i].duration_ns *= 0.5;
 }
 
+/* The fix applied: copy_strided measured like copy_coalesced, durations
+ * included (the testapp's two copies move the same bytes). */
+static void strided_fixed(ga_profile *p)
+{
+	for (int k = 0; k < N_SETS; k++) {
+		ga_launch *s = launch_named(p, "copy_strided", k);
+		ga_launch *c = launch_named(p, "copy_coalesced", k);
+		memcpy(s->values, c->values, p->n_metrics * sizeof(double));
+		s->duration_ns = c->duration_ns;
+	}
+}
+
+/* The mean duration of prefix(...)'s launches, from the profile itself. */
+static double mean_duration(const ga_profile *p, const char *prefix)
+{
+	double sum = 0;
+	int n = 0;
+	for (size_t i = 0; i < p->n_launches; i++)
+		if (named(&p->launches[i], prefix) && isfinite(p->launches[i].duration_ns)) {
+			sum += p->launches[i].duration_ns;
+			n++;
+		}
+	assert_true(n > 0);
+	return sum / n;
+}
+
+/* The recording as the baseline and, as the new run, the recording changed
+ * by edit (the reverse of compare()). */
+static void compare_fixed(fixture *f, void (*edit)(ga_profile *))
+{
+	load(&f->cur_p, ALL);
+	load(&f->base_p, ALL);
+	edit(&f->cur_p);
+	analyze(&f->cur_p, &f->cur);
+	analyze(&f->base_p, &f->base);
+	ga_compare_opts o = { .threshold = 0.10, .severity = GA_SEV_HIGH };
+	ga_compare(&f->cur, &f->base, "baseline.json", &o, &f->c);
+}
+
+static const ga_finding_change *gone_rule(const ga_kernel_change *k, const char *id)
+{
+	for (size_t i = 0; i < k->n_removed; i++)
+		if (k->removed[i].rule && strcmp(k->removed[i].rule->id, id) == 0)
+			return &k->removed[i];
+	return NULL;
+}
+
+/* Predicted against measured: the baseline's uncoalesced-access finding is
+ * gone from the fixed copy, which got faster; the prediction is that
+ * finding's estimate and range, the measurement the ratio of the mean
+ * durations read from the two profiles. */
+static void test_prediction_checked(void **state)
+{
+	fixture f;
+	(void)state;
+	compare_fixed(&f, strided_fixed);
+	const ga_kernel_change *k = change_of(&f.c, "copy_strided", 1);
+	assert_non_null(k);
+	const ga_finding_change *g = gone_rule(k, "uncoalesced-global-access");
+	assert_non_null(g);
+	assert_int_equal(g->check.checked, 1);
+	double want = mean_duration(&f.base_p, "copy_strided") / mean_duration(&f.cur_p, "copy_strided");
+	assert_true(want > 1.0);
+	assert_true(fabs(g->check.measured - want) < 1e-9 * want);
+	const ga_finding *bf = &f.base.findings[g->finding];
+	assert_string_equal(bf->rule->id, "uncoalesced-global-access");
+	assert_true(fabs(g->check.predicted - 1 / (1 - bf->estimate)) < 1e-9);
+	assert_true(g->check.low == bf->speedup_min && g->check.high == bf->speedup_max);
+	assert_int_equal(g->check.inside, want >= bf->speedup_min && want <= bf->speedup_max);
+	assert_ptr_equal(ga_comparison_gone(&f.c, g->finding), g);
+	release(&f);
+}
+
+/* No check when the kernel did not get faster, or on another GPU. */
+static void strided_fixed_slower(ga_profile *p)
+{
+	strided_fixed(p);
+	for (int k = 0; k < N_SETS; k++)
+		launch_named(p, "copy_strided", k)->duration_ns = 1e9;
+}
+
+static void strided_fixed_other_gpu(ga_profile *p)
+{
+	strided_fixed(p);
+	free(p->device.name);
+	p->device.name = ga_xstrdup("NVIDIA H100 80GB HBM3");
+}
+
+static void test_prediction_unchecked(void **state)
+{
+	void (*edits[])(ga_profile *) = { strided_fixed_slower, strided_fixed_other_gpu };
+	(void)state;
+	for (size_t e = 0; e < 2; e++) {
+		fixture f;
+		compare_fixed(&f, edits[e]);
+		const ga_kernel_change *k = change_of(&f.c, "copy_strided", 1);
+		assert_non_null(k);
+		const ga_finding_change *g = gone_rule(k, "uncoalesced-global-access");
+		assert_non_null(g);
+		assert_int_equal(g->check.checked, 0);
+		release(&f);
+	}
+	/* and the finding itself predicted nothing: "no estimate" */
+	ga_finding nf = { .speedup = NAN, .speedup_min = 1.1, .speedup_max = 2 };
+	ga_prediction p = ga_predict_check(&nf, 300, 100);
+	assert_int_equal(p.checked, 1);
+	assert_true(isnan(p.predicted));
+	assert_true(fabs(p.measured - 3) < 1e-12);
+	assert_int_equal(p.inside, 0);
+}
+
 /* ---- tests -------------------------------------------------------------- */
 
 static void test_identical(void **state)
@@ -573,6 +684,8 @@ int main(void)
 		cmocka_unit_test(test_other_gpu),
 		cmocka_unit_test(test_same_device),
 		cmocka_unit_test(test_launch_order),
+		cmocka_unit_test(test_prediction_checked),
+		cmocka_unit_test(test_prediction_unchecked),
 	};
 	return cmocka_run_group_tests(tests, load_rules, free_rules);
 }
