@@ -44,6 +44,7 @@ typedef struct {
 	char *host;
 	int passes;              /* replay passes per profiled launch (the most of any set) */
 	int metric_sets;         /* metric sets taken in turn by repeats of a kernel; 0, 1: one */
+	int quick;               /* --quick: the classifier's metrics only */
 	double min_share_pct;    /* --min-share: the share of GPU time for more than one
 	                          * profiled launch of a kernel; 0: none or unknown */
 	double profiler_setup_seconds;   /* in the app: profiler and metric-set set-up, 0 unknown */

@@ -26,6 +26,7 @@ typedef struct {
 	long max_per_kernel;        /* <=0: no limit */
 	double min_share;           /* percent; a kernel below it gets one profiled launch; 0: off */
 	int no_loop_replay;         /* measure no loop across its iterations */
+	int quick;                  /* --quick (recorded in the profile) */
 	const char *keep_image;     /* NULL: none */
 	int quiet_stdout;           /* send the application's stdout to /dev/null */
 	const char *source_mode;    /* GA_ENV_SOURCE value; NULL: auto */

@@ -527,6 +527,7 @@ static void init_filters(void)
 	sched.skip = env_long(GA_ENV_LAUNCH_SKIP, 0);
 	sched.count = env_long(GA_ENV_LAUNCH_COUNT, -1);
 	sched.max_per_kernel = env_long(GA_ENV_MAX_PER_KERNEL, 0);
+	sched.full = inj.max_passes == 0;
 	/* Loop replay needs every launch between two of an iteration's to be one
 	 * of its ranges: no name filter, no launch count. */
 	sched.loop.off = ga_sched_filtered(&sched) || sched.count >= 0 ||

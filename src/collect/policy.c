@@ -251,6 +251,13 @@ ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, l
 {
 	if (!ga_sched_again(s, r, n_sets))
 		return GA_SCHED_ENOUGH;
+	/* Full diagnosis: its first launch took every metric.  A pass costs
+	 * about the same CUPTI time whatever it reads, so one launch of all
+	 * the passes costs what three sets did, and repeats would only replay
+	 * the same metrics again (a loop's iterations may still measure them,
+	 * at no replay). */
+	if (s->full && r->profiled > 0)
+		return GA_SCHED_ENOUGH;
 	if (r->profiled > 0 && ga_sched_below_share(s, r)) {
 		r->below_share = 1;
 		return GA_SCHED_BELOW_SHARE;

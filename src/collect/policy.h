@@ -5,9 +5,11 @@
  * tests/unit/test_policy.c plays launch sequences through it.
  *
  * A kernel is a (name, grid, block) triple, counted in a ga_repeat_slot.
- * Its metrics come in one or more metric sets (at most --max-passes replay
- * passes each); repeated launches take the sets in turn, at most
- * --max-per-kernel of them, fewer under --min-share.  A program that runs
+ * By default (no --max-passes bound) its first profiled launch takes every
+ * metric at once, in one set (full diagnosis), and later launches are not
+ * replayed again.  With --max-passes N its metrics come in metric sets of at
+ * most N replay passes each; repeated launches take the sets in turn, at
+ * most --max-per-kernel of them, fewer under --min-share.  A program that runs
  * the same launches over and over (a training loop) can have them measured
  * across its iterations instead (loop replay, ga_loop_*). */
 #ifndef GA_POLICY_H
@@ -74,6 +76,8 @@ typedef struct {
 	char *exact;
 	long skip, count, max_per_kernel;
 	double min_share;         /* fraction of gpu_ns for more than one profiled launch */
+	int full;                 /* no --max-passes bound: a kernel's first profiled
+	                           * launch takes every metric, later ones no replay */
 	/* The run so far. */
 	double gpu_ns;            /* GPU time: launches x mean duration of their kernel */
 	long total_launches;      /* every launch seen, selected or not */

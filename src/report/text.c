@@ -697,12 +697,17 @@ static void unchecked_hint(tctx *t, const ga_analysis *a)
 		return;
 	if (p && p->collection.metric_sets > 1)
 		ga_buf_printf(&s, "%zu %s had rules not checked: the metrics were measured in %d "
-		              "sets, one per launch in turn, and %s launched too few times to take "
-		              "them all. Launch %s more often, or profile with --max-passes 0 to "
-		              "measure every metric on every launch (in a loop of a few iterations, "
-		              "--no-loop-replay takes the other sets from the second).",
+		              "sets, one per launch in turn (--max-passes), and %s launched too "
+		              "few times to take them all. Launch %s more often, or profile without "
+		              "--max-passes to measure every metric on a kernel's first launch (in "
+		              "a loop of a few iterations, --no-loop-replay takes the other sets "
+		              "from the second).",
 		              n, tx_plural(n, "kernel", "kernels"), p->collection.metric_sets,
 		              n == 1 ? "it was" : "they were", n == 1 ? "it" : "them");
+	else if (p && p->collection.quick)
+		ga_buf_printf(&s, "%zu %s had rules not checked: --quick collected only the "
+		              "classifier's metrics. Profile without --quick to check every rule.",
+		              n, tx_plural(n, "kernel", "kernels"));
 	else
 		ga_buf_printf(&s, "%zu %s had rules not checked: the profile lacks their metrics "
 		              "(a --quick run, or one with other rules).", n,

@@ -214,6 +214,67 @@ static void test_uncount(void **state)
 	ga_sched_free(&m.s);
 }
 
+/* Full diagnosis (the default, no --max-passes bound: one set holding
+ * every metric): a kernel's first launch takes it all, and no launch of it
+ * is replayed again, in a row or not, whatever --max-per-kernel allows. */
+static void test_full_first_launch(void **state)
+{
+	sim m;
+	(void)state;
+	sim_init(&m, 1);
+	m.s.full = 1;
+	m.s.max_per_kernel = 5;
+	m.s.loop.off = 1;
+	assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_PROFILE);
+	assert_int_equal(m.last_set, 0);
+	ga_repeat_slot *r = slot(&m, "_Z4oncev");
+	assert_true(ga_sched_sets_done(r, 1));
+	/* its second launch may give source lines */
+	assert_true(ga_sched_source_turn(&m.s, r, 1));
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_ENOUGH);
+	assert_int_equal(launch(&m, "_Z5otherv", 10), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_ENOUGH);
+	assert_int_equal(r->count, 8);
+	assert_int_equal(r->profiled, 1);
+	assert_int_equal(m.s.profiled, 2);
+	assert_int_equal(m.s.set_changes, 0);
+	ga_sched_free(&m.s);
+
+	/* The same launches with --max-passes 0 before full diagnosis was the
+	 * default, or with one set that fits --max-passes N: repeats replayed
+	 * up to --max-per-kernel. */
+	sim_init(&m, 1);
+	m.s.max_per_kernel = 5;
+	m.s.loop.off = 1;
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_ENOUGH);
+	ga_sched_free(&m.s);
+}
+
+/* Under full diagnosis --min-share takes nothing away: a small kernel's
+ * first launch has every metric, so none of its rules goes unchecked and
+ * it is never marked below the share. */
+static void test_full_min_share(void **state)
+{
+	sim m;
+	(void)state;
+	sim_init(&m, 1);
+	m.s.full = 1;
+	m.s.loop.off = 1;
+	m.s.min_share = 0.05;
+	assert_int_equal(launch(&m, "_Z3bigv", 1e6), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z5smallv", 1000), GA_SCHED_PROFILE);
+	ga_repeat_slot *small = slot(&m, "_Z5smallv");
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(launch(&m, "_Z5smallv", 1000), GA_SCHED_ENOUGH);
+	assert_true(ga_sched_below_share(&m.s, small));
+	assert_false(small->below_share);
+	assert_true(ga_sched_sets_done(small, 1));
+	ga_sched_free(&m.s);
+}
+
 /* The loop replay side of a launch, as loopreplay.c plays it: 1 when the
  * loop took it; *pass_end when it was an iteration's last. */
 static int loop_step(sim *m, ga_repeat_slot *r, int in_a_row, int *pass_end)
@@ -309,6 +370,36 @@ static void test_loop_detected(void **state)
 	ga_sched_free(&m.s);
 }
 
+/* Full diagnosis in a training loop: the first step replays each kernel
+ * once with every metric; no later launch is replayed; the loop's
+ * iterations measure repeats (up to --max-per-kernel) at no replay, one
+ * pass per iteration of the 7-pass set. */
+static void test_full_loop(void **state)
+{
+	sim m;
+	const char *k[3] = {"_Z4gemmv", "_Z4reluv", "_Z4normv"};
+	long replays = 0;
+	(void)state;
+	sim_init(&m, 1);
+	m.s.full = 1;
+	m.s.max_per_kernel = 3;
+	for (int i = 0; i < 3 * 40; i++) {
+		long before = m.s.profiled - m.s.loop.launches;
+		ga_sched_action a = loop_launch(&m, k[i % 3], 7);
+		if (i >= 3 && !m.s.loop.active && a != GA_SCHED_PROFILE)
+			assert_int_equal(a, GA_SCHED_ENOUGH);
+		replays += (m.s.profiled - m.s.loop.launches) - before;
+	}
+	assert_int_equal(replays, 3);
+	/* two sets' worth of iterations: 7 passes each */
+	assert_int_equal(m.s.loop.passes, 14);
+	assert_int_equal(m.s.loop.launches, 6);
+	for (int j = 0; j < 3; j++)
+		assert_int_equal(slot(&m, k[j])->profiled, 3);
+	assert_false(m.s.loop.active);
+	ga_sched_free(&m.s);
+}
+
 /* A launch out of the pattern ends the loop's set; the second time, loop
  * replay is off for the process. */
 static void test_loop_broken(void **state)
@@ -399,8 +490,11 @@ int main(void)
 		cmocka_unit_test(test_interleaved_switch),
 		cmocka_unit_test(test_min_share),
 		cmocka_unit_test(test_uncount),
+		cmocka_unit_test(test_full_first_launch),
+		cmocka_unit_test(test_full_min_share),
 		cmocka_unit_test(test_loop_detected),
 		cmocka_unit_test(test_loop_broken),
+		cmocka_unit_test(test_full_loop),
 		cmocka_unit_test(test_loop_needs_kernels),
 		cmocka_unit_test(test_filters),
 	};
