@@ -318,6 +318,12 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		free(name);
 		return;
 	}
+	/* A launch the loop skipped: the range profiler holds the loop's
+	 * configuration, so no replay and no source lines now. */
+	if (sched.loop.active) {
+		free(name);
+		return;
+	}
 	if (ga_sass_stall_run()) {
 		stall_run_launch(cb, mangled, grid, block);
 		free(name);

@@ -22,6 +22,8 @@ void ga_sched_free(ga_sched *s)
 	}
 	free(s->repeats);
 	ga_map_free(&s->repeat_index);
+	ga_period_free(&s->loop.det);
+	free(s->loop.keys);
 	if (s->has_re)
 		regfree(&s->re);
 	free(s->exact);
@@ -262,6 +264,11 @@ ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, l
 		r->below_share = 1;
 		return GA_SCHED_BELOW_SHARE;
 	}
+	/* While a loop's iterations are measured the range profiler holds
+	 * their configuration: any kernel, even a new one, waits for the loop
+	 * (a replay would need a configuration of its own). */
+	if (s->loop.active)
+		return GA_SCHED_WAIT_LOOP;
 	/* Its other sets may come from a loop's iterations at no replay; a
 	 * kernel run in a row is cheaper replayed. */
 	if (r->profiled > 0 && !in_a_row && !s->loop.off && r->count < GA_LOOP_DEFER &&
@@ -301,7 +308,9 @@ int ga_sched_measured(ga_sched *s)
 
 void ga_loop_push(ga_sched *s, const ga_repeat_slot *r)
 {
-	s->loop.ring[s->loop.n++ % GA_LOOP_RING] = ga_sched_slot(s, r);
+	if (!s->loop.det.min_p)
+		ga_period_init(&s->loop.det, 2, GA_LOOP_MAX_PERIOD);
+	ga_period_push(&s->loop.det, ga_sched_slot(s, r));
 }
 
 /* From a loop, where it costs nothing extra.  With one set: repeats up to
@@ -340,27 +349,78 @@ size_t ga_loop_best_set(ga_sched *s, size_t n_sets, size_t *count)
 }
 
 /* Only the smallest period is tried: a larger one is nearly always a
- * multiple, with the same kernels. */
+ * multiple, with the same kernels (an inner loop, a model's layers, is
+ * found first; the launches between its runs are skipped, ga_loop_mismatch).
+ * A period whose kernels want too little is looked at again a period
+ * later, not at every launch: it costs O(p). */
 int ga_loop_detect(ga_sched *s, size_t n_sets)
 {
 	ga_loop_plan *lp = &s->loop;
 	size_t p, n, set;
 
-	p = ga_loop_period(lp->ring, GA_LOOP_RING, lp->n, 2, GA_LOOP_MAX_PERIOD);
-	if (!p)
+	p = ga_period_found(&lp->det);
+	if (!p || lp->det.n < lp->next_check)
 		return 0;
+	if (p > lp->cap_keys) {
+		lp->keys = ga_xrealloc(lp->keys, p * sizeof(*lp->keys));
+		lp->cap_keys = p;
+	}
 	/* The next iteration starts with the launch p - 1 back. */
 	for (size_t i = 0; i < p; i++)
-		lp->keys[i] = ga_loop_back(lp->ring, GA_LOOP_RING, lp->n, p - 1 - i);
+		lp->keys[i] = ga_period_back(&lp->det, p - 1 - i);
 	lp->period = p;
 	set = ga_loop_best_set(s, n_sets, &n);
-	if (n < GA_LOOP_MIN_KERNELS)
+	if (n < GA_LOOP_MIN_KERNELS) {
+		lp->next_check = lp->det.n + p;
 		return 0;
+	}
 	lp->active = 1;
 	lp->set = set;
 	lp->pos = 0;
 	lp->pass = 0;
+	lp->skipped = 0;
+	lp->broken = 0;
 	return 1;
+}
+
+/* Between iterations (position 0) a launch out of the pattern is one the
+ * program adds now and then (an evaluation pass, the optimizer step after
+ * a gradient accumulation's micro-batches, a data-dependent launch): it
+ * runs outside the range profiler's passes and is skipped, unless they go
+ * on for GA_LOOP_MAX_PERIOD launches and two iterations (the loop is over;
+ * an inner loop, a model's layers, sees the rest of the step skipped).  Inside a pass it
+ * is a range too, which the pass's values cannot place: the pass is
+ * broken, and the iteration is turned so that the expected launch comes
+ * first (an extra launch at that place next time falls between iterations). */
+ga_loop_miss ga_loop_mismatch(ga_sched *s)
+{
+	ga_loop_plan *lp = &s->loop;
+
+	if (lp->pos == 0) {
+		lp->skips++;
+		if (++lp->skipped <= (long)(GA_LOOP_MAX_PERIOD + 2 * lp->period))
+			return GA_LOOP_SKIP;
+		ga_loop_stop(s, 0);
+		return GA_LOOP_ENDED;
+	}
+	lp->broken_passes++;
+	if (++lp->broken >= GA_LOOP_MAX_BROKEN) {
+		ga_period_reject(&lp->det, lp->period);
+		ga_loop_stop(s, 1);
+		return GA_LOOP_ENDED;
+	}
+	{
+		size_t j = lp->pos, p = lp->period;
+		long *turned = ga_xmalloc(p * sizeof(*turned));
+		for (size_t i = 0; i < p; i++)
+			turned[i] = lp->keys[(i + j) % p];
+		memcpy(lp->keys, turned, p * sizeof(*turned));
+		free(turned);
+	}
+	lp->pos = 0;
+	lp->pass = 0;
+	lp->skipped = 1;
+	return GA_LOOP_BROKEN_PASS;
 }
 
 int ga_loop_expected(const ga_sched *s, const ga_repeat_slot *r)
@@ -370,11 +430,13 @@ int ga_loop_expected(const ga_sched *s, const ga_repeat_slot *r)
 
 int ga_loop_advance(ga_sched *s)
 {
+	s->loop.skipped = 0;
 	return ++s->loop.pos == s->loop.period;
 }
 
 void ga_loop_pass_done(ga_sched *s)
 {
+	s->loop.broken = 0;       /* a clean iteration: the period holds */
 	s->loop.pos = 0;
 	s->loop.pass++;
 	s->loop.passes++;
@@ -401,6 +463,7 @@ void ga_loop_stop(ga_sched *s, int failed)
 {
 	s->loop.active = 0;
 	s->loop.pos = 0;
+	s->loop.broken = 0;
 	if (failed && ++s->loop.aborted >= GA_LOOP_MAX_FAILS)
 		s->loop.off = 1;
 }
@@ -413,5 +476,7 @@ int ga_loop_next_set(ga_sched *s, size_t n_sets)
 		return 0;
 	s->loop.active = 1;
 	s->loop.pass = 0;
+	s->loop.pos = 0;
+	s->loop.broken = 0;
 	return 1;
 }

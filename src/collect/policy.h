@@ -18,6 +18,7 @@
 #include <regex.h>
 #include <stddef.h>
 
+#include "../loop.h"
 #include "../util.h"
 
 #define GA_MAX_SETS 16            /* metric sets tracked per kernel */
@@ -28,15 +29,18 @@
 #define GA_SETTLE_LAUNCHES 8
 #define GA_SWITCH_OWED 8
 
-/* Loop replay: an iteration of at most GA_LOOP_MAX_PERIOD launches, started
- * when GA_LOOP_MIN_KERNELS kernels of it want a metric set; while one may
- * still show, a kernel's other sets wait for its GA_LOOP_DEFER-th launch;
- * GA_LOOP_MAX_FAILS broken loops end loop replay in the process. */
-#define GA_LOOP_MAX_PERIOD 128
-#define GA_LOOP_RING (2 * GA_LOOP_MAX_PERIOD)
+/* Loop replay: an iteration of at most GA_LOOP_MAX_PERIOD launches (loop.h),
+ * started when GA_LOOP_MIN_KERNELS kernels of it want a metric set; while
+ * one may still show, a kernel's other sets wait for its GA_LOOP_DEFER-th
+ * launch.  A launch out of the pattern between iterations is skipped; one
+ * inside a pass breaks the pass (GA_LOOP_MAX_BROKEN in a row, with no pass
+ * done in between, end that loop: its period was not the loop's);
+ * GA_LOOP_MAX_FAILS ended loops end loop replay in the process. */
+#define GA_LOOP_MAX_PERIOD GA_PERIOD_MAX
 #define GA_LOOP_MIN_KERNELS 3
 #define GA_LOOP_DEFER 4
-#define GA_LOOP_MAX_FAILS 2
+#define GA_LOOP_MAX_BROKEN 3
+#define GA_LOOP_MAX_FAILS 4
 
 typedef struct {
 	char *key;
@@ -54,13 +58,18 @@ typedef struct {
 /* Loop replay's plan: the launches seen, the iteration found, where the
  * run is in it. */
 typedef struct {
-	long ring[GA_LOOP_RING];  /* repeat slots of the last selected launches */
-	size_t n;
+	ga_period det;            /* the selected launches' repeat slots */
+	size_t next_check;        /* det.n before which a period found is not looked at again */
 	int off;                  /* no loop replay in this process */
 	int active;               /* measuring iterations */
 	size_t period;
-	long keys[GA_LOOP_MAX_PERIOD];   /* repeat slot at each position */
+	long *keys;               /* repeat slot at each position */
+	size_t cap_keys;
 	size_t pos;               /* position of the next launch */
+	long skipped;             /* launches out of the pattern in a row at position 0 */
+	long broken;              /* passes broken in a row, none done in between */
+	long skips;               /* launches skipped between iterations */
+	long broken_passes;       /* passes broken by a launch out of the pattern */
 	size_t set;               /* metric set being measured */
 	long pass;                /* iterations of this set measured */
 	long mark;
@@ -164,6 +173,15 @@ size_t ga_loop_best_set(ga_sched *s, size_t n_sets, size_t *count);
 int ga_loop_detect(ga_sched *s, size_t n_sets);
 /* Is this launch the one the iteration has next? */
 int ga_loop_expected(const ga_sched *s, const ga_repeat_slot *r);
+/* A launch that is not (ga_loop_mismatch). */
+typedef enum {
+	GA_LOOP_SKIP,             /* between iterations: not measured, the loop goes on */
+	GA_LOOP_BROKEN_PASS,      /* inside a pass: its set's passes so far are dropped and
+	                           * the set starts again at the next iteration, whose
+	                           * first launch is now the one that was expected */
+	GA_LOOP_ENDED,            /* the loop is no more: stopped (failed when it broke) */
+} ga_loop_miss;
+ga_loop_miss ga_loop_mismatch(ga_sched *s);
 /* Past it: 1 when it was the iteration's last (the pass ends at its EXIT). */
 int ga_loop_advance(ga_sched *s);
 /* The pass ended: position 0, one more pass. */
