@@ -118,14 +118,19 @@ for l in open(rows):
     t.setdefault(tool, []).append((float(w), float(loop[0]) if loop else float("nan")))
 med = lambda tool, i: statistics.median(r[i] for r in t[tool])
 try:
-    c = json.load(open(prof))["collection"]
+    p = json.load(open(prof))
+    c = p["collection"]
+    loop = c.get("loop_replay_launches", 0)
+    mech = {"kernel_replay": len(p["launches"]) - loop, "loop_replay": loop,
+            "unprofiled_at_mean": sum(u["launches"] for u in p.get("unprofiled", [])),
+            "graph_launches": c.get("graph_launches", 0)}
 except (KeyError, ValueError, OSError):
-    c = {}
+    mech = {}
 print(f"{name}: process plain {med('plain', 0):.2f} s, gpuadvise {med('ga', 0):.2f} s "
       f"(x{med('ga', 0) / med('plain', 0):.2f}), ncu SOL -c {n} {med('sol', 0):.2f} s; "
       f"loop plain {med('plain', 1):.3f} s, gpuadvise {med('ga', 1):.3f} s "
       f"(x{med('ga', 1) / med('plain', 1):.2f}); classes agreeing {agree}; "
-      f"mechanisms {c.get('mechanisms', {'loop_replay': c.get('loop_replay_launches', 0)})}")
+      f"measured {mech}")
 PY
 }
 if [ -n "${BENCH_TRAIN2:-}" ]; then

@@ -258,3 +258,21 @@ void loop_exit_launch(void)
 	measure_drop(cs);
 	ga_loop_next_set(&sched, c->n_sets);   /* the next set, from the next iteration */
 }
+
+void loop_graph_launch(const CUpti_CallbackData *cb)
+{
+	ga_loop_miss m;
+
+	if (!sched.loop.active || sched.loop.pos == 0)
+		return;   /* between iterations: outside the passes */
+	if (cb->context != loop_rp.cs->ctx || cb->contextUid != loop_rp.cs->uid) {
+		loop_abort(1);
+		return;
+	}
+	passes_drop(1, 1);
+	m = ga_loop_mismatch(&sched);
+	if (m == GA_LOOP_BROKEN_PASS)
+		meta_clear();
+	else
+		loop_clear(0);
+}

@@ -90,6 +90,8 @@ typedef struct {
 	/* The run so far. */
 	double gpu_ns;            /* GPU time: launches x mean duration of their kernel */
 	long total_launches;      /* every launch seen, selected or not */
+	long graph_launches;      /* cuGraphLaunch: its kernels pass no launch callback */
+	long captured;            /* launches recorded into a graph being captured */
 	long matched;             /* launches passing the name filter */
 	long profiled;
 	ga_repeat_slot *repeats;

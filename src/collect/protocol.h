@@ -12,7 +12,8 @@
  *   source     {an entry of the profile's "sources" array}
  *   unprofiled {an entry of the profile's "unprofiled" array}
  *   end        {pid, launches, matched, profiled, setup_seconds,
- *               measure_seconds, loop_launches}   (missing if the process died)
+ *               measure_seconds, loop_launches, graph_launches}
+ *              (missing if the process died)
  * A last line without its newline was cut short by a kill (records.c skips
  * it). */
 #ifndef GA_PROTOCOL_H

@@ -135,6 +135,30 @@ const char *tx_plural(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+/* Which mechanism measured how many launches: one line, when anything
+ * but replaying each profiled launch took part. */
+static void measured_line(tctx *t, const ga_analysis *a)
+{
+	ga_buf s = { 0 };
+	long kr = a->measured.kernel_replay, lr = a->measured.loop_replay;
+	long am = a->measured.at_mean, gl = a->measured.graph_launches;
+
+	if (!lr && !am && !gl)
+		return;
+	ga_buf_printf(&s, "Measured: %ld %s by kernel replay", kr,
+	              tx_plural((size_t)kr, "launch", "launches"));
+	if (lr)
+		ga_buf_printf(&s, ", %ld across a loop's iterations with no replay", lr);
+	if (am)
+		ga_buf_printf(&s, ", %ld %s not profiled and counted at their kernel's mean", am,
+		              tx_plural((size_t)am, "repeat", "repeats"));
+	if (gl)
+		ga_buf_printf(&s, "; %ld CUDA graph %s: kernels inside CUDA graphs are not profiled",
+		              gl, tx_plural((size_t)gl, "launch", "launches"));
+	ga_buf_putc(&s, '.');
+	tx_wrap_buf(t, &s, 0, 2);
+}
+
 /* text wrapped inside a frame of '+', '-' and '|', in bold. */
 static void box(tctx *t, const char *text)
 {
@@ -204,13 +228,9 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 		else if (p->collection.passes > 0)
 			ga_buf_printf(&s, " in %d %s", p->collection.passes,
 			              tx_plural((size_t)p->collection.passes, "pass", "passes"));
-		if (p->collection.loop_replay_launches > 0)
-			ga_buf_printf(&s, "; %ld %s measured across a loop's iterations, with no replay",
-			              p->collection.loop_replay_launches,
-			              tx_plural((size_t)p->collection.loop_replay_launches, "launch",
-			                     "launches"));
 	}
 	tx_wrap_buf(t, &s, 0, 2);
+	measured_line(t, a);
 
 	if (o->recorded_label) {
 		/* A box, so nobody mistakes a recorded profile for a fresh run. */

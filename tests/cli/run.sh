@@ -1185,6 +1185,7 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 p["collection"]["min_share_pct"] = 2.5
 p["collection"]["loop_replay_launches"] = 12
+p["collection"]["graph_launches"] = 40
 # The kernel with grid 12: launched twice, so it lacks a metric set.
 l = [l for l in p["launches"] if l["grid"] == [12, 1, 1]][0]
 p["unprofiled"].append({"mangled": l["mangled"], "pid": l["pid"], "grid": l["grid"],
@@ -1209,12 +1210,24 @@ ok = (len(small) == 1 and small[0]["grid"] == [12, 1, 1] and small[0]["unchecked
       and "1 kernel had rules not checked: it took less than 2.5 % of the GPU time" in text
       and "%d kernels had rules not checked: the metrics were measured in 3 sets" % (len(few) - 1) in text
       and not any(k["below_min_share"] for k in before["kernels"])
-      and "12 launches measured across a loop's iterations, with no replay" in text
-      and "across a loop" not in " ".join(open(sys.argv[4]).read().split()))
+      and "launches by kernel replay, 12 across a loop's iterations with no replay" in text
+      and "40 CUDA graph launches: kernels inside CUDA graphs are not profiled." in text
+      and "across a loop" not in " ".join(open(sys.argv[4]).read().split())
+      and "CUDA graph" not in " ".join(open(sys.argv[4]).read().split()))
+# Which mechanism measured how many launches, from the profile itself.
+prof = rep["profile"]
+n, unp = len(prof["launches"]), sum(u["launches"] for u in prof["unprofiled"])
+want = {"kernel_replay": n - 12, "loop_replay": 12, "unprofiled_at_mean": unp,
+        "graph_launches": 40}
+ok = ok and rep["summary"]["measured"] == want and (
+    "Measured: %d launches by kernel replay, 12 across a loop's iterations with no replay, "
+    "%d repeats not profiled and counted at their kernel's mean; 40 CUDA graph launches"
+    % (n - 12, unp)) in text
+ok = ok and before["summary"]["measured"]["loop_replay"] == 0
 sys.exit(0 if ok else 1)
 PY
 then
-	ok "--min-share: a kernel below the share is reported apart, with the share and how to measure it; loop-replayed launches counted in the header"
+	ok "--min-share: a kernel below the share is reported apart, with the share and how to measure it; launches by mechanism (kernel replay, loop replay, at the mean, graph launches) in the header and in JSON"
 else
 	not_ok "--min-share: below-share kernel in the report"
 	grep -A3 'not checked' "$T/share.out" | tail -8

@@ -45,6 +45,8 @@ report() { # unchecked rules of the 40 % kernel
 	cat <<JSON
 {"kernels": [{"name": "big", "share": 0.4, "unchecked_rules": [$1]},
              {"name": "small", "share": 0.005, "unchecked_rules": ["barrier-stalls"]}],
+ "summary": {"measured": {"kernel_replay": 9, "loop_replay": 3, "unprofiled_at_mean": 5,
+             "graph_launches": 0}},
  "profile": {"collection": {"loop_replay_launches": 3}}}
 JSON
 }
@@ -55,6 +57,9 @@ out=$(python3 "$C" "$T/plain" "$T/prof" "$T/good.json" 10 12)
 [ $? -eq 0 ] && ok "check_train2: a good run passes" || bad "check_train2: a good run passes"
 case $out in *"loop 2.000 s plain, 2.500 s profiled: x1.25"*"x1.20"*) ok "check_train2: ratios";;
 	*) bad "check_train2: ratios: $out";; esac
+case $out in *"measured: kernel_replay 9, loop_replay 3, unprofiled_at_mean 5, graph_launches 0"*)
+	ok "check_train2: launches by mechanism";;
+	*) bad "check_train2: launches by mechanism: $out";; esac
 case $out in *"1 of 1 kernels"*) ok "check_train2: the 0.5 % kernel is not counted";;
 	*) bad "check_train2: kernels counted: $out";; esac
 python3 "$C" "$T/plain" "$T/drift" "$T/good.json" 10 12 >"$T/o" &&
