@@ -353,6 +353,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	/* A launch the loop skipped: the range profiler holds the loop's
 	 * configuration, so no replay and no source lines now. */
 	if (sched.loop.active) {
+		ga_sched_wait_loop(&sched, rep);
 		free(name);
 		return;
 	}

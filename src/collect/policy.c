@@ -248,6 +248,15 @@ static int switch_now(ga_sched *s, const ga_repeat_slot *r, size_t want, long cu
 	return 0;
 }
 
+void ga_sched_wait_loop(ga_sched *s, ga_repeat_slot *r)
+{
+	if (r->profiled == 0 && !r->waiting) {
+		if (s->waiting++ == 0)
+			s->waiting_since = s->matched;
+		r->waiting = 1;
+	}
+}
+
 ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, long cur,
                                 int in_a_row, size_t *want)
 {
@@ -267,8 +276,10 @@ ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, l
 	/* While a loop's iterations are measured the range profiler holds
 	 * their configuration: any kernel, even a new one, waits for the loop
 	 * (a replay would need a configuration of its own). */
-	if (s->loop.active)
+	if (s->loop.active) {
+		ga_sched_wait_loop(s, r);
 		return GA_SCHED_WAIT_LOOP;
+	}
 	/* Its other sets may come from a loop's iterations at no replay; a
 	 * kernel run in a row is cheaper replayed. */
 	if (r->profiled > 0 && !in_a_row && !s->loop.off && r->count < GA_LOOP_DEFER &&
@@ -291,9 +302,32 @@ void ga_sched_begin(ga_sched *s, ga_repeat_slot *r, size_t want, long cur)
 		r->per_set[want]++;
 }
 
+static void waited_done(ga_sched *s, ga_repeat_slot *r)
+{
+	if (r->waiting) {
+		r->waiting = 0;
+		if (s->waiting > 0)
+			s->waiting--;
+	}
+}
+
+/* Kernels waiting for their first measurement hold loop replay back: a
+ * loop's further sets (repeats, with full diagnosis) would keep a training
+ * step's other kernels waiting for many steps, and then replay them in the
+ * middle of the run.  Not for ever: one never launched again would. */
+static int first_measurements_wait(ga_sched *s, size_t period)
+{
+	if (s->waiting > 0 && s->matched - s->waiting_since > (long)(GA_LOOP_MAX_PERIOD + 2 * period)) {
+		for (size_t i = 0; i < s->n_repeats; i++)
+			s->repeats[i].waiting = 0;
+		s->waiting = 0;
+	}
+	return s->waiting > 0;
+}
+
 void ga_sched_profiled(ga_sched *s, ga_repeat_slot *r)
 {
-	(void)s;
+	waited_done(s, r);
 	r->profiled++;
 	r->below_share = 0;   /* grew past the share after all */
 }
@@ -359,7 +393,7 @@ int ga_loop_detect(ga_sched *s, size_t n_sets)
 	size_t p, n, set;
 
 	p = ga_period_found(&lp->det);
-	if (!p || lp->det.n < lp->next_check)
+	if (!p || lp->det.n < lp->next_check || first_measurements_wait(s, p))
 		return 0;
 	if (p > lp->cap_keys) {
 		lp->keys = ga_xrealloc(lp->keys, p * sizeof(*lp->keys));
@@ -453,6 +487,7 @@ void ga_loop_measured(ga_sched *s, size_t i)
 	ga_repeat_slot *r = &s->repeats[s->loop.keys[i]];
 	if (s->loop.set < GA_MAX_SETS)
 		r->per_set[s->loop.set]++;
+	waited_done(s, r);
 	r->profiled++;
 	r->below_share = 0;
 	s->profiled++;
@@ -471,6 +506,9 @@ void ga_loop_stop(ga_sched *s, int failed)
 int ga_loop_next_set(ga_sched *s, size_t n_sets)
 {
 	size_t n;
+
+	if (first_measurements_wait(s, s->loop.period))
+		return 0;
 	s->loop.set = ga_loop_best_set(s, n_sets, &n);
 	if (n == 0)
 		return 0;

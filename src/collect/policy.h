@@ -53,6 +53,7 @@ typedef struct {
 	long n_dur;
 	int below_share;          /* its last launch went unprofiled under --min-share */
 	long loop_mark;           /* counted for loop replay (ga_loop_best_set) */
+	int waiting;              /* unprofiled, waited for a loop (ga_sched.waiting) */
 } ga_repeat_slot;
 
 /* Loop replay's plan: the launches seen, the iteration found, where the
@@ -101,6 +102,11 @@ typedef struct {
 	long last_new_kernel;     /* matched when a kernel was last seen first */
 	long owed[GA_MAX_SETS];   /* launches left unprofiled wanting each set */
 	long set_changes;
+	/* Kernels never profiled that waited while a loop was measured: the
+	 * loop takes no further set, nor a new loop its first, until they had
+	 * their first measurement (or two periods went by without them). */
+	long waiting;
+	long waiting_since;       /* matched at the first of them */
 	ga_loop_plan loop;
 } ga_sched;
 
@@ -155,6 +161,9 @@ int ga_sched_source_turn(const ga_sched *s, const ga_repeat_slot *r, size_t n_se
  * (-1: none), n_sets the chip's.  Marks r below_share under --min-share. */
 ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, long cur,
                                 int in_a_row, size_t *want);
+/* A launch not measured because a loop's iterations are (any kernel waits
+ * for the loop then; one never profiled holds its further sets back). */
+void ga_sched_wait_loop(ga_sched *s, ga_repeat_slot *r);
 /* The launch is measured with set want (before the range profiler
  * starts), then: it was (the profiler started). */
 void ga_sched_begin(ga_sched *s, ga_repeat_slot *r, size_t want, long cur);

@@ -321,8 +321,10 @@ static ga_sched_action loop_launch(sim *m, const char *mangled, long passes)
 		return GA_SCHED_PROFILE;
 	}
 	/* inject.c: a launch the loop skipped is not measured otherwise */
-	if (m->s.loop.active)
+	if (m->s.loop.active) {
+		ga_sched_wait_loop(&m->s, r);
 		return GA_SCHED_WAIT_LOOP;
+	}
 	if (!ga_sched_again(&m->s, r, 0))
 		return GA_SCHED_ENOUGH;
 	ga_sched_action a = ga_sched_decide(&m->s, r, m->n_sets, m->cur, in_a_row, &want);
@@ -493,17 +495,20 @@ static void test_loop_needs_kernels(void **state)
 }
 
 /* A long training step through the policy as inject.c plays it, full
- * diagnosis (one 7-pass set), --max-per-kernel 2: len launches over 400
+ * diagnosis (one 7-pass set), --max-per-kernel max: len launches over 400
  * kernels with a model's 6 layers of 40 launches inside; the first step
  * with autotuning launches of its own, an evaluation pass of 30 launches
  * before every 10th step, and a data-dependent extra launch in the middle
  * of the 5th and 18th (the 5th breaks a pass of the step's set: the set
  * starts again, turned to begin mid-step, and the evaluation pass then
  * breaks one too).  Every kernel is replayed once, at its first launch,
- * and every kernel of the step gets its second measurement from the loop's
- * iterations, the layers' inner loop first; nothing ends loop replay. */
-static void long_loop(size_t len)
+ * and every kernel of the step gets its other max - 1 from the loop's
+ * iterations, the layers' inner loop first; nothing ends loop replay.  The
+ * replays all come in the first two steps: the kernels that waited while
+ * the layers' loop was measured are replayed before it takes repeats. */
+static void long_loop(size_t len, long max)
 {
+	long replays_early = -1;
 	sim m;
 	char **name = calloc(400 + 40, sizeof(*name));
 	long *step = calloc(len, sizeof(*step));
@@ -528,8 +533,10 @@ static void long_loop(size_t len)
 	}
 	sim_init(&m, 1);
 	m.s.full = 1;
-	m.s.max_per_kernel = 2;
+	m.s.max_per_kernel = max;
 	for (int it = 0; it < 30; it++) {
+		if (it == 2)
+			replays_early = m.s.profiled - m.s.loop.launches;
 		if (it > 0 && it % 10 == 0)
 			for (int e = 0; e < 30; e++) {
 				snprintf(buf, sizeof(buf), "_Z4evali%d", e);
@@ -550,7 +557,7 @@ static void long_loop(size_t len)
 		if (!used)
 			continue;
 		distinct++;
-		if (slot(&m, name[k])->profiled != 2)
+		if (slot(&m, name[k])->profiled != max)
 			fail_msg("%s: profiled %ld", name[k], slot(&m, name[k])->profiled);
 	}
 	assert_int_equal(slot(&m, "_Z4tunev")->profiled, 1);
@@ -558,9 +565,12 @@ static void long_loop(size_t len)
 	assert_int_equal(slot(&m, "_Z4evali0")->profiled, 1);
 	/* one replay per kernel: the step's, tuning, extra, 30 evaluation */
 	assert_int_equal(m.s.profiled - m.s.loop.launches, (long)distinct + 2 + 30);
-	assert_int_equal(m.s.loop.launches, (long)distinct);
-	assert_true(m.s.loop.passes >= 14);     /* the layers' set, the step's */
-	assert_int_equal(m.s.loop.broken_passes, 2);
+	assert_int_equal(replays_early, (long)distinct + 1);
+	assert_int_equal(m.s.loop.launches, (max - 1) * (long)distinct);
+	/* a set measures a kernel at most once: max - 1 sets of 7 passes */
+	assert_true(m.s.loop.passes >= 7 * (max - 1));
+	assert_true(m.s.loop.broken_passes >= 1);
+	assert_int_equal(m.s.waiting, 0);
 	assert_int_equal(m.s.loop.aborted, 0);
 	assert_false(m.s.loop.off);
 	for (int k = 0; k < 440; k++)
@@ -573,13 +583,14 @@ static void long_loop(size_t len)
 static void test_loop_5000(void **state)
 {
 	(void)state;
-	long_loop(5000);
+	long_loop(5000, 2);
+	long_loop(5000, 3);
 }
 
 static void test_loop_20000(void **state)
 {
 	(void)state;
-	long_loop(20000);
+	long_loop(20000, 3);
 }
 
 /* --kernel NAME matches the mangled, demangled or base name; regex: either
