@@ -86,6 +86,61 @@ print(f"{n:28} {l:>8} {plain:8.2f} {ga:9.2f} {sol:8.2f} {full:9.2f} "
 PY
 }
 
+# The transformer's training loop (tests/gpu/transformer_train.py), its
+# step run plain and captured in a CUDA graph (--graph): in rounds, plain,
+# gpuadvise with default settings and ncu Speed-of-Light on the first
+# BENCH_NCU_LAUNCHES launches (default 2000, so that it finishes), each
+# run's own loop time (steps after the warm-up) and the process's; medians.
+run_train2() { # name, script options...
+	local name=$1; shift
+	local cmd=(python3 tests/gpu/transformer_train.py "$@") n=${BENCH_NCU_LAUNCHES:-2000}
+	: >"$T/t2"
+	for _ in $(seq "$REPS"); do
+		for tool in plain ga sol; do
+			case $tool in
+			plain) set -- "${cmd[@]}";;
+			ga) set -- "$GA" --log-file /dev/null -o "$T/t2.json" "${cmd[@]}";;
+			sol) set -- ncu --section SpeedOfLight --csv --print-kernel-base mangled \
+				--launch-count "$n" --log-file "$T/t2.sol.csv" "${cmd[@]}";;
+			esac
+			w=$(wall_to "$T/t2.out" "$@")
+			echo "$tool $w $(awk '/^loop_s/ { print $2 }' "$T/t2.out")" >>"$T/t2"
+		done
+	done
+	local agree=-
+	[ -s "$T/t2.sol.csv" ] && agree=$(python3 "$HERE/sol_agree.py" "$GA" "$T/t2.json" "$T/t2.sol.csv")
+	python3 - "$name" "$T/t2" "$T/t2.json" "$agree" "$n" <<'PY'
+import json, statistics, sys
+name, rows, prof, agree, n = sys.argv[1:]
+t = {}
+for l in open(rows):
+    tool, w, *loop = l.split()
+    t.setdefault(tool, []).append((float(w), float(loop[0]) if loop else float("nan")))
+med = lambda tool, i: statistics.median(r[i] for r in t[tool])
+try:
+    p = json.load(open(prof))
+    c = p["collection"]
+    loop = c.get("loop_replay_launches", 0)
+    mech = {"kernel_replay": len(p["launches"]) - loop, "loop_replay": loop,
+            "unprofiled_at_mean": sum(u["launches"] for u in p.get("unprofiled", [])),
+            "graph_launches": c.get("graph_launches", 0)}
+except (KeyError, ValueError, OSError):
+    mech = {}
+print(f"{name}: process plain {med('plain', 0):.2f} s, gpuadvise {med('ga', 0):.2f} s "
+      f"(x{med('ga', 0) / med('plain', 0):.2f}), ncu SOL -c {n} {med('sol', 0):.2f} s; "
+      f"loop plain {med('plain', 1):.3f} s, gpuadvise {med('ga', 1):.3f} s "
+      f"(x{med('ga', 1) / med('plain', 1):.2f}); classes agreeing {agree}; "
+      f"measured {mech}")
+PY
+}
+if [ -n "${BENCH_TRAIN2:-}" ]; then
+	# BENCH_TRAIN2=1: the transformer rows alone.
+	run_train2 "transformer 100 steps"
+	run_train2 "transformer 100 steps, CUDA graph" --graph
+	rm -rf "$T"
+	exit 0
+fi
+
 if [ -n "${BENCH_QUICK:-}" ]; then
 	# A short check between full runs: no demos, and ncu --set full only on
 	# the test app and the PyTorch workload with BENCH_NCU_FULL=1.

@@ -228,9 +228,10 @@ static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *pro
 		goto out;
 	for (size_t i = 0; i < r->n; i++) {
 		variant *v = &r->v[i];
-		/* Four launches of each kernel: with the default --max-passes the
-		 * metrics come in three sets on GH100, one per launch in turn, and
-		 * a flagged kernel's fourth launch gives its source lines. */
+		/* Two launches of each kernel by default: the first takes every
+		 * metric, a flagged kernel's second gives its source lines.  Four
+		 * with --max-passes N: on GH100 the metrics then come in three
+		 * sets, one per launch in turn, and the fourth gives the lines. */
 		char *argv[] = {(char *)prog, "--variant", v->name, "--reps",
 		                c->cfg->max_passes ? "4" : "2", "--warmup", "0", NULL};
 		ga_app_result res;

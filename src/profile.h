@@ -44,11 +44,13 @@ typedef struct {
 	char *host;
 	int passes;              /* replay passes per profiled launch (the most of any set) */
 	int metric_sets;         /* metric sets taken in turn by repeats of a kernel; 0, 1: one */
+	int quick;               /* --quick: the classifier's metrics only */
 	double min_share_pct;    /* --min-share: the share of GPU time for more than one
 	                          * profiled launch of a kernel; 0: none or unknown */
 	double profiler_setup_seconds;   /* in the app: profiler and metric-set set-up, 0 unknown */
 	double profiler_measure_seconds; /* in the app: measuring launches (replays included) */
 	long loop_replay_launches;       /* of the launches, measured across loop iterations */
+	long graph_launches;     /* cuGraphLaunch calls: their kernels are not profiled */
 	double wall_seconds;     /* whole run under profiling, 0 if unknown */
 	int app_status;          /* exit status of the app (-1 unknown) */
 	int app_signal;          /* signal that ended the app, 0 none */

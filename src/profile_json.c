@@ -218,6 +218,8 @@ static json_t *collection_to_json(const ga_collection *c)
 	put_int(o, "passes", c->passes);
 	if (c->metric_sets > 1)
 		put_int(o, "metric_sets", c->metric_sets);
+	if (c->quick)
+		put(o, "quick", json_true());
 	if (c->min_share_pct > 0)
 		put(o, "min_share_pct", jnumber(c->min_share_pct));
 	if (c->profiler_setup_seconds > 0)
@@ -226,6 +228,8 @@ static json_t *collection_to_json(const ga_collection *c)
 		put(o, "profiler_measure_seconds", jnumber(c->profiler_measure_seconds));
 	if (c->loop_replay_launches > 0)
 		put_int(o, "loop_replay_launches", c->loop_replay_launches);
+	if (c->graph_launches > 0)
+		put_int(o, "graph_launches", c->graph_launches);
 	put(o, "wall_seconds", jnumber(c->wall_seconds));
 	put_int(o, "app_status", c->app_status);
 	put_int(o, "app_signal", c->app_signal);
@@ -593,10 +597,12 @@ static int collection_parse(const jctx *c, json_t *o, ga_collection *col)
 	    get_string(c, o, "host", 0, &col->host) ||
 	    get_int(c, o, "passes", 0, 0, &col->passes) ||
 	    get_int(c, o, "metric_sets", 0, 0, &col->metric_sets) ||
+	    get_bool(c, o, "quick", &col->quick) ||
 	    get_double(c, o, "min_share_pct", &col->min_share_pct) ||
 	    get_double(c, o, "profiler_setup_seconds", &col->profiler_setup_seconds) ||
 	    get_double(c, o, "profiler_measure_seconds", &col->profiler_measure_seconds) ||
 	    get_long(c, o, "loop_replay_launches", 0, &col->loop_replay_launches) ||
+	    get_long(c, o, "graph_launches", 0, &col->graph_launches) ||
 	    get_double(c, o, "wall_seconds", &col->wall_seconds) ||
 	    get_int(c, o, "app_status", 0, INT_MIN, &col->app_status) ||
 	    get_int(c, o, "app_signal", 0, 0, &col->app_signal) ||

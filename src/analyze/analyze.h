@@ -198,6 +198,13 @@ struct ga_analysis {
 	char **notes;               /* --verbose: why rules did not fire, etc. */
 	size_t n_notes;
 	size_t n_launches;          /* profiled launches of all groups */
+	/* How the launches were measured: replayed one by one (kernel replay),
+	 * across a loop's iterations (loop replay), not at all and counted at
+	 * their kernel's mean duration; and CUDA graph launches, whose
+	 * kernels were not seen. */
+	struct {
+		long kernel_replay, loop_replay, at_mean, graph_launches;
+	} measured;
 	size_t n_class[GA_CLASS__COUNT];  /* groups of each class */
 	ga_process *processes;      /* in the order of their first launch */
 	size_t n_processes;

@@ -43,12 +43,21 @@ int ga_cuts_read(const ga_ruleset *rs, ga_cuts *cuts, ga_error *err)
 
 static void count(ga_analysis *a)
 {
+	const ga_profile *p = a->profile;
+	long loop = p ? p->collection.loop_replay_launches : 0;
+
 	for (size_t i = 0; i < a->n_groups; i++) {
 		const ga_group *g = &a->groups[i];
 		a->n_launches += g->n_launches;
+		a->measured.at_mean += (long)g->unprofiled;
 		if (g->klass >= 0 && g->klass < GA_CLASS__COUNT)
 			a->n_class[g->klass]++;
 	}
+	/* Every profiled launch is one or the other (a profile cut to some
+	 * kernels keeps the process's loop count: no more than it has). */
+	a->measured.loop_replay = loop < (long)a->n_launches ? loop : (long)a->n_launches;
+	a->measured.kernel_replay = (long)a->n_launches - a->measured.loop_replay;
+	a->measured.graph_launches = p ? p->collection.graph_launches : 0;
 }
 
 /* The processes in the order of their first launch, with their kernels'

@@ -32,20 +32,22 @@ static const struct argp_option options[] = {
 	{"launch-count", 'c', "N", 0, "Profile at most N launches, then let the program run at "
 	 "full speed", 0},
 	{"max-per-kernel", OPT_MAX_PER_KERNEL, "N", 0, "Profile each (kernel, grid, block) at most "
-	 "N times, and with several metric sets (--max-passes) once per set; later repeats run "
-	 "unprofiled and are counted at the mean duration (default 5; 0: no bound)", 0},
-	{"min-share", OPT_MIN_SHARE, "PCT", 0, "Profile a kernel more than once (the other "
-	 "metric sets, more repeats) only while it takes at least PCT % of the GPU time measured "
-	 "so far; the rest are classified from one launch (default 1; 0: every kernel in full)",
-	 0},
+	 "N times: its first launch by replay, repeats only across a loop's iterations (with "
+	 "--max-passes N, once per metric set); later repeats run unprofiled and are counted at "
+	 "the mean duration (default 5; 0: no bound)", 0},
+	{"min-share", OPT_MIN_SHARE, "PCT", 0, "With --max-passes N: profile a kernel more than "
+	 "once (its other metric sets) only while it takes at least PCT % of the GPU time "
+	 "measured so far; the rest are classified from one launch (default 1; 0: every kernel "
+	 "in full)", 0},
 	{"no-loop-replay", OPT_NO_LOOP_REPLAY, 0, 0, "Measure every launch by replaying it, "
 	 "even in a loop (by default, once the same launches repeat, a kernel's metric sets "
 	 "are measured across the loop's next iterations, with no replay)", 0},
 	{"quick", OPT_QUICK, 0, 0, "Classify in one replay pass: collect only what the "
 	 "classifier needs (most rules then cannot fire)", 0},
-	{"max-passes", OPT_MAX_PASSES, "N", 0, "Replay each profiled launch at most N times "
-	 "(default 3): metrics that do not fit are measured on later launches of the same "
-	 "kernel, in turn; 0: every metric on every launch", 0},
+	{"max-passes", OPT_MAX_PASSES, "N", 0, "Replay each profiled launch at most N times: "
+	 "metrics that do not fit are measured on later launches of the same kernel, in turn. "
+	 "By default (0) a kernel's first launch is replayed as often as every metric needs (7 "
+	 "passes on an H100/H200) and later launches are not replayed", 0},
 	{"source", OPT_SOURCE, 0, 0, "Attribute every profiled kernel's problems to source "
 	 "lines (SASS metrics on one later launch of it; needs nvcc -lineinfo for file:line). "
 	 "By default only kernels with uncoalesced access, divergence or bank conflicts get this",
@@ -190,6 +192,7 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 		.min_share = cfg->min_share,
 		.no_loop_replay = cfg->no_loop_replay,
 		.nvtx_off = cfg->nvtx < 0,
+		.quick = cfg->quick,
 		.keep_image = cfg->save_counter_data,
 		.source_mode = cfg->source > 0 ? "force" : cfg->source < 0 ? "off" : "auto",
 		.stalls = cfg->stalls,

@@ -27,6 +27,7 @@ typedef struct {
 	double min_share;           /* percent; a kernel below it gets one profiled launch; 0: off */
 	int no_loop_replay;         /* measure no loop across its iterations */
 	int nvtx_off;               /* leave the program's NVTX ranges unread (--nvtx=off) */
+	int quick;                  /* --quick (recorded in the profile) */
 	const char *keep_image;     /* NULL: none */
 	int quiet_stdout;           /* send the application's stdout to /dev/null */
 	const char *source_mode;    /* GA_ENV_SOURCE value; NULL: auto */

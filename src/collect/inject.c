@@ -292,6 +292,30 @@ static void range_launch(const CUpti_CallbackData *cb, ga_repeat_slot *rep, int 
 	inj.pending_slot = (size_t)ga_sched_slot(&sched, rep);
 }
 
+static int capturing(CUstream stream)
+{
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+	return cuStreamIsCapturing(stream, &st) == CUDA_SUCCESS &&
+	       st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+static int graph_launch(CUpti_CallbackId cbid)
+{
+	return cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+	       cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz;
+}
+
+/* A CUDA graph's launch: its kernels pass no launch callback, so they are
+ * not profiled (the report says how many graph launches there were).  In
+ * the middle of a loop's pass its kernels would be ranges that the pass
+ * cannot place: the pass is broken, as by any launch out of the pattern. */
+static void on_graph_launch(const CUpti_CallbackData *cb)
+{
+	sched.graph_launches++;
+	if (inj.enabled && !sched.loop.off)
+		loop_graph_launch(cb);
+}
+
 static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
 	CUfunction f = NULL;
@@ -306,6 +330,14 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	if ((!inj.enabled && !ga_sass_outstanding()) ||
 	    launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream))
 		return;
+	/* Recorded into a CUDA graph being captured, not run: nothing to
+	 * measure, and a replay or a range profiler call inside a capture
+	 * would invalidate it.  The graph's launches are counted instead. */
+	if (capturing(stream)) {
+		sched.total_launches--;
+		sched.captured++;
+		return;
+	}
 	const char *mangled = cb->symbolName ? cb->symbolName : "?";
 	launch_args a = {f, grid, block, smem, stream, mangled};
 	/* Demangling costs an allocation on every launch: only for a name
@@ -318,6 +350,13 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	rep = ga_sched_count(&sched, mangled, grid, block, &in_a_row);
 	ga_nvtx_count(ga_sched_slot(&sched, rep));
 	if (!sched.loop.off && inj.enabled && loop_launch(rep, cb, &a, in_a_row)) {
+		free(name);
+		return;
+	}
+	/* A launch the loop skipped: the range profiler holds the loop's
+	 * configuration, so no replay and no source lines now. */
+	if (sched.loop.active) {
+		ga_sched_wait_loop(&sched, rep);
 		free(name);
 		return;
 	}
@@ -435,7 +474,11 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
 		return;
 	const CUpti_CallbackData *cb = data;
-	if (cb->callbackSite == CUPTI_API_ENTER) {
+	if (cb->callbackSite == CUPTI_API_ENTER && graph_launch(cbid)) {
+		pthread_mutex_lock(&inj.lock);
+		on_graph_launch(cb);
+		pthread_mutex_unlock(&inj.lock);
+	} else if (cb->callbackSite == CUPTI_API_ENTER) {
 		pthread_mutex_lock(&inj.lock);
 		on_enter(cbid, cb);
 		/* While a launch is measured this thread keeps the lock until the
@@ -474,11 +517,13 @@ static void timing_log(void)
 	fprintf(f, "pid %ld init_at %.3f ctx_created_at %.3f first_launch_at %.3f exit_at %.3f "
 	        "profiled %ld set_changes %ld profiler_init %.4f device_supported %.4f "
 	        "availability %.4f availability_reads %ld loop_launches %ld loop_passes %ld "
-	        "loop_aborted %ld nvperf_preload %d nvperf_load %.4f nvperf_wait %.4f",
+	        "loop_aborted %ld loop_skips %ld loop_broken %ld graph_launches %ld captured %ld "
+	        "nvperf_preload %d nvperf_load %.4f nvperf_wait %.4f",
 	        (long)inj.pid, inj.init_at, inj.ctx_created_at, inj.first_launch_at, real_seconds(),
 	        sched.profiled, sched.set_changes, inj.init_profiler_s, inj.init_supported_s,
 	        inj.init_avail_s, inj.avail_reads, sched.loop.launches, sched.loop.passes,
-	        sched.loop.aborted, nvperf.loaded, nvperf.load_s, nvperf.wait_s);
+	        sched.loop.aborted, sched.loop.skips, sched.loop.broken_passes, sched.graph_launches,
+	        sched.captured, nvperf.loaded, nvperf.load_s, nvperf.wait_s);
 	for (int i = 0; i < PH_N; i++)
 		if (inj.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], inj.phase_s[i], inj.phase_n[i]);
@@ -505,7 +550,7 @@ static void at_exit(void)
 	for (int i = PH_ENABLE; i <= PH_RECORD; i++)
 		measure_s += inj.phase_s[i];
 	ga_rec_end(sched.total_launches, sched.matched, sched.profiled, setup_s, measure_s,
-	           sched.loop.launches);
+	           sched.loop.launches, sched.graph_launches);
 	ga_rec_close();
 	timing_log();
 	pthread_mutex_unlock(&inj.lock);
@@ -534,6 +579,7 @@ static void init_filters(void)
 	sched.skip = env_long(GA_ENV_LAUNCH_SKIP, 0);
 	sched.count = env_long(GA_ENV_LAUNCH_COUNT, -1);
 	sched.max_per_kernel = env_long(GA_ENV_MAX_PER_KERNEL, 0);
+	sched.full = inj.max_passes == 0;
 	/* Loop replay needs every launch between two of an iteration's to be one
 	 * of its ranges: no name filter, no launch count. */
 	sched.loop.off = ga_sched_filtered(&sched) || sched.count >= 0 ||
@@ -581,6 +627,8 @@ static const CUpti_CallbackId launch_cbids[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
 GA_EXPORT int InitializeInjection(void)

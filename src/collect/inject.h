@@ -173,6 +173,8 @@ int loop_launch(const ga_repeat_slot *rep, const CUpti_CallbackData *cb, const l
 /* EXIT of an iteration's last launch (PENDING_LOOP_PASS). */
 void loop_exit_launch(void);
 void loop_context_gone(const ctx_state *cs);
+/* A CUDA graph launched: inside a pass, the pass is broken. */
+void loop_graph_launch(const CUpti_CallbackData *cb);
 
 /* nvtxcb.c: CUPTI's NVTX callbacks (nvtx.c keeps the ranges). */
 void ga_nvtx_enable(CUpti_SubscriberHandle sub);

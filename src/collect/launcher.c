@@ -582,6 +582,7 @@ static void fill_collection(const ga_live_opts *o, const ga_app_result *res, ga_
 	p->collection.host = ga_xstrdup(host);
 	p->collection.wall_seconds = res->wall_seconds;
 	p->collection.min_share_pct = o->min_share;
+	p->collection.quick = o->quick;
 	p->collection.app_status = res->exited ? res->exit_status : -1;
 	p->collection.app_signal = res->signal;
 	p->collection.app_peak_rss_kb = res->peak_rss_kb;

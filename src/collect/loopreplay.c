@@ -3,7 +3,8 @@
  * A program that runs the same launches over and over (a training loop's
  * steps, a benchmark's repetitions) can have its kernels measured without
  * replaying any launch.  Once the last 2p launches are two copies of the
- * same p (loop.c, ga_loop_detect), the range profiler is set up for user
+ * same p (loop.c: p up to GA_PERIOD_MAX, found by a rolling hash;
+ * ga_loop_detect), the range profiler is set up for user
  * replay with a range per launch (auto range), and each following iteration
  * of the program is one pass over all p launches.  A 3-pass metric set then
  * costs three iterations of the program's own work and one object's first
@@ -12,9 +13,12 @@
  * of a launch come from the same position in consecutive iterations, as
  * with ncu's application replay, so a kernel whose work changes between
  * iterations is measured over several (--no-loop-replay measures each
- * launch on its own).  A launch out of the pattern (another kernel,
- * another context) or a range count that does not match ends it, with that
- * set's values dropped, and the launches go on as before.
+ * launch on its own).  A launch out of the pattern between iterations is
+ * skipped (it runs outside the passes); inside a pass it breaks the pass,
+ * whose set's values so far are dropped, and the set starts again at the
+ * next iteration (ga_loop_mismatch).  Another context, a range count that
+ * does not match, or passes broken again and again end the loop, and the
+ * launches go on as before.
  *
  * While a loop may still show (GA_LOOP_MIN_KERNELS kernels seen), a
  * kernel's other metric sets wait for its GA_LOOP_DEFER-th launch rather
@@ -31,7 +35,8 @@ static struct {
 	ctx_state *cs;
 	uint8_t *cdata;
 	size_t cdata_size;
-	ga_launch meta[GA_LOOP_MAX_PERIOD];  /* the launches of the set's first pass */
+	ga_launch *meta;          /* the launches of the set's first pass */
+	size_t n_meta;
 } loop_rp;
 
 /* After a launch: is the run repeating, with kernels that want a set? */
@@ -47,22 +52,35 @@ static void loop_detect(const CUpti_CallbackData *cb)
 	loop_rp.configured = 0;
 }
 
+static void meta_clear(void)
+{
+	for (size_t i = 0; i < loop_rp.n_meta; i++)
+		launch_free(&loop_rp.meta[i]);
+}
+
 static void loop_clear(int failed)
 {
-	for (size_t i = 0; i < GA_LOOP_MAX_PERIOD; i++)
-		launch_free(&loop_rp.meta[i]);
-	ga_loop_stop(&sched, failed);
+	meta_clear();
+	if (sched.loop.active)
+		ga_loop_stop(&sched, failed);
 	loop_rp.configured = 0;
 }
 
-/* The loop broke (or its context went): drop the set's passes so far. */
-static void loop_abort(int cupti_ok)
+/* Drop the set's passes so far (a pass broken, the loop ended); in_pass:
+ * inside a pass, whose first launch started the range profiler. */
+static void passes_drop(int cupti_ok, int in_pass)
 {
-	/* Inside a pass (its first launch started the range profiler). */
-	if (cupti_ok && sched.loop.pos > 0 && loop_rp.cs->rp)
+	if (cupti_ok && in_pass && loop_rp.cs->rp)
 		range_stop(loop_rp.cs, NULL);
 	if (cupti_ok && loop_rp.configured)
 		measure_drop(loop_rp.cs);
+	loop_rp.configured = 0;
+}
+
+/* The loop broke (or its context went). */
+static void loop_abort(int cupti_ok)
+{
+	passes_drop(cupti_ok, sched.loop.pos > 0);
 	loop_clear(1);
 }
 
@@ -97,6 +115,12 @@ static int loop_configure(void)
 	size = counter_data_size(cs, ms, sched.loop.period);
 	if (!size)
 		return -1;
+	if (sched.loop.period > loop_rp.n_meta) {
+		meta_clear();
+		free(loop_rp.meta);
+		loop_rp.meta = ga_xcalloc(sched.loop.period, sizeof(*loop_rp.meta));
+		loop_rp.n_meta = sched.loop.period;
+	}
 	if (size != loop_rp.cdata_size) {
 		free(loop_rp.cdata);
 		loop_rp.cdata = ga_xcalloc(1, size);
@@ -121,8 +145,20 @@ static int loop_take(const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
 {
 	ctx_state *cs = loop_rp.cs;
 
-	if (cb->context != cs->ctx || cb->contextUid != cs->uid || !ga_loop_expected(&sched, rep)) {
+	if (cb->context != cs->ctx || cb->contextUid != cs->uid) {
 		loop_abort(1);
+		return 0;
+	}
+	if (!ga_loop_expected(&sched, rep)) {
+		/* Before ga_loop_mismatch moves the position. */
+		int in_pass = sched.loop.pos > 0;
+		ga_loop_miss m = ga_loop_mismatch(&sched);
+		if (m != GA_LOOP_SKIP)
+			passes_drop(1, in_pass);
+		if (m == GA_LOOP_BROKEN_PASS)
+			meta_clear();
+		else if (m == GA_LOOP_ENDED)
+			loop_clear(0);
 		return 0;
 	}
 	if (sched.loop.pos == 0) {
@@ -221,4 +257,22 @@ void loop_exit_launch(void)
 	loop_clear(0);
 	measure_drop(cs);
 	ga_loop_next_set(&sched, c->n_sets);   /* the next set, from the next iteration */
+}
+
+void loop_graph_launch(const CUpti_CallbackData *cb)
+{
+	ga_loop_miss m;
+
+	if (!sched.loop.active || sched.loop.pos == 0)
+		return;   /* between iterations: outside the passes */
+	if (cb->context != loop_rp.cs->ctx || cb->contextUid != loop_rp.cs->uid) {
+		loop_abort(1);
+		return;
+	}
+	passes_drop(1, 1);
+	m = ga_loop_mismatch(&sched);
+	if (m == GA_LOOP_BROKEN_PASS)
+		meta_clear();
+	else
+		loop_clear(0);
 }

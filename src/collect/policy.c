@@ -22,6 +22,8 @@ void ga_sched_free(ga_sched *s)
 	}
 	free(s->repeats);
 	ga_map_free(&s->repeat_index);
+	ga_period_free(&s->loop.det);
+	free(s->loop.keys);
 	if (s->has_re)
 		regfree(&s->re);
 	free(s->exact);
@@ -246,14 +248,37 @@ static int switch_now(ga_sched *s, const ga_repeat_slot *r, size_t want, long cu
 	return 0;
 }
 
+void ga_sched_wait_loop(ga_sched *s, ga_repeat_slot *r)
+{
+	if (r->profiled == 0 && !r->waiting) {
+		if (s->waiting++ == 0)
+			s->waiting_since = s->matched;
+		r->waiting = 1;
+	}
+}
+
 ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, long cur,
                                 int in_a_row, size_t *want)
 {
 	if (!ga_sched_again(s, r, n_sets))
 		return GA_SCHED_ENOUGH;
+	/* Full diagnosis: its first launch took every metric.  A pass costs
+	 * about the same CUPTI time whatever it reads, so one launch of all
+	 * the passes costs what three sets did, and repeats would only replay
+	 * the same metrics again (a loop's iterations may still measure them,
+	 * at no replay). */
+	if (s->full && r->profiled > 0)
+		return GA_SCHED_ENOUGH;
 	if (r->profiled > 0 && ga_sched_below_share(s, r)) {
 		r->below_share = 1;
 		return GA_SCHED_BELOW_SHARE;
+	}
+	/* While a loop's iterations are measured the range profiler holds
+	 * their configuration: any kernel, even a new one, waits for the loop
+	 * (a replay would need a configuration of its own). */
+	if (s->loop.active) {
+		ga_sched_wait_loop(s, r);
+		return GA_SCHED_WAIT_LOOP;
 	}
 	/* Its other sets may come from a loop's iterations at no replay; a
 	 * kernel run in a row is cheaper replayed. */
@@ -277,9 +302,32 @@ void ga_sched_begin(ga_sched *s, ga_repeat_slot *r, size_t want, long cur)
 		r->per_set[want]++;
 }
 
+static void waited_done(ga_sched *s, ga_repeat_slot *r)
+{
+	if (r->waiting) {
+		r->waiting = 0;
+		if (s->waiting > 0)
+			s->waiting--;
+	}
+}
+
+/* Kernels waiting for their first measurement hold loop replay back: a
+ * loop's further sets (repeats, with full diagnosis) would keep a training
+ * step's other kernels waiting for many steps, and then replay them in the
+ * middle of the run.  Not for ever: one never launched again would. */
+static int first_measurements_wait(ga_sched *s, size_t period)
+{
+	if (s->waiting > 0 && s->matched - s->waiting_since > (long)(GA_LOOP_MAX_PERIOD + 2 * period)) {
+		for (size_t i = 0; i < s->n_repeats; i++)
+			s->repeats[i].waiting = 0;
+		s->waiting = 0;
+	}
+	return s->waiting > 0;
+}
+
 void ga_sched_profiled(ga_sched *s, ga_repeat_slot *r)
 {
-	(void)s;
+	waited_done(s, r);
 	r->profiled++;
 	r->below_share = 0;   /* grew past the share after all */
 }
@@ -294,7 +342,9 @@ int ga_sched_measured(ga_sched *s)
 
 void ga_loop_push(ga_sched *s, const ga_repeat_slot *r)
 {
-	s->loop.ring[s->loop.n++ % GA_LOOP_RING] = ga_sched_slot(s, r);
+	if (!s->loop.det.min_p)
+		ga_period_init(&s->loop.det, 2, GA_LOOP_MAX_PERIOD);
+	ga_period_push(&s->loop.det, ga_sched_slot(s, r));
 }
 
 /* From a loop, where it costs nothing extra.  With one set: repeats up to
@@ -333,27 +383,78 @@ size_t ga_loop_best_set(ga_sched *s, size_t n_sets, size_t *count)
 }
 
 /* Only the smallest period is tried: a larger one is nearly always a
- * multiple, with the same kernels. */
+ * multiple, with the same kernels (an inner loop, a model's layers, is
+ * found first; the launches between its runs are skipped, ga_loop_mismatch).
+ * A period whose kernels want too little is looked at again a period
+ * later, not at every launch: it costs O(p). */
 int ga_loop_detect(ga_sched *s, size_t n_sets)
 {
 	ga_loop_plan *lp = &s->loop;
 	size_t p, n, set;
 
-	p = ga_loop_period(lp->ring, GA_LOOP_RING, lp->n, 2, GA_LOOP_MAX_PERIOD);
-	if (!p)
+	p = ga_period_found(&lp->det);
+	if (!p || lp->det.n < lp->next_check || first_measurements_wait(s, p))
 		return 0;
+	if (p > lp->cap_keys) {
+		lp->keys = ga_xrealloc(lp->keys, p * sizeof(*lp->keys));
+		lp->cap_keys = p;
+	}
 	/* The next iteration starts with the launch p - 1 back. */
 	for (size_t i = 0; i < p; i++)
-		lp->keys[i] = ga_loop_back(lp->ring, GA_LOOP_RING, lp->n, p - 1 - i);
+		lp->keys[i] = ga_period_back(&lp->det, p - 1 - i);
 	lp->period = p;
 	set = ga_loop_best_set(s, n_sets, &n);
-	if (n < GA_LOOP_MIN_KERNELS)
+	if (n < GA_LOOP_MIN_KERNELS) {
+		lp->next_check = lp->det.n + p;
 		return 0;
+	}
 	lp->active = 1;
 	lp->set = set;
 	lp->pos = 0;
 	lp->pass = 0;
+	lp->skipped = 0;
+	lp->broken = 0;
 	return 1;
+}
+
+/* Between iterations (position 0) a launch out of the pattern is one the
+ * program adds now and then (an evaluation pass, the optimizer step after
+ * a gradient accumulation's micro-batches, a data-dependent launch): it
+ * runs outside the range profiler's passes and is skipped, unless they go
+ * on for GA_LOOP_MAX_PERIOD launches and two iterations (the loop is over;
+ * an inner loop, a model's layers, sees the rest of the step skipped).  Inside a pass it
+ * is a range too, which the pass's values cannot place: the pass is
+ * broken, and the iteration is turned so that the expected launch comes
+ * first (an extra launch at that place next time falls between iterations). */
+ga_loop_miss ga_loop_mismatch(ga_sched *s)
+{
+	ga_loop_plan *lp = &s->loop;
+
+	if (lp->pos == 0) {
+		lp->skips++;
+		if (++lp->skipped <= (long)(GA_LOOP_MAX_PERIOD + 2 * lp->period))
+			return GA_LOOP_SKIP;
+		ga_loop_stop(s, 0);
+		return GA_LOOP_ENDED;
+	}
+	lp->broken_passes++;
+	if (++lp->broken >= GA_LOOP_MAX_BROKEN) {
+		ga_period_reject(&lp->det, lp->period);
+		ga_loop_stop(s, 1);
+		return GA_LOOP_ENDED;
+	}
+	{
+		size_t j = lp->pos, p = lp->period;
+		long *turned = ga_xmalloc(p * sizeof(*turned));
+		for (size_t i = 0; i < p; i++)
+			turned[i] = lp->keys[(i + j) % p];
+		memcpy(lp->keys, turned, p * sizeof(*turned));
+		free(turned);
+	}
+	lp->pos = 0;
+	lp->pass = 0;
+	lp->skipped = 1;
+	return GA_LOOP_BROKEN_PASS;
 }
 
 int ga_loop_expected(const ga_sched *s, const ga_repeat_slot *r)
@@ -363,11 +464,13 @@ int ga_loop_expected(const ga_sched *s, const ga_repeat_slot *r)
 
 int ga_loop_advance(ga_sched *s)
 {
+	s->loop.skipped = 0;
 	return ++s->loop.pos == s->loop.period;
 }
 
 void ga_loop_pass_done(ga_sched *s)
 {
+	s->loop.broken = 0;       /* a clean iteration: the period holds */
 	s->loop.pos = 0;
 	s->loop.pass++;
 	s->loop.passes++;
@@ -384,6 +487,7 @@ void ga_loop_measured(ga_sched *s, size_t i)
 	ga_repeat_slot *r = &s->repeats[s->loop.keys[i]];
 	if (s->loop.set < GA_MAX_SETS)
 		r->per_set[s->loop.set]++;
+	waited_done(s, r);
 	r->profiled++;
 	r->below_share = 0;
 	s->profiled++;
@@ -394,6 +498,7 @@ void ga_loop_stop(ga_sched *s, int failed)
 {
 	s->loop.active = 0;
 	s->loop.pos = 0;
+	s->loop.broken = 0;
 	if (failed && ++s->loop.aborted >= GA_LOOP_MAX_FAILS)
 		s->loop.off = 1;
 }
@@ -401,10 +506,15 @@ void ga_loop_stop(ga_sched *s, int failed)
 int ga_loop_next_set(ga_sched *s, size_t n_sets)
 {
 	size_t n;
+
+	if (first_measurements_wait(s, s->loop.period))
+		return 0;
 	s->loop.set = ga_loop_best_set(s, n_sets, &n);
 	if (n == 0)
 		return 0;
 	s->loop.active = 1;
 	s->loop.pass = 0;
+	s->loop.pos = 0;
+	s->loop.broken = 0;
 	return 1;
 }

@@ -5,9 +5,11 @@
  * tests/unit/test_policy.c plays launch sequences through it.
  *
  * A kernel is a (name, grid, block) triple, counted in a ga_repeat_slot.
- * Its metrics come in one or more metric sets (at most --max-passes replay
- * passes each); repeated launches take the sets in turn, at most
- * --max-per-kernel of them, fewer under --min-share.  A program that runs
+ * By default (no --max-passes bound) its first profiled launch takes every
+ * metric at once, in one set (full diagnosis), and later launches are not
+ * replayed again.  With --max-passes N its metrics come in metric sets of at
+ * most N replay passes each; repeated launches take the sets in turn, at
+ * most --max-per-kernel of them, fewer under --min-share.  A program that runs
  * the same launches over and over (a training loop) can have them measured
  * across its iterations instead (loop replay, ga_loop_*). */
 #ifndef GA_POLICY_H
@@ -16,6 +18,7 @@
 #include <regex.h>
 #include <stddef.h>
 
+#include "../loop.h"
 #include "../util.h"
 
 #define GA_MAX_SETS 16            /* metric sets tracked per kernel */
@@ -26,15 +29,18 @@
 #define GA_SETTLE_LAUNCHES 8
 #define GA_SWITCH_OWED 8
 
-/* Loop replay: an iteration of at most GA_LOOP_MAX_PERIOD launches, started
- * when GA_LOOP_MIN_KERNELS kernels of it want a metric set; while one may
- * still show, a kernel's other sets wait for its GA_LOOP_DEFER-th launch;
- * GA_LOOP_MAX_FAILS broken loops end loop replay in the process. */
-#define GA_LOOP_MAX_PERIOD 128
-#define GA_LOOP_RING (2 * GA_LOOP_MAX_PERIOD)
+/* Loop replay: an iteration of at most GA_LOOP_MAX_PERIOD launches (loop.h),
+ * started when GA_LOOP_MIN_KERNELS kernels of it want a metric set; while
+ * one may still show, a kernel's other sets wait for its GA_LOOP_DEFER-th
+ * launch.  A launch out of the pattern between iterations is skipped; one
+ * inside a pass breaks the pass (GA_LOOP_MAX_BROKEN in a row, with no pass
+ * done in between, end that loop: its period was not the loop's);
+ * GA_LOOP_MAX_FAILS ended loops end loop replay in the process. */
+#define GA_LOOP_MAX_PERIOD GA_PERIOD_MAX
 #define GA_LOOP_MIN_KERNELS 3
 #define GA_LOOP_DEFER 4
-#define GA_LOOP_MAX_FAILS 2
+#define GA_LOOP_MAX_BROKEN 3
+#define GA_LOOP_MAX_FAILS 4
 
 typedef struct {
 	char *key;
@@ -47,18 +53,24 @@ typedef struct {
 	long n_dur;
 	int below_share;          /* its last launch went unprofiled under --min-share */
 	long loop_mark;           /* counted for loop replay (ga_loop_best_set) */
+	int waiting;              /* unprofiled, waited for a loop (ga_sched.waiting) */
 } ga_repeat_slot;
 
 /* Loop replay's plan: the launches seen, the iteration found, where the
  * run is in it. */
 typedef struct {
-	long ring[GA_LOOP_RING];  /* repeat slots of the last selected launches */
-	size_t n;
+	ga_period det;            /* the selected launches' repeat slots */
+	size_t next_check;        /* det.n before which a period found is not looked at again */
 	int off;                  /* no loop replay in this process */
 	int active;               /* measuring iterations */
 	size_t period;
-	long keys[GA_LOOP_MAX_PERIOD];   /* repeat slot at each position */
+	long *keys;               /* repeat slot at each position */
+	size_t cap_keys;
 	size_t pos;               /* position of the next launch */
+	long skipped;             /* launches out of the pattern in a row at position 0 */
+	long broken;              /* passes broken in a row, none done in between */
+	long skips;               /* launches skipped between iterations */
+	long broken_passes;       /* passes broken by a launch out of the pattern */
 	size_t set;               /* metric set being measured */
 	long pass;                /* iterations of this set measured */
 	long mark;
@@ -74,9 +86,13 @@ typedef struct {
 	char *exact;
 	long skip, count, max_per_kernel;
 	double min_share;         /* fraction of gpu_ns for more than one profiled launch */
+	int full;                 /* no --max-passes bound: a kernel's first profiled
+	                           * launch takes every metric, later ones no replay */
 	/* The run so far. */
 	double gpu_ns;            /* GPU time: launches x mean duration of their kernel */
 	long total_launches;      /* every launch seen, selected or not */
+	long graph_launches;      /* cuGraphLaunch: its kernels pass no launch callback */
+	long captured;            /* launches recorded into a graph being captured */
 	long matched;             /* launches passing the name filter */
 	long profiled;
 	ga_repeat_slot *repeats;
@@ -86,6 +102,11 @@ typedef struct {
 	long last_new_kernel;     /* matched when a kernel was last seen first */
 	long owed[GA_MAX_SETS];   /* launches left unprofiled wanting each set */
 	long set_changes;
+	/* Kernels never profiled that waited while a loop was measured: the
+	 * loop takes no further set, nor a new loop its first, until they had
+	 * their first measurement (or two periods went by without them). */
+	long waiting;
+	long waiting_since;       /* matched at the first of them */
 	ga_loop_plan loop;
 } ga_sched;
 
@@ -140,6 +161,9 @@ int ga_sched_source_turn(const ga_sched *s, const ga_repeat_slot *r, size_t n_se
  * (-1: none), n_sets the chip's.  Marks r below_share under --min-share. */
 ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, long cur,
                                 int in_a_row, size_t *want);
+/* A launch not measured because a loop's iterations are (any kernel waits
+ * for the loop then; one never profiled holds its further sets back). */
+void ga_sched_wait_loop(ga_sched *s, ga_repeat_slot *r);
 /* The launch is measured with set want (before the range profiler
  * starts), then: it was (the profiler started). */
 void ga_sched_begin(ga_sched *s, ga_repeat_slot *r, size_t want, long cur);
@@ -160,6 +184,15 @@ size_t ga_loop_best_set(ga_sched *s, size_t n_sets, size_t *count);
 int ga_loop_detect(ga_sched *s, size_t n_sets);
 /* Is this launch the one the iteration has next? */
 int ga_loop_expected(const ga_sched *s, const ga_repeat_slot *r);
+/* A launch that is not (ga_loop_mismatch). */
+typedef enum {
+	GA_LOOP_SKIP,             /* between iterations: not measured, the loop goes on */
+	GA_LOOP_BROKEN_PASS,      /* inside a pass: its set's passes so far are dropped and
+	                           * the set starts again at the next iteration, whose
+	                           * first launch is now the one that was expected */
+	GA_LOOP_ENDED,            /* the loop is no more: stopped (failed when it broke) */
+} ga_loop_miss;
+ga_loop_miss ga_loop_mismatch(ga_sched *s);
 /* Past it: 1 when it was the iteration's last (the pass ends at its EXIT). */
 int ga_loop_advance(ga_sched *s);
 /* The pass ended: position 0, one more pass. */

@@ -14,7 +14,8 @@
  *   unprofiled {an entry of the profile's "unprofiled" array; one per NVTX
  *               path the kernel's unprofiled launches were made in}
  *   end        {pid, launches, matched, profiled, setup_seconds,
- *               measure_seconds, loop_launches}   (missing if the process died)
+ *               measure_seconds, loop_launches, graph_launches}
+ *              (missing if the process died)
  * A last line without its newline was cut short by a kill (records.c skips
  * it). */
 #ifndef GA_PROTOCOL_H

@@ -114,6 +114,8 @@ static void read_end(ga_profile *p, ga_records *g, json_t *rec)
 		json_number_value(json_object_get(rec, "measure_seconds"));
 	p->collection.loop_replay_launches +=
 		(long)json_integer_value(json_object_get(rec, "loop_launches"));
+	p->collection.graph_launches +=
+		(long)json_integer_value(json_object_get(rec, "graph_launches"));
 }
 
 /* The first device record gives the profile its device, pass count, metric

@@ -145,12 +145,13 @@ void ga_rec_bad_metric(const char *metric)
 }
 
 void ga_rec_end(long launches, long matched, long profiled, double setup_seconds,
-                double measure_seconds, long loop_launches)
+                double measure_seconds, long loop_launches, long graph_launches)
 {
-	ga_rec_write(json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:I}", "type",
+	ga_rec_write(json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:I, s:I}", "type",
 	                       ga_record_names[GA_REC_END], "pid", rec_out.pid,
 	                       "launches", (json_int_t)launches, "matched", (json_int_t)matched,
 	                       "profiled", (json_int_t)profiled, "setup_seconds", setup_seconds,
 	                       "measure_seconds", measure_seconds,
-	                       "loop_launches", (json_int_t)loop_launches));
+	                       "loop_launches", (json_int_t)loop_launches,
+	                       "graph_launches", (json_int_t)graph_launches));
 }

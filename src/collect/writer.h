@@ -38,6 +38,7 @@ void ga_rec_source(const ga_source *src);
 void ga_rec_error(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ga_rec_bad_metric(const char *metric);
 void ga_rec_end(long launches, long matched, long profiled, double setup_seconds,
-                double measure_seconds, long loop_launches);
+                double measure_seconds, long loop_launches,
+                long graph_launches);
 
 #endif

@@ -269,6 +269,11 @@ static json_t *summary_json(const ga_analysis *a)
 			json_object_set_new(cl, n, json_integer((json_int_t)a->n_class[c]));
 	}
 	json_object_set_new(s, "classes", cl);
+	json_object_set_new(s, "measured", json_pack("{s:I, s:I, s:I, s:I}",
+	                    "kernel_replay", (json_int_t)a->measured.kernel_replay,
+	                    "loop_replay", (json_int_t)a->measured.loop_replay,
+	                    "unprofiled_at_mean", (json_int_t)a->measured.at_mean,
+	                    "graph_launches", (json_int_t)a->measured.graph_launches));
 
 	int max = ga_analysis_max_severity(a);
 	json_object_set_new(s, "max_severity",

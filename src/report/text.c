@@ -142,6 +142,30 @@ const char *tx_plural(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+/* Which mechanism measured how many launches: one line, when anything
+ * but replaying each profiled launch took part. */
+static void measured_line(tctx *t, const ga_analysis *a)
+{
+	ga_buf s = { 0 };
+	long kr = a->measured.kernel_replay, lr = a->measured.loop_replay;
+	long am = a->measured.at_mean, gl = a->measured.graph_launches;
+
+	if (!lr && !am && !gl)
+		return;
+	ga_buf_printf(&s, "Measured: %ld %s by kernel replay", kr,
+	              tx_plural((size_t)kr, "launch", "launches"));
+	if (lr)
+		ga_buf_printf(&s, ", %ld across a loop's iterations with no replay", lr);
+	if (am)
+		ga_buf_printf(&s, ", %ld %s not profiled and counted at their kernel's mean", am,
+		              tx_plural((size_t)am, "repeat", "repeats"));
+	if (gl)
+		ga_buf_printf(&s, "; %ld CUDA graph %s: kernels inside CUDA graphs are not profiled",
+		              gl, tx_plural((size_t)gl, "launch", "launches"));
+	ga_buf_putc(&s, '.');
+	tx_wrap_buf(t, &s, 0, 2);
+}
+
 /* text wrapped inside a frame of '+', '-' and '|', in bold. */
 static void box(tctx *t, const char *text)
 {
@@ -211,13 +235,9 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 		else if (p->collection.passes > 0)
 			ga_buf_printf(&s, " in %d %s", p->collection.passes,
 			              tx_plural((size_t)p->collection.passes, "pass", "passes"));
-		if (p->collection.loop_replay_launches > 0)
-			ga_buf_printf(&s, "; %ld %s measured across a loop's iterations, with no replay",
-			              p->collection.loop_replay_launches,
-			              tx_plural((size_t)p->collection.loop_replay_launches, "launch",
-			                     "launches"));
 	}
 	tx_wrap_buf(t, &s, 0, 2);
+	measured_line(t, a);
 
 	if (o->recorded_label) {
 		/* A box, so nobody mistakes a recorded profile for a fresh run. */
@@ -808,12 +828,17 @@ static void unchecked_hint(tctx *t, const ga_analysis *a)
 		return;
 	if (p && p->collection.metric_sets > 1)
 		ga_buf_printf(&s, "%zu %s had rules not checked: the metrics were measured in %d "
-		              "sets, one per launch in turn, and %s launched too few times to take "
-		              "them all. Launch %s more often, or profile with --max-passes 0 to "
-		              "measure every metric on every launch (in a loop of a few iterations, "
-		              "--no-loop-replay takes the other sets from the second).",
+		              "sets, one per launch in turn (--max-passes), and %s launched too "
+		              "few times to take them all. Launch %s more often, or profile without "
+		              "--max-passes to measure every metric on a kernel's first launch (in "
+		              "a loop of a few iterations, --no-loop-replay takes the other sets "
+		              "from the second).",
 		              n, tx_plural(n, "kernel", "kernels"), p->collection.metric_sets,
 		              n == 1 ? "it was" : "they were", n == 1 ? "it" : "them");
+	else if (p && p->collection.quick)
+		ga_buf_printf(&s, "%zu %s had rules not checked: --quick collected only the "
+		              "classifier's metrics. Profile without --quick to check every rule.",
+		              n, tx_plural(n, "kernel", "kernels"));
 	else
 		ga_buf_printf(&s, "%zu %s had rules not checked: the profile lacks their metrics "
 		              "(a --quick run, or one with other rules).", n,

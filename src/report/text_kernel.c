@@ -268,7 +268,7 @@ static void kernel_name(tctx *t, const ga_group *g, int full_name)
 
 /* Evidence and runner-up; verbose, the unchecked rules and the why of the
  * class. */
-static void kernel_class(tctx *t, const ga_group *g)
+static void kernel_class(tctx *t, const ga_analysis *a, const ga_group *g)
 {
 	ga_buf s = { 0 };
 
@@ -302,7 +302,7 @@ static void kernel_class(tctx *t, const ga_group *g)
 	if (t->verbose && g->n_unchecked) {
 		ga_spaces(&t->b, 2);
 		ga_buf_puts(&s, g->below_min_share ? "not checked, under --min-share:" :
-		            "not checked, metrics not measured:");
+		            a->profile && a->profile->collection.quick ? "not checked, --quick:" : "not checked, metrics not measured:");
 		for (size_t i = 0; i < g->n_unchecked; i++)
 			ga_buf_printf(&s, "%s %s", i ? "," : "", g->unchecked[i]->id);
 		tx_wrap_buf(t, &s, 2, 4);
@@ -320,7 +320,7 @@ static void finding_line(tctx *t, const ga_finding *f);
 
 static void kernel_rest(tctx *t, const ga_analysis *a, const ga_group *g, int brief)
 {
-	kernel_class(t, g);
+	kernel_class(t, a, g);
 	if (t->per_launch && a->profile && g->n_launches)
 		launch_list(t, a->profile, g);
 	if (brief)

@@ -112,7 +112,7 @@ cases() {
 2 err '--stalls runs the program again: give PROGRAM'     --stalls --demo matmul
 2 err 'drop --no-source'                                  --stalls --no-source /bin/true
 0 out '^ +--stalls +Also give the dominant'           --help
-0 out '^ +--min-share=PCT +Profile a kernel more than'  --help
+0 out '^ +--min-share=PCT +With --max-passes N: profile'  --help
 0 out '^ +--no-loop-replay +Measure every launch by'    --help
 0 out '^ +--nvtx=WHEN +Group the findings by operation' --help
 2 err "--nvtx expects auto, on or off, not 'maybe'"      --nvtx=maybe --import $REC/testapp-all.json
@@ -156,7 +156,8 @@ cases() {
 0 out '^gpu__time_duration\.sum$'                        --list-metrics
 0 out '^dram__throughput\.avg\.pct_of_peak_sustained_elapsed$' --list-metrics
 0 out '^# 9 metrics on GH100: 1 set of at most 1 replay pass per launch'  --quick --list-metrics --chip GH100
-0 out '^# 6[0-9] metrics on GH100: 3 sets of at most 3 replay passes per launch, .*\(all at once: [6-9] passes\)$' --list-metrics --chip GH100
+0 out '^# 6[0-9] metrics on GH100: 3 sets of at most 3 replay passes per launch, .*\(all at once: [6-9] passes\)$' --max-passes 3 --list-metrics --chip GH100
+0 out '^# 6[0-9] metrics on GH100: 1 set of at most [6-9] replay passes per launch$' --list-metrics --chip GH100
 0 out '^# 6[0-9] metrics on GH100: 1 set of at most [6-9] replay passes per launch' --max-passes 0 --list-metrics --chip GH100
 0 out '^rules: [0-9]+ rules and the classifier are valid$' --check-rules rules
 0 out 'engine-rules: 3 rules and the classifier are valid' --check-rules $FIX/engine-rules
@@ -845,7 +846,8 @@ metric_sets_check() {
 metric_sets_check 3
 metric_sets_check 4
 
-# The metric-set cache: written once, then read instead of packing again.
+# The metric-set cache (of a --max-passes N packing; with no bound, the
+# default, everything is one set): written once, then read instead of packing again.
 # Proof that it is read: a set change made in the file (still within the
 # limit) shows in the listing; one that breaks the limit, or a damaged
 # file, is ignored and the packing done again.
@@ -855,14 +857,14 @@ cache_check() {
 		return
 	fi
 	rm -rf "$T/cache"
-	run --list-metrics --chip GH100
+	run --max-passes 3 --list-metrics --chip GH100
 	cp "$T/out" "$T/sets-first"
 	f=$(ls "$T"/cache/sets-GH100-* 2>/dev/null | head -1)
 	if [ -z "$f" ] || [ "$(head -1 "$f")" != "gpuadvise metric sets 1" ]; then
 		not_ok "metric-set cache: no cache file written under \$GPUADVISE_CACHE_DIR"
 		return
 	fi
-	run --list-metrics --chip GH100
+	run --max-passes 3 --list-metrics --chip GH100
 	if cmp -s "$T/out" "$T/sets-first"; then
 		ok "metric-set cache: a second listing from the cache is the same"
 	else
@@ -871,7 +873,7 @@ cache_check() {
 	# Move a metric of set 2 into set 3 (set 3 has room): the listing follows.
 	m=$(awk '$1 == 1 && $3 == "smsp__warps_eligible.avg.per_cycle_active"' "$f")
 	sed 's/^1 \([0-9]*\) smsp__warps_eligible\.avg\.per_cycle_active$/2 \1 smsp__warps_eligible.avg.per_cycle_active/' "$f" >"$f.new" && mv "$f.new" "$f"
-	run --list-metrics --chip GH100
+	run --max-passes 3 --list-metrics --chip GH100
 	n3=$(awk '/^# set 3:/ { on = 1; next } /^#/ { on = 0 } on' "$T/out" | grep -c 'smsp__warps_eligible')
 	if [ -n "$m" ] && [ "$n3" = 1 ]; then
 		ok "metric-set cache: read (a set edited in the file shows in the listing)"
@@ -880,7 +882,7 @@ cache_check() {
 	fi
 	# Everything into set 1: over the limit, so packed again.
 	awk '$1 ~ /^[0-9]+$/ { $1 = 0 } { print }' "$f" >"$f.new" && mv "$f.new" "$f"
-	run --list-metrics --chip GH100
+	run --max-passes 3 --list-metrics --chip GH100
 	if cmp -s "$T/out" "$T/sets-first"; then
 		ok "metric-set cache: a cached packing over the pass limit is packed again"
 	else
@@ -888,14 +890,14 @@ cache_check() {
 	fi
 	echo "gpuadvise metric sets 1" >"$f"
 	echo "0 0 not-a-metric" >>"$f"
-	run --list-metrics --chip GH100
+	run --max-passes 3 --list-metrics --chip GH100
 	if cmp -s "$T/out" "$T/sets-first"; then
 		ok "metric-set cache: a damaged cache file is ignored"
 	else
 		not_ok "metric-set cache: a damaged cache file changed the listing"
 	fi
 	rm -rf "$T/cache"
-	(cd "$SRCDIR" && GPUADVISE_CACHE_DIR=off "$GPUADVISE" --list-metrics --chip GH100) >"$T/out" 2>&1
+	(cd "$SRCDIR" && GPUADVISE_CACHE_DIR=off "$GPUADVISE" --max-passes 3 --list-metrics --chip GH100) >"$T/out" 2>&1
 	if [ ! -e "$SRCDIR/off" ] && [ ! -e "$T/cache" ] && cmp -s "$T/out" "$T/sets-first"; then
 		ok "metric-set cache: GPUADVISE_CACHE_DIR=off lists the same sets"
 	else
@@ -1349,6 +1351,7 @@ import json, sys
 p = json.load(open(sys.argv[1]))
 p["collection"]["min_share_pct"] = 2.5
 p["collection"]["loop_replay_launches"] = 12
+p["collection"]["graph_launches"] = 40
 # The kernel with grid 12: launched twice, so it lacks a metric set.
 l = [l for l in p["launches"] if l["grid"] == [12, 1, 1]][0]
 p["unprofiled"].append({"mangled": l["mangled"], "pid": l["pid"], "grid": l["grid"],
@@ -1379,16 +1382,51 @@ ok = (len(small) == 1 and small[0]["grid"] == [12, 1, 1] and small[0]["unchecked
       and "1 kernel had rules not checked: it took less than 2.5 % of the GPU time" in text
       and "%d kernels had rules not checked: the metrics were measured in 3 sets" % (len(few) - 1) in text
       and not any(k["below_min_share"] for k in before["kernels"])
-      and "12 launches measured across a loop's iterations, with no replay" in text
-      and "across a loop" not in " ".join(open(sys.argv[4]).read().split()))
+      and "launches by kernel replay, 12 across a loop's iterations with no replay" in text
+      and "40 CUDA graph launches: kernels inside CUDA graphs are not profiled." in text
+      and "across a loop" not in " ".join(open(sys.argv[4]).read().split())
+      and "CUDA graph" not in " ".join(open(sys.argv[4]).read().split()))
+# Which mechanism measured how many launches, from the profile itself.
+prof = rep["profile"]
+n, unp = len(prof["launches"]), sum(u["launches"] for u in prof["unprofiled"])
+want = {"kernel_replay": n - 12, "loop_replay": 12, "unprofiled_at_mean": unp,
+        "graph_launches": 40}
+ok = ok and rep["summary"]["measured"] == want and (
+    "Measured: %d launches by kernel replay, 12 across a loop's iterations with no replay, "
+    "%d repeats not profiled and counted at their kernel's mean; 40 CUDA graph launches"
+    % (n - 12, unp)) in text
+ok = ok and before["summary"]["measured"]["loop_replay"] == 0
 sys.exit(0 if ok else 1)
 PY
 then
-	ok "--min-share: a kernel below the share is reported apart, with the share and how to measure it; loop-replayed launches counted in the header"
+	ok "--min-share: a kernel below the share is reported apart, with the share and how to measure it; launches by mechanism (kernel replay, loop replay, at the mean, graph launches) in the header and in JSON"
 else
 	not_ok "--min-share: below-share kernel in the report"
 	grep -A3 'not checked' "$T/share.out" | tail -8
 fi
+# --quick: the report says that --quick is why rules went unchecked (the
+# recorded PyTorch profile lacks metrics for some kernels; here it is told
+# it was a --quick run of one set), and only when the profile says so.
+python3 - "$SRCDIR/$REC/pytorch.json" "$T/quick.json" "$T/noquick.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["collection"].pop("metric_sets", None)
+json.dump(p, open(sys.argv[3], "w"))
+p["collection"]["quick"] = True
+json.dump(p, open(sys.argv[2], "w"))
+PY
+"$GPUADVISE" --verbose --import "$T/quick.json" >"$T/quick.out" 2>&1
+"$GPUADVISE" --verbose --import "$T/noquick.json" >"$T/noquick.out" 2>&1
+q=$(tr -s ' \n' ' ' <"$T/quick.out"); nq=$(tr -s ' \n' ' ' <"$T/noquick.out")
+case $q in
+*"not checked, --quick:"*"had rules not checked: --quick collected only the classifier's metrics"*)
+	case $nq in
+	*"not checked, --quick:"*|*"--quick collected only"*) not_ok "--quick: a profile not marked quick blames --quick";;
+	*"not checked, metrics not measured:"*) ok "--quick: unchecked rules are put down to --quick only in a --quick profile";;
+	*) not_ok "--quick: the unmarked profile lists no unchecked rules";;
+	esac;;
+*) not_ok "--quick: the report does not name --quick"; grep -A2 'not checked' "$T/quick.out" | head -6;;
+esac
 # refused FILE SED PATTERN WHAT: FILE edited by the sed script SED is
 # refused by --import with status 2 and an error matching PATTERN.
 refused() {

@@ -3,8 +3,8 @@
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
-#   steps: suite faults record demos models demorun torch nvtx train ncu bench phases
-#   framework (default: all but demorun, phases and framework)
+#   steps: suite faults record demos models demorun torch nvtx train train2 ncu bench
+#   phases framework (default: all but demorun, train2, phases and framework)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
 B=${1:?build directory}; shift
@@ -185,6 +185,25 @@ for k in sorted(r["kernels"], key=lambda k: -k["share"]):
           f"{'below ' if k['below_min_share'] else '      '} {k['class']:10} {k['name'][:60]}")
 PY
 	done
+fi
+
+if has train2; then
+	step transformer training, plain and under gpuadvise, step and CUDA graph
+	timeout 120 python3 tests/gpu/transformer_train.py --count-launches 2>&1 | tail -1
+	for v in "" --graph; do
+		n=train2${v:+-graph}
+		s0=$(date +%s.%N)
+		timeout 300 python3 tests/gpu/transformer_train.py $v >"$R/$n-plain.txt" 2>"$R/$n-plain.err"
+		echo "plain $v: status $?"; s1=$(date +%s.%N)
+		timeout 540 "$GA" --format json --log-file "$R/$n.report.json" -o "$R/$n.json" \
+			python3 tests/gpu/transformer_train.py $v >"$R/$n-prof.txt" 2>"$R/$n-prof.err"
+		echo "gpuadvise $v: status $?"; s2=$(date +%s.%N)
+		tail -3 "$R/$n-prof.err"
+		python3 tests/gpu/check_train2.py "$R/$n-plain.txt" "$R/$n-prof.txt" "$R/$n.report.json" \
+			"$(awk "BEGIN { print $s1 - $s0 }")" "$(awk "BEGIN { print $s2 - $s1 }")"
+		echo "check $v: status $?"
+	done
+	cp "$R/train2.json" "$R/recorded/pytorch-transformer.json" 2>/dev/null
 fi
 
 if has ncu; then

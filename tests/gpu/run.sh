@@ -40,10 +40,10 @@ reference() {
 	if [ "$2" -eq 0 ]; then pass "reference run: $1"; else fail "reference run: $1 (status $2)"; fi
 }
 
-# 1. Every kernel three times (the default --max-passes 3 gives three metric sets on
+# 1. Every kernel three times (--max-passes 3 gives three metric sets on
 # GH100, one per launch in turn; --min-share 0 so that the small kernels take
 # them too), report as JSON; the app's own output must be unchanged.
-"$GA" --min-share 0 --format json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" --repeat 3 \
+"$GA" --max-passes 3 --min-share 0 --format json --log-file "$T/all.report.json" -o "$T/all.json" "$APP" --repeat 3 \
 	>"$T/all.app.out" 2>"$T/all.err"
 st=$?
 [ $st -eq 0 ] && pass "full run exits 0" || { fail "full run exits 0 (got $st)"; cat "$T/all.err"; }
@@ -60,12 +60,22 @@ check "kernel names, launch configuration and metric sanity" $CHECK testapp "$T/
 check "classes of the known kernels" $CHECK classes "$T/all.report.json"
 check "no run directory left behind" no_rundir
 
-# 1a. The default --min-share 1: kernels under 1 % of the GPU time so far
-# stop after their first launch (tiny_add at least); the large ones still
-# get all three sets.
-"$GA" --format json --log-file "$T/share.report.json" "$APP" --repeat 3 >/dev/null 2>&1
+# 1a. The default --min-share 1 with --max-passes 3: kernels under 1 % of
+# the GPU time so far stop after their first launch (tiny_add at least); the
+# large ones still get all three sets.
+"$GA" --max-passes 3 --format json --log-file "$T/share.report.json" "$APP" --repeat 3 >/dev/null 2>&1
 check "--min-share: small kernels measured once, large ones in full" \
 	$CHECK min_share "$T/share.report.json" 1 3
+
+# 1a'. The defaults: every kernel launched once has every rule checked
+# (its one launch took every metric), whatever its share.
+"$GA" --format json --log-file "$T/full.report.json" "$APP" >/dev/null 2>&1
+check "default: every kernel launched once has every rule checked" python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = [k["name"] for k in r["kernels"] if k["unchecked_rules"]]
+print("not fully checked:", bad) if bad else None
+sys.exit(1 if bad or not r["kernels"] else 0)' "$T/full.report.json"
 
 # 1b. --max-passes 0: every metric on the one launch of each kernel.
 "$GA" --max-passes 0 --format json --log-file "$T/one.report.json" -o "$T/one.json" "$APP" >/dev/null 2>&1
@@ -110,10 +120,10 @@ same_as_default nopre "without the early load"
 # against replaying every launch (--no-loop-replay): every set, the same
 # classes and instruction counts, and the program's results unchanged.
 LOOPK=branch_evenodd,chain_one_warp,fma_loop,smem_conflict,tiny_add
-"$GA" --format json --log-file "$T/loop.report.json" "$APP" --only $LOOPK --rounds 12 \
+"$GA" --max-passes 3 --format json --log-file "$T/loop.report.json" "$APP" --only $LOOPK --rounds 12 \
 	>"$T/loop.app.out" 2>"$T/loop.err"
 st=$?
-"$GA" --no-loop-replay --format json --log-file "$T/replay.report.json" "$APP" --only $LOOPK \
+"$GA" --max-passes 3 --no-loop-replay --format json --log-file "$T/replay.report.json" "$APP" --only $LOOPK \
 	--rounds 12 >/dev/null 2>&1
 reference "--no-loop-replay, which loop replay is compared with" $?
 check "loop replay: every set, classes and counts as replayed" \
@@ -124,10 +134,24 @@ else
 	fail "loop replay: status $st, $(grep -c ' ok$' "$T/loop.app.out") of 60 results ok"
 	tail -5 "$T/loop.err"
 fi
+# The same loop with the defaults: each kernel's first launch takes every
+# metric (replayed), and a 7-pass set of repeats is measured across seven
+# rounds with no replay; every rule checked.
+"$GA" --format json --log-file "$T/loopfull.report.json" "$APP" --only $LOOPK --rounds 12 \
+	>/dev/null 2>&1
+check "loop replay, defaults: first launches replayed, repeats across rounds, every rule checked" \
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = r["summary"]["measured"]
+bad = [k["name"] for k in r["kernels"] if k["unchecked_rules"]]
+print("measured", m, "not fully checked", bad)
+sys.exit(0 if m["kernel_replay"] == 5 and m["loop_replay"] >= 5 and not bad else 1)' \
+	"$T/loopfull.report.json"
 # A loop that ends, normally or by a crash in the middle of an iteration,
 # before a set's passes are done: that set is dropped, the values of the
 # first round stay (round 2 waits for the loop, rounds 3 and 4 are passes).
-"$GA" -o "$T/short.json" "$APP" --only $LOOPK --rounds 4 >"$T/short.out" 2>&1
+"$GA" --max-passes 3 -o "$T/short.json" "$APP" --only $LOOPK --rounds 4 >"$T/short.out" 2>&1
 st=$?
 if [ $st -eq 0 ] && [ "$(grep -c ' ok$' "$T/short.out")" -eq 20 ]; then
 	pass "loop cut short: status 0, the program's 20 results correct"
@@ -135,7 +159,7 @@ else
 	fail "loop cut short: status $st"; tail -5 "$T/short.out"
 fi
 check "loop cut short: the first round's 5 launches reported" $CHECK launches "$T/short.json" 5 0
-"$GA" -o "$T/lcrash.json" "$APP" --only $LOOPK --rounds 4 --crash-after 17 >/dev/null 2>&1
+"$GA" --max-passes 3 -o "$T/lcrash.json" "$APP" --only $LOOPK --rounds 4 --crash-after 17 >/dev/null 2>&1
 st=$?
 [ $st -eq 134 ] && pass "loop cut by a crash mid-iteration: status 134" ||
 	fail "loop cut by a crash mid-iteration: status $st"
@@ -148,13 +172,18 @@ check "-k NAME selects one kernel" $CHECK names "$T/k.json" copy_strided
 check "-k regex: selects matching kernels" $CHECK names "$T/re.json" copy_coalesced,copy_strided
 "$GA" -k tiny_add -s 2 -c 3 -o "$T/sc.json" "$APP" --only tiny_add --repeat 10 >/dev/null 2>&1
 check "--launch-skip 2 --launch-count 3" $CHECK launches "$T/sc.json" 3 2
-"$GA" --max-passes 0 --max-per-kernel 4 -o "$T/mpk.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
+# (--max-passes 7: one set, under a bound, so repeats are replayed.)
+"$GA" --max-passes 7 --max-per-kernel 4 -o "$T/mpk.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
 check "--max-per-kernel bounds repeats" $CHECK launches "$T/mpk.json" 4 0
 check "--max-per-kernel counts the launches it skips" $CHECK unprofiled "$T/mpk.json" 16
 # With several metric sets a kernel is profiled once per set, no more.
-"$GA" --no-source -o "$T/sets.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
+"$GA" --max-passes 3 --no-source -o "$T/sets.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
 check "three metric sets: three launches profiled" $CHECK launches "$T/sets.json" 3 0
 check "three metric sets: the other 17 counted" $CHECK unprofiled "$T/sets.json" 17
+# By default its first launch takes everything and no repeat is replayed.
+"$GA" --no-source -o "$T/full1.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
+check "default: one launch profiled" $CHECK launches "$T/full1.json" 1 0
+check "default: the other 19 counted" $CHECK unprofiled "$T/full1.json" 19
 
 # 3. A crashing application: results so far, its status, no leftovers.
 "$GA" -o "$T/crash.json" "$APP" --only copy_coalesced,fma_loop,tiny_add,branch_evenodd --crash-after 3 \
@@ -232,7 +261,7 @@ fi
 # 3d. Source lines: the demos point at the line their fix changes (marked
 # "// gpuadvise-expect: ..." in the kernel source); the kernel's profiled
 # launches flag it, and the launch after it has had every metric set (the
-# fourth, with three sets) is measured with SASS metrics.  --stalls runs the
+# second by default) is measured with SASS metrics.  --stalls runs the
 # demo a second time with PC sampling for the stall reason at each line.
 KSRC=${KSRC:-$(cd "$HERE/../../kernels" && pwd)}
 "$GA" --stalls --format json --log-file "$T/coal.report.json" \
@@ -307,7 +336,7 @@ else fail "non-CUDA program (status $st)"; cat "$T/true.err"; fi
 # profiles (it keeps the range profiler enabled until it exits) gets
 # CUPTI_ERROR_HARDWARE_BUSY, and says what holds them and what to do; the
 # first run is not disturbed.
-"$GA" --no-loop-replay -o "$T/holder.json" "$APP" --repeat 40 >/dev/null 2>"$T/holder.err" &
+"$GA" --max-passes 3 --no-loop-replay -o "$T/holder.json" "$APP" --repeat 40 >/dev/null 2>"$T/holder.err" &
 holder=$!
 sleep 3
 "$GA" "$APP" --only tiny_add >/dev/null 2>"$T/busy.err"

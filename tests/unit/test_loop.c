@@ -1,23 +1,43 @@
-/* test_loop.c: finding a loop's period in the launch sequence (loop.c). */
+/* test_loop.c: finding a loop's period in the launch sequence (loop.c).
+ * Every expectation is checked against the definition, value by value
+ * (ga_period_repeats, or a brute-force scan here), not only against the
+ * numbers the sequences were built with. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
+
 #include "loop.h"
 
-#define CAP 64
-
-typedef struct {
-	long ring[CAP];
-	size_t n;
-} seq;
-
-static void push(seq *s, long v)
+/* The smallest p in [min_p, max_p] whose last 2p values are two copies, by
+ * brute force: what ga_period_found must give once the candidate is seen. */
+static size_t brute_period(const ga_period *d, size_t min_p, size_t max_p)
 {
-	s->ring[s->n % CAP] = v;
-	s->n++;
+	for (size_t p = min_p; p <= max_p && 2 * p <= d->n; p++)
+		if (ga_period_repeats(d, p))
+			return p;
+	return 0;
+}
+
+/* How many of the last values equal the value p before each. */
+static size_t brute_run(const ga_period *d, size_t p)
+{
+	size_t k = 0;
+	while (k + p < d->n && ga_period_back(d, k) == ga_period_back(d, k + p))
+		k++;
+	return k;
+}
+
+/* The period found: the brute-force one (its run reaches the hash window
+ * as soon as two copies are there, for periods of the window or more). */
+static size_t want_period(const ga_period *d, size_t min_p, size_t max_p)
+{
+	size_t p = brute_period(d, min_p, max_p);
+	assert_true(!p || brute_run(d, p) >= p);
+	return p;
 }
 
 /* A training step: 6 kernels, one of them twice (an elementwise kernel
@@ -27,88 +47,187 @@ static const long step[] = {10, 11, 12, 11, 13, 14, 15};
 
 /* Found only once the last two iterations' worth of launches repeat (clear
  * of the warm-up's extra launch), and then at every launch, whichever
- * launch of the iteration is the last. */
+ * launch of the iteration is the last.  Periods under the hash window (7 <
+ * 16) are followed one by one. */
 static void test_found_after_two_iterations(void **state)
 {
-	seq s = {{0}, 0};
+	ga_period d;
 	(void)state;
+	ga_period_init(&d, 2, 32);
 	/* Warm-up: a first iteration with extra launches (optimizer state). */
-	push(&s, 1);
-	push(&s, 2);
+	ga_period_push(&d, 1);
+	ga_period_push(&d, 2);
 	for (size_t i = 0; i < STEP_LEN; i++) {
-		push(&s, step[i]);
+		ga_period_push(&d, step[i]);
 		if (i == 4)
-			push(&s, 3);
+			ga_period_push(&d, 3);
 	}
-	for (size_t i = 0; i < STEP_LEN; i++) {
-		push(&s, step[i]);
-		assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 2, 32), 0);
-	}
-	for (size_t i = 0; i < STEP_LEN; i++) {
-		push(&s, step[i]);
-		/* The last 14 launches reach back into the first iteration's
-		 * last 6 - i, which hold its extra launch while i < 4. */
-		size_t want = i >= 4 ? STEP_LEN : 0;
-		assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 2, 32), want);
-	}
-	for (int it = 0; it < 20; it++)   /* past the ring's wrap */
+	for (int it = 0; it < 40; it++)
 		for (size_t i = 0; i < STEP_LEN; i++) {
-			push(&s, step[i]);
-			assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 2, 32), STEP_LEN);
+			ga_period_push(&d, step[i]);
+			assert_int_equal(ga_period_found(&d), want_period(&d, 2, 32));
 		}
+	assert_int_equal(ga_period_found(&d), STEP_LEN);
 	/* A launch out of the pattern ends it. */
-	push(&s, 99);
-	assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 2, 32), 0);
-	assert_int_equal(ga_loop_repeats(s.ring, CAP, s.n, STEP_LEN), 0);
+	ga_period_push(&d, 99);
+	assert_int_equal(ga_period_found(&d), 0);
+	assert_int_equal(ga_period_repeats(&d, STEP_LEN), 0);
+	ga_period_free(&d);
 }
 
-/* One kernel in a row repeats with every period: the smallest allowed. */
-static void test_in_a_row(void **state)
-{
-	seq s = {{0}, 0};
-	(void)state;
-	push(&s, 5);
-	assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 1, 32), 0);
-	push(&s, 5);
-	assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 1, 32), 1);
-	assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 2, 32), 0);
-	push(&s, 5);
-	push(&s, 5);
-	assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 2, 32), 2);
-	assert_int_equal(ga_loop_back(s.ring, CAP, s.n, 0), 5);
-}
-
-/* Periods beyond max_p, or needing more than the ring holds, are not
- * found; nothing repeats in a sequence of distinct kernels. */
+/* Nothing repeats in a sequence of distinct kernels; one kernel in a row
+ * repeats with every period (the smallest allowed is found). */
 static void test_limits(void **state)
 {
-	seq s = {{0}, 0};
+	ga_period d;
 	(void)state;
-	for (int it = 0; it < 4; it++)
-		for (long k = 0; k < 20; k++)
-			push(&s, k);
-	assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 2, 32), 20);
-	assert_int_equal(ga_loop_period(s.ring, CAP, s.n, 2, 19), 0);
-	assert_int_equal(ga_loop_repeats(s.ring, CAP, s.n, 20), 1);
-	assert_int_equal(ga_loop_repeats(s.ring, CAP, s.n, 21), 0);
-	assert_int_equal(ga_loop_repeats(s.ring, CAP, s.n, 33), 0);   /* 2p > CAP */
-	assert_int_equal(ga_loop_repeats(s.ring, CAP, s.n, 0), 0);
-
-	seq d = {{0}, 0};
-	for (long k = 0; k < 200; k++) {
-		push(&d, k);
-		assert_int_equal(ga_loop_period(d.ring, CAP, d.n, 1, 32), 0);
+	ga_period_init(&d, 2, 64);
+	for (long k = 0; k < 500; k++) {
+		ga_period_push(&d, k);
+		assert_int_equal(ga_period_found(&d), 0);
 	}
-	assert_int_equal(ga_loop_back(d.ring, CAP, d.n, 0), 199);
-	assert_int_equal(ga_loop_back(d.ring, CAP, d.n, 63), 136);
+	assert_int_equal(ga_period_back(&d, 0), 499);
+	assert_int_equal(ga_period_back(&d, 63), 436);
+	for (int i = 0; i < 40; i++)
+		ga_period_push(&d, 5);
+	assert_int_equal(ga_period_found(&d), 2);
+	ga_period_free(&d);
+
+	/* A period above max_p is not found. */
+	ga_period_init(&d, 2, 19);
+	for (int it = 0; it < 6; it++)
+		for (long k = 0; k < 20; k++)
+			ga_period_push(&d, k);
+	assert_int_equal(ga_period_found(&d), 0);
+	assert_true(ga_period_repeats(&d, 20));
+	ga_period_free(&d);
+}
+
+/* A pseudo-random step of `len` launches over `kernels` kernels, with a
+ * block of `layer` launches repeated `layers` times inside it (a model's
+ * layers): the period of the step is len, of the layers' run layer. */
+static long *make_step(size_t len, long kernels, size_t layer, size_t layers, unsigned seed)
+{
+	long *s = calloc(len, sizeof(*s));
+	size_t i = 0;
+	assert_non_null(s);
+	srand(seed);
+	while (i < len / 4)
+		s[i++] = rand() % kernels;
+	for (size_t l = 0; l < layers && i + layer <= len; l++)
+		for (size_t k = 0; k < layer; k++, i++)
+			s[i] = 100000 + (long)k;   /* the same layer each time */
+	while (i < len)
+		s[i++] = rand() % kernels;
+	return s;
+}
+
+/* Long steps with noise: warm-up iterations that differ (extra launches
+ * and kernels of their own), then clean steps; period len is found
+ * within one iteration after the second clean copy ends, the layers'
+ * inner period first while only they repeat. */
+static void long_period(size_t len)
+{
+	ga_period d;
+	long *s = make_step(len, 300, 40, 6, (unsigned)len);
+	size_t found_at = 0, last_extra = 0;
+	ga_period_init(&d, 2, GA_PERIOD_MAX);
+	/* Two warm-up steps: autotuning launches at 20 places each. */
+	for (int it = 0; it < 2; it++)
+		for (size_t i = 0; i < len; i++) {
+			ga_period_push(&d, s[i]);
+			if (i % (len / 20) == 7) {
+				ga_period_push(&d, 500000 + it);
+				last_extra = d.n;
+			}
+		}
+	for (int it = 0; it < 3; it++)
+		for (size_t i = 0; i < len; i++) {
+			ga_period_push(&d, s[i]);
+			if (!found_at && ga_period_found(&d) == len)
+				found_at = d.n;
+		}
+	/* Found when two clean copies follow the last extra launch, not one
+	 * launch later (nor earlier: the layers' inner period is found then,
+	 * the smaller one). */
+	assert_int_equal(found_at, last_extra + 2 * len);
+	assert_true(ga_period_repeats(&d, len));
+	/* Where the layers repeat, the inner period comes first (the smallest
+	 * of two copies), and it is a true one. */
+	ga_period d2;
+	ga_period_init(&d2, 2, GA_PERIOD_MAX);
+	for (size_t i = 0; i < len / 4 + 3 * 40; i++)
+		ga_period_push(&d2, s[i]);
+	assert_int_equal(ga_period_found(&d2), 40);
+	assert_true(ga_period_repeats(&d2, 40));
+	ga_period_free(&d2);
+
+	/* Data-dependent extra launches end the candidate; the period is
+	 * found again once two clean copies follow, and a rejected period
+	 * never again. */
+	ga_period_push(&d, 777777);
+	assert_int_equal(ga_period_found(&d), 0);
+	for (int it = 0; it < 2; it++)
+		for (size_t i = 0; i < len; i++)
+			ga_period_push(&d, s[i]);
+	assert_int_equal(ga_period_found(&d), len);
+	ga_period_reject(&d, len);
+	for (size_t i = 0; i < 2 * len; i++) {
+		ga_period_push(&d, s[i % len]);
+		assert_true(ga_period_found(&d) != len);
+	}
+	free(s);
+	ga_period_free(&d);
+}
+
+static void test_period_5000(void **state)
+{
+	(void)state;
+	long_period(5000);
+}
+
+static void test_period_20000(void **state)
+{
+	(void)state;
+	long_period(20000);
+}
+
+/* Gradient accumulation: 4 micro-batches of the same launches, then the
+ * optimizer step; the whole cycle repeats with period 4m + o.  The
+ * micro-batch repeats first (two copies inside a cycle); across cycles
+ * the cycle's own period holds. */
+static void test_accumulation(void **state)
+{
+	ga_period d;
+	const size_t m = 300, o = 30;
+	long *mb = make_step(m, 200, 0, 0, 7);
+	(void)state;
+	ga_period_init(&d, 2, GA_PERIOD_MAX);
+	for (int cycle = 0; cycle < 4; cycle++) {
+		for (int k = 0; k < 4; k++)
+			for (size_t i = 0; i < m; i++) {
+				ga_period_push(&d, mb[i]);
+				if (ga_period_found(&d) != want_period(&d, 2, 4 * m + o))
+					fail_msg("cycle %d batch %d launch %zu: found %zu, want %zu", cycle,
+					         k, i, ga_period_found(&d), want_period(&d, 2, 4 * m + o));
+			}
+		for (size_t i = 0; i < o; i++)
+			ga_period_push(&d, 900000 + (long)i);
+		assert_int_equal(ga_period_repeats(&d, 4 * m + o), cycle >= 1);
+		assert_int_equal(ga_period_found(&d), cycle >= 1 ? 4 * m + o : 0);
+	}
+	free(mb);
+	ga_period_free(&d);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_found_after_two_iterations),
-		cmocka_unit_test(test_in_a_row),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_period_5000),
+		cmocka_unit_test(test_period_20000),
+		cmocka_unit_test(test_accumulation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,6 +215,67 @@ static void test_uncount(void **state)
 	ga_sched_free(&m.s);
 }
 
+/* Full diagnosis (the default, no --max-passes bound: one set holding
+ * every metric): a kernel's first launch takes it all, and no launch of it
+ * is replayed again, in a row or not, whatever --max-per-kernel allows. */
+static void test_full_first_launch(void **state)
+{
+	sim m;
+	(void)state;
+	sim_init(&m, 1);
+	m.s.full = 1;
+	m.s.max_per_kernel = 5;
+	m.s.loop.off = 1;
+	assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_PROFILE);
+	assert_int_equal(m.last_set, 0);
+	ga_repeat_slot *r = slot(&m, "_Z4oncev");
+	assert_true(ga_sched_sets_done(r, 1));
+	/* its second launch may give source lines */
+	assert_true(ga_sched_source_turn(&m.s, r, 1));
+	for (int i = 0; i < 6; i++)
+		assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_ENOUGH);
+	assert_int_equal(launch(&m, "_Z5otherv", 10), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_ENOUGH);
+	assert_int_equal(r->count, 8);
+	assert_int_equal(r->profiled, 1);
+	assert_int_equal(m.s.profiled, 2);
+	assert_int_equal(m.s.set_changes, 0);
+	ga_sched_free(&m.s);
+
+	/* The same launches with --max-passes 0 before full diagnosis was the
+	 * default, or with one set that fits --max-passes N: repeats replayed
+	 * up to --max-per-kernel. */
+	sim_init(&m, 1);
+	m.s.max_per_kernel = 5;
+	m.s.loop.off = 1;
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z4oncev", 5000), GA_SCHED_ENOUGH);
+	ga_sched_free(&m.s);
+}
+
+/* Under full diagnosis --min-share takes nothing away: a small kernel's
+ * first launch has every metric, so none of its rules goes unchecked and
+ * it is never marked below the share. */
+static void test_full_min_share(void **state)
+{
+	sim m;
+	(void)state;
+	sim_init(&m, 1);
+	m.s.full = 1;
+	m.s.loop.off = 1;
+	m.s.min_share = 0.05;
+	assert_int_equal(launch(&m, "_Z3bigv", 1e6), GA_SCHED_PROFILE);
+	assert_int_equal(launch(&m, "_Z5smallv", 1000), GA_SCHED_PROFILE);
+	ga_repeat_slot *small = slot(&m, "_Z5smallv");
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(launch(&m, "_Z5smallv", 1000), GA_SCHED_ENOUGH);
+	assert_true(ga_sched_below_share(&m.s, small));
+	assert_false(small->below_share);
+	assert_true(ga_sched_sets_done(small, 1));
+	ga_sched_free(&m.s);
+}
+
 /* The loop replay side of a launch, as loopreplay.c plays it: 1 when the
  * loop took it; *pass_end when it was an iteration's last. */
 static int loop_step(sim *m, ga_repeat_slot *r, int in_a_row, int *pass_end)
@@ -222,7 +284,9 @@ static int loop_step(sim *m, ga_repeat_slot *r, int in_a_row, int *pass_end)
 	ga_loop_push(&m->s, r);
 	if (m->s.loop.active) {
 		if (!ga_loop_expected(&m->s, r)) {
-			ga_loop_stop(&m->s, 1);
+			/* skipped, or the set's passes dropped */
+			if (ga_loop_mismatch(&m->s) != GA_LOOP_SKIP)
+				m->cur = -1;
 			return 0;
 		}
 		*pass_end = ga_loop_advance(&m->s);
@@ -255,6 +319,11 @@ static ga_sched_action loop_launch(sim *m, const char *mangled, long passes)
 			}
 		}
 		return GA_SCHED_PROFILE;
+	}
+	/* inject.c: a launch the loop skipped is not measured otherwise */
+	if (m->s.loop.active) {
+		ga_sched_wait_loop(&m->s, r);
+		return GA_SCHED_WAIT_LOOP;
 	}
 	if (!ga_sched_again(&m->s, r, 0))
 		return GA_SCHED_ENOUGH;
@@ -309,24 +378,105 @@ static void test_loop_detected(void **state)
 	ga_sched_free(&m.s);
 }
 
-/* A launch out of the pattern ends the loop's set; the second time, loop
- * replay is off for the process. */
+/* Full diagnosis in a training loop: the first step replays each kernel
+ * once with every metric; no later launch is replayed; the loop's
+ * iterations measure repeats (up to --max-per-kernel) at no replay, one
+ * pass per iteration of the 7-pass set. */
+static void test_full_loop(void **state)
+{
+	sim m;
+	const char *k[3] = {"_Z4gemmv", "_Z4reluv", "_Z4normv"};
+	long replays = 0;
+	(void)state;
+	sim_init(&m, 1);
+	m.s.full = 1;
+	m.s.max_per_kernel = 3;
+	for (int i = 0; i < 3 * 40; i++) {
+		long before = m.s.profiled - m.s.loop.launches;
+		ga_sched_action a = loop_launch(&m, k[i % 3], 7);
+		if (i >= 3 && !m.s.loop.active && a != GA_SCHED_PROFILE)
+			assert_int_equal(a, GA_SCHED_ENOUGH);
+		replays += (m.s.profiled - m.s.loop.launches) - before;
+	}
+	assert_int_equal(replays, 3);
+	/* two sets' worth of iterations: 7 passes each */
+	assert_int_equal(m.s.loop.passes, 14);
+	assert_int_equal(m.s.loop.launches, 6);
+	for (int j = 0; j < 3; j++)
+		assert_int_equal(slot(&m, k[j])->profiled, 3);
+	assert_false(m.s.loop.active);
+	ga_sched_free(&m.s);
+}
+
+/* A launch out of the pattern inside a pass breaks the pass: the set
+ * starts again, the iteration turned so that the expected launch comes
+ * first.  GA_LOOP_MAX_BROKEN in a row end the loop, and its period is not
+ * taken again. */
 static void test_loop_broken(void **state)
 {
 	sim m;
 	const char *k[3] = {"_Z1xv", "_Z1yv", "_Z1zv"};
 	(void)state;
 	sim_init(&m, 2);
-	for (int round = 0; round < 2; round++) {
-		for (int i = 0; i < 6; i++)
-			loop_launch(&m, k[i % 3], 2);
-		assert_true(m.s.loop.active);
-		loop_launch(&m, k[0], 2);
-		loop_launch(&m, "_Z5otherv", 2);
-		assert_false(m.s.loop.active);
-		assert_int_equal(m.s.loop.aborted, round + 1);
+	for (int i = 0; i < 6; i++)
+		loop_launch(&m, k[i % 3], 2);
+	assert_true(m.s.loop.active);
+	/* x, then another kernel where y was expected; the iteration turns to
+	 * start with y; then y, another; then z, another: the third ends it. */
+	for (int round = 1; round <= GA_LOOP_MAX_BROKEN; round++) {
+		assert_int_equal(loop_launch(&m, k[round - 1], 2), GA_SCHED_PROFILE);
+		assert_int_equal(m.s.loop.pos, 1);
+		assert_int_equal(loop_launch(&m, "_Z5otherv", 2),
+		                 round < GA_LOOP_MAX_BROKEN ? GA_SCHED_WAIT_LOOP : GA_SCHED_PROFILE);
+		assert_int_equal(m.s.loop.broken_passes, round);
+		if (round < GA_LOOP_MAX_BROKEN) {
+			assert_true(m.s.loop.active);
+			assert_int_equal(m.s.loop.keys[0], ga_sched_slot(&m.s, slot(&m, k[round])));
+			assert_int_equal(m.s.loop.pos, 0);
+			assert_int_equal(m.s.loop.pass, 0);
+		}
 	}
-	assert_true(m.s.loop.off);
+	assert_false(m.s.loop.active);
+	assert_int_equal(m.s.loop.aborted, 1);
+	assert_false(m.s.loop.off);
+	assert_int_equal(m.s.loop.det.n_rejected, 1);
+	/* the same loop again: not taken (its period was rejected) */
+	for (int i = 0; i < 30; i++) {
+		loop_launch(&m, k[i % 3], 2);
+		assert_false(m.s.loop.active);
+	}
+	ga_sched_free(&m.s);
+}
+
+/* Between iterations a launch out of the pattern is skipped: the loop and
+ * its passes go on, and the new kernel waits for the loop rather than take
+ * a replay while the profiler holds the loop's configuration; it is
+ * replayed at its next launch once the loop is done. */
+static void test_loop_skip_between(void **state)
+{
+	sim m;
+	const char *k[3] = {"_Z1xv", "_Z1yv", "_Z1zv"};
+	(void)state;
+	sim_init(&m, 2);
+	for (int i = 0; i < 6; i++)
+		loop_launch(&m, k[i % 3], 2);
+	assert_true(m.s.loop.active);
+	for (int i = 0; i < 3; i++)
+		loop_launch(&m, k[i], 2);
+	assert_int_equal(m.s.loop.pass, 1);
+	assert_int_equal(loop_launch(&m, "_Z4evalv", 2), GA_SCHED_WAIT_LOOP);
+	assert_int_equal(loop_launch(&m, "_Z4evalv", 2), GA_SCHED_WAIT_LOOP);
+	assert_true(m.s.loop.active);
+	assert_int_equal(m.s.loop.skips, 2);
+	assert_int_equal(slot(&m, "_Z4evalv")->profiled, 0);
+	for (int i = 0; i < 3; i++)
+		loop_launch(&m, k[i], 2);
+	/* the set's two passes done across the skipped launches */
+	assert_false(m.s.loop.active);
+	assert_int_equal(m.s.loop.launches, 3);
+	assert_int_equal(m.s.loop.broken_passes, 0);
+	assert_int_equal(m.s.loop.aborted, 0);
+	assert_int_equal(loop_launch(&m, "_Z4evalv", 2), GA_SCHED_PROFILE);
 	ga_sched_free(&m.s);
 }
 
@@ -342,6 +492,105 @@ static void test_loop_needs_kernels(void **state)
 	assert_false(m.s.loop.active);
 	assert_int_equal(m.s.loop.period, 2);
 	ga_sched_free(&m.s);
+}
+
+/* A long training step through the policy as inject.c plays it, full
+ * diagnosis (one 7-pass set), --max-per-kernel max: len launches over 400
+ * kernels with a model's 6 layers of 40 launches inside; the first step
+ * with autotuning launches of its own, an evaluation pass of 30 launches
+ * before every 10th step, and a data-dependent extra launch in the middle
+ * of the 5th and 18th (the 5th breaks a pass of the step's set: the set
+ * starts again, turned to begin mid-step, and the evaluation pass then
+ * breaks one too).  Every kernel is replayed once, at its first launch,
+ * and every kernel of the step gets its other max - 1 from the loop's
+ * iterations, the layers' inner loop first; nothing ends loop replay.  The
+ * replays all come in the first two steps: the kernels that waited while
+ * the layers' loop was measured are replayed before it takes repeats. */
+static void long_loop(size_t len, long max)
+{
+	long replays_early = -1;
+	sim m;
+	char **name = calloc(400 + 40, sizeof(*name));
+	long *step = calloc(len, sizeof(*step));
+	size_t i = 0, distinct = 0;
+	unsigned x = (unsigned)len;
+	char buf[64];
+
+	for (int k = 0; k < 440; k++) {
+		snprintf(buf, sizeof(buf), "_Z1k%d", k);
+		name[k] = strdup(buf);
+	}
+	while (i < len / 3) {
+		x = x * 1103515245u + 12345u;
+		step[i++] = (long)((x >> 8) % 400);
+	}
+	for (int l = 0; l < 6; l++)
+		for (int k = 0; k < 40; k++)
+			step[i++] = 400 + k;
+	while (i < len) {
+		x = x * 1103515245u + 12345u;
+		step[i++] = (long)((x >> 8) % 400);
+	}
+	sim_init(&m, 1);
+	m.s.full = 1;
+	m.s.max_per_kernel = max;
+	for (int it = 0; it < 30; it++) {
+		if (it == 2)
+			replays_early = m.s.profiled - m.s.loop.launches;
+		if (it > 0 && it % 10 == 0)
+			for (int e = 0; e < 30; e++) {
+				snprintf(buf, sizeof(buf), "_Z4evali%d", e);
+				loop_launch(&m, buf, 7);
+			}
+		for (i = 0; i < len; i++) {
+			if (it == 0 && i % (len / 10) == 3)
+				loop_launch(&m, "_Z4tunev", 7);
+			if ((it == 4 || it == 17) && i == len / 2)
+				loop_launch(&m, "_Z5extrav", 7);
+			loop_launch(&m, name[step[i]], 7);
+		}
+	}
+	for (int k = 0; k < 440; k++) {
+		int used = 0;
+		for (i = 0; i < len && !used; i++)
+			used = step[i] == k;
+		if (!used)
+			continue;
+		distinct++;
+		if (slot(&m, name[k])->profiled != max)
+			fail_msg("%s: profiled %ld", name[k], slot(&m, name[k])->profiled);
+	}
+	assert_int_equal(slot(&m, "_Z4tunev")->profiled, 1);
+	assert_int_equal(slot(&m, "_Z5extrav")->profiled, 1);
+	assert_int_equal(slot(&m, "_Z4evali0")->profiled, 1);
+	/* one replay per kernel: the step's, tuning, extra, 30 evaluation */
+	assert_int_equal(m.s.profiled - m.s.loop.launches, (long)distinct + 2 + 30);
+	assert_int_equal(replays_early, (long)distinct + 1);
+	assert_int_equal(m.s.loop.launches, (max - 1) * (long)distinct);
+	/* a set measures a kernel at most once: max - 1 sets of 7 passes */
+	assert_true(m.s.loop.passes >= 7 * (max - 1));
+	assert_true(m.s.loop.broken_passes >= 1);
+	assert_int_equal(m.s.waiting, 0);
+	assert_int_equal(m.s.loop.aborted, 0);
+	assert_false(m.s.loop.off);
+	for (int k = 0; k < 440; k++)
+		free(name[k]);
+	free(name);
+	free(step);
+	ga_sched_free(&m.s);
+}
+
+static void test_loop_5000(void **state)
+{
+	(void)state;
+	long_loop(5000, 2);
+	long_loop(5000, 3);
+}
+
+static void test_loop_20000(void **state)
+{
+	(void)state;
+	long_loop(20000, 3);
 }
 
 /* --kernel NAME matches the mangled, demangled or base name; regex: either
@@ -399,8 +648,14 @@ int main(void)
 		cmocka_unit_test(test_interleaved_switch),
 		cmocka_unit_test(test_min_share),
 		cmocka_unit_test(test_uncount),
+		cmocka_unit_test(test_full_first_launch),
+		cmocka_unit_test(test_full_min_share),
 		cmocka_unit_test(test_loop_detected),
 		cmocka_unit_test(test_loop_broken),
+		cmocka_unit_test(test_loop_skip_between),
+		cmocka_unit_test(test_loop_5000),
+		cmocka_unit_test(test_loop_20000),
+		cmocka_unit_test(test_full_loop),
 		cmocka_unit_test(test_loop_needs_kernels),
 		cmocka_unit_test(test_filters),
 	};

@@ -119,6 +119,8 @@ static void build_sample(ga_profile *p)
 	p->collection.min_share_pct = 2.5;
 	p->collection.profiler_measure_seconds = 3.5;
 	p->collection.loop_replay_launches = 48;
+	p->collection.graph_launches = 5;
+	p->collection.quick = 1;
 	{
 		/* One kernel left short of metric sets by --min-share, one not. */
 		ga_unprofiled u[2] = {
@@ -219,6 +221,8 @@ static void compare_profiles(const ga_profile *a, const ga_profile *b)
 	assert_same_str(a->collection.note, b->collection.note);
 	assert_same_double(a->collection.min_share_pct, b->collection.min_share_pct);
 	assert_int_equal(a->collection.loop_replay_launches, b->collection.loop_replay_launches);
+	assert_int_equal(a->collection.graph_launches, b->collection.graph_launches);
+	assert_int_equal(a->collection.quick, b->collection.quick);
 
 	assert_int_equal(a->n_unprofiled, b->n_unprofiled);
 	for (i = 0; i < a->n_unprofiled; i++) {
@@ -461,8 +465,8 @@ static void test_output_layout(void **state)
 		"\"collection\":{\"tool_version\":\"0.1.0\",\"date\":\"2025-01-02T03:04:05Z\","
 		"\"mode\":\"synthetic\","
 		"\"command\":\"./app --size 1024 \\\"quoted\\\" \\\\ back\\tslash\","
-		"\"passes\":7,\"min_share_pct\":2.5,\"profiler_measure_seconds\":3.5,"
-		"\"loop_replay_launches\":48,\"wall_seconds\":12.25,\"app_status\":3,"
+		"\"passes\":7,\"quick\":true,\"min_share_pct\":2.5,\"profiler_measure_seconds\":3.5,"
+		"\"loop_replay_launches\":48,\"graph_launches\":5,\"wall_seconds\":12.25,\"app_status\":3,"
 		"\"app_signal\":9,\"app_peak_rss_kb\":0,"
 		"\"incomplete\":true,\"note\":\"stopped early (synthetic)\"},"
 		"\"metrics\":[\"sm__throughput.avg.pct_of_peak_sustained_elapsed\","

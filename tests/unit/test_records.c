@@ -283,7 +283,7 @@ static void test_round_trip(void **state)
 	ga_rec_unprofiled(&u);
 	ga_rec_bad_metric("c.sum");
 	ga_rec_error("cupti", "%d thing%s failed", 2, "s");
-	ga_rec_end(9, 8, 1, 0.125, 0.75, 0);
+	ga_rec_end(9, 8, 1, 0.125, 0.75, 0, 6);
 	ga_rec_close();
 	ga_rec_error("cupti", "after the close: not written");
 
@@ -295,6 +295,7 @@ static void test_round_trip(void **state)
 	assert_string_equal(out.device.name, "Test GPU");
 	assert_int_equal(out.collection.passes, 3);
 	assert_int_equal(out.collection.metric_sets, 2);
+	assert_int_equal(out.collection.graph_launches, 6);
 	/* the duration once, from set 0 */
 	assert_int_equal(out.n_metrics, 3);
 	assert_int_equal(out.n_launches, 1);

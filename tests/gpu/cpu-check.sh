@@ -1,0 +1,72 @@
+#!/bin/bash
+# The GPU machine's scripts, checked where there is no GPU (meson test
+# gpu-scripts): every Python file of tests/gpu/ and bench/ compiles, the shell
+# scripts parse, and check_train2.py (run-on-device.sh's train2 step) passes
+# a good run and fails a run whose loss changed or whose large kernel was
+# not fully checked.
+set -u
+SRC=${SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+ok() { echo "ok - $*"; }
+bad() { echo "not ok - $*"; fail=1; }
+
+# One interpreter for them all: starting one per file is most of the time.
+python3 - "$SRC" "$T/c.pyc" "$SRC"/tests/gpu/*.py "$SRC"/bench/*.py >"$T/compiled" <<'PY' || fail=1
+import py_compile, sys
+src, out, rc = sys.argv[1], sys.argv[2], 0
+for f in sys.argv[3:]:
+    try:
+        py_compile.compile(f, cfile=out, doraise=True)
+        print("ok - compiles:", f[len(src) + 1:])
+    except py_compile.PyCompileError as e:
+        print("not ok - compiles:", f[len(src) + 1:], e.msg.splitlines()[-1])
+        rc = 1
+sys.exit(rc)
+PY
+cat "$T/compiled"
+for f in "$SRC"/tests/gpu/*.sh "$SRC"/bench/*.sh; do
+	bash -n "$f" && ok "parses: ${f#$SRC/}" || bad "parses: ${f#$SRC/}"
+done
+
+# transformer_train.py without torch (or without a GPU) exits 77.
+if ! python3 -c 'import torch' 2>/dev/null; then
+	python3 "$SRC/tests/gpu/transformer_train.py" >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 77 ] && ok "transformer_train.py without torch: 77" ||
+		bad "transformer_train.py without torch: status $rc, not 77"
+fi
+
+printf 'loss 9.1\nloss 8.2\nsteps 20 warmup 5 graph 0\nloop_s 2.0\n' >"$T/plain"
+printf 'loss 9.1\nloss 8.2\nsteps 20 warmup 5 graph 0\nloop_s 2.5\n' >"$T/prof"
+printf 'loss 9.1\nloss 8.3\nsteps 20 warmup 5 graph 0\nloop_s 2.5\n' >"$T/drift"
+report() { # unchecked rules of the 40 % kernel
+	cat <<JSON
+{"kernels": [{"name": "big", "share": 0.4, "unchecked_rules": [$1]},
+             {"name": "small", "share": 0.005, "unchecked_rules": ["barrier-stalls"]}],
+ "summary": {"measured": {"kernel_replay": 9, "loop_replay": 3, "unprofiled_at_mean": 5,
+             "graph_launches": 0}},
+ "profile": {"collection": {"loop_replay_launches": 3}}}
+JSON
+}
+report '' >"$T/good.json"
+report '"barrier-stalls"' >"$T/partial.json"
+C="$SRC/tests/gpu/check_train2.py"
+out=$(python3 "$C" "$T/plain" "$T/prof" "$T/good.json" 10 12)
+[ $? -eq 0 ] && ok "check_train2: a good run passes" || bad "check_train2: a good run passes"
+case $out in *"loop 2.000 s plain, 2.500 s profiled: x1.25"*"x1.20"*) ok "check_train2: ratios";;
+	*) bad "check_train2: ratios: $out";; esac
+case $out in *"measured: kernel_replay 9, loop_replay 3, unprofiled_at_mean 5, graph_launches 0"*)
+	ok "check_train2: launches by mechanism";;
+	*) bad "check_train2: launches by mechanism: $out";; esac
+case $out in *"1 of 1 kernels"*) ok "check_train2: the 0.5 % kernel is not counted";;
+	*) bad "check_train2: kernels counted: $out";; esac
+python3 "$C" "$T/plain" "$T/drift" "$T/good.json" 10 12 >"$T/o" &&
+	bad "check_train2: a changed loss fails" || ok "check_train2: a changed loss fails"
+python3 "$C" "$T/plain" "$T/prof" "$T/partial.json" 10 12 >"$T/o" &&
+	bad "check_train2: a large kernel not fully checked fails" ||
+	ok "check_train2: a large kernel not fully checked fails"
+grep -q 'FAIL 40.0 % big: not checked: barrier-stalls' "$T/o" &&
+	ok "check_train2: names the rule" || bad "check_train2: names the rule"
+exit $fail
