@@ -546,7 +546,8 @@ GA_PAIR("control-warp-uniform", "thread-divergence", true,
 // reduce-shuffle (3.16x, labelled rule not fired): its slow side is the
 // sequential tree, whose first fix is the shuffles (barrier stalls 8.8 of
 // 30.8 cycles per issue, LSU pipe 84 % from the tree's shared traffic), so
-// warp-shuffle-reduction is the right label; the rule's condition missed it.
+// warp-shuffle-reduction is the right label; the rule's condition missed it
+// (its memory test counts the tree's own shared wavefronts, 90 % of peak).
 // ---------------------------------------------------------------------------
 namespace reduce {
 const int BLOCK = 256, BLOCKS = 8192, SEGS = 64;
@@ -675,6 +676,8 @@ GA_PAIR("control-reduce-shuffle", "shared-tree-reduction", true,
 // The label is right (3.64x measured, the rule did not fire): barrier
 // stalls were 24.6 of the 43.3 cycles between a warp's instructions (57 %),
 // every other stall under 5, memory idle; removing the barriers is the fix.
+// barrier-stalls set it aside as reduction-like (0.16 shared wavefronts per
+// instruction, FMA pipe 9 %): the table reads look like a tree's traffic.
 // ---------------------------------------------------------------------------
 namespace barrier {
 const int BLOCK = 1024, STEPS = 256, TAB = 256;
