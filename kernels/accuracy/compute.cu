@@ -12,6 +12,12 @@ static const int CB = 256;
 // fp64-literal (fp64-in-fp32-code): 1024 steps of v = v * 0.999 + 0.001 on a
 // float v. Slow: the literals are doubles, so every step converts v to
 // double, runs a DFMA and converts back. Fast: float literals (0.999f).
+// The label is right though the rule did not fire on the H200 (13.8x
+// measured): the fix is the float literals, and the slow side's time is
+// theirs. On the H200 the FP64 pipe runs at half the FP32 rate, so the one
+// DFMA per step loads it only 12 %; the two F2F conversions per step load
+// the XU pipe to 94 %, which binds the kernel. fp64-in-fp32-code's
+// condition (FP64 pipe above 15 %) misses conversion-bound promotion.
 // ---------------------------------------------------------------------------
 namespace fp64lit {
 const int STEPS = 1024;
@@ -197,6 +203,14 @@ GA_PAIR("sfu-exp", "sfu-heavy-math", false,
 // rule, one FMA per degree. The Horner kernel is also a control.
 // poly-expanded (pipe-saturation): each power rebuilt by a loop of
 // multiplications (degree squared multiplies per point). Fast: Horner.
+//
+// poly-pow keeps sfu-heavy-math (25x measured, the rule did not fire): the
+// rule's fix names this case (Horner's rule instead of pow), and the slow
+// side's time is powf's full-precision sequence (XU 41 %, ALU 66 %, issue
+// 96 %), whose logarithm and exponential run on the XU with the
+// conversions powf makes for its integer-exponent test. The rule counts
+// those conversions as division or promotion work (transcendental share
+// 0), which is what kept it silent, not the label.
 // ---------------------------------------------------------------------------
 namespace poly {
 const int DEG = 12, POINTS = 64;
@@ -415,25 +429,51 @@ GA_PAIR("intdiv-divide", "integer-division", false,
 } // namespace intdiv
 
 // ---------------------------------------------------------------------------
-// divergence-evenodd (thread-divergence): even elements take one 64-step
+// divergence-evenodd (thread-divergence): even elements take one 128-step
 // recurrence, odd elements another. Slow: thread i takes element i, so each
-// warp runs both paths. Fast: even and odd elements are dealt to alternate
-// warps, so each warp takes one path. The fast kernel is also the control.
+// warp runs both paths one after the other with half its lanes idle. Fast:
+// even and odd elements are dealt to alternate warps, so each warp takes one
+// path. The fast kernel is also the control.
+//
+// The two paths must differ in their instructions, not only in constants:
+// when both were `v = fmaf(v, a, b)` with different a and b, the compiler
+// made one loop of them with the constants picked per lane, so the H200 run
+// measured 100 % warp efficiency and 0.99x. Here the even path is two FMAs
+// per step and the odd path a multiply and an FMA (a bounded quadratic map),
+// same cost, no common loop. Each path keeps four independent chains, so a
+// warp is issue bound rather than waiting on one FMA chain (the scheduler
+// of an SM sub-partition could otherwise hide one path's latency behind the
+// other's, Volta's independent thread scheduling): the slow side issues
+// twice the warp instructions, and on an issue-bound kernel that is about
+// 2x (model: 32 / 16 active lanes).
 // ---------------------------------------------------------------------------
 namespace diverge {
-const int STEPS = 256;
+const int STEPS = 128;
 float *d_out;
 std::vector<float> ref;
 
 __device__ __host__ inline float path_even(float v)
 {
-    for (int k = 0; k < STEPS; k++) v = fmaf(v, 0.998f, 0.01f);
-    return v;
+    float a0 = v, a1 = v + 1.0f, a2 = v + 2.0f, a3 = v + 3.0f;
+    for (int k = 0; k < STEPS; k++) {
+        a0 = fmaf(fmaf(a0, 0.998f, 0.01f), 0.999f, -0.005f);
+        a1 = fmaf(fmaf(a1, 0.998f, 0.01f), 0.999f, -0.005f);
+        a2 = fmaf(fmaf(a2, 0.998f, 0.01f), 0.999f, -0.005f);
+        a3 = fmaf(fmaf(a3, 0.998f, 0.01f), 0.999f, -0.005f);
+    }
+    return a0 + a1 + a2 + a3;
 }
+// x -> 0.5 - x^2 / 4 maps [-2, 2] into [-0.5, 0.5]: the starts below 1.4 stay bounded.
 __device__ __host__ inline float path_odd(float v)
 {
-    for (int k = 0; k < STEPS; k++) v = fmaf(v, -0.997f, 0.02f);
-    return v;
+    float b0 = v * 0.0078125f, b1 = b0 + 0.1f, b2 = b0 + 0.2f, b3 = b0 + 0.3f;
+    for (int k = 0; k < STEPS; k++) {
+        b0 = fmaf(b0 * b0, -0.25f, 0.5f);
+        b1 = fmaf(b1 * b1, -0.25f, 0.5f);
+        b2 = fmaf(b2 * b2, -0.25f, 0.5f);
+        b3 = fmaf(b3 * b3, -0.25f, 0.5f);
+    }
+    return b0 + b1 + b2 + b3;
 }
 __device__ __host__ inline float element(int e) { return e & 1 ? path_odd((float)(e & 127)) : path_even((float)(e & 127)); }
 
@@ -493,6 +533,21 @@ GA_PAIR("control-warp-uniform", "thread-divergence", true,
 // sequential addressing against __shfl_down_sync per warp.
 // control-reduce-shuffle (shared-tree-reduction): sequential addressing
 // down to one warp, then shuffles.
+//
+// reduce-tree measured 1.02x on the H200 while its tree loops ran to the
+// constant BLOCK: unrolled, tid % (2 st) became an AND with a constant (XU
+// 0 %, no conversions beyond value()'s), both sides issued the same
+// predicated shared loads and stores (2.69e8 against 2.61e8 warp
+// instructions) and both sat on the LSU pipe (82 %). With the loops bounded
+// by blockDim.x the interleaved side computes a real unsigned modulo per
+// thread per level (about 20 instructions, XU reciprocal included) and keeps
+// every warp stepping through the first five levels, so the model is the
+// reduction demo's: about 2x (the demo measured 2.1x).
+// reduce-shuffle (3.16x, labelled rule not fired): its slow side is the
+// sequential tree, whose first fix is the shuffles (barrier stalls 8.8 of
+// 30.8 cycles per issue, LSU pipe 84 % from the tree's shared traffic), so
+// warp-shuffle-reduction is the right label; the rule's condition missed it
+// (its memory test counts the tree's own shared wavefronts, 90 % of peak).
 // ---------------------------------------------------------------------------
 namespace reduce {
 const int BLOCK = 256, BLOCKS = 8192, SEGS = 64;
@@ -543,14 +598,18 @@ __global__ void reduce_segments(float *__restrict__ out)
         }
         s[tid] = v;
         __syncthreads();
+        // The loops run to blockDim.x, as the demo and most user code do:
+        // bounded by the constant BLOCK, they were unrolled and every
+        // tid % (2 st) became an AND, so the interleaved form cost little
+        // more than the sequential one (0.98x of its time on the H200).
         if (MODE == 0) {
-            for (unsigned st = 1; st < BLOCK; st *= 2) {
+            for (unsigned st = 1; st < blockDim.x; st *= 2) {
                 if (tid % (2 * st) == 0) s[tid] += s[tid + st];
                 __syncthreads();
             }
         } else {
             unsigned stop = MODE == 2 ? 32 : 0;
-            for (unsigned st = BLOCK / 2; st > stop; st >>= 1) {
+            for (unsigned st = blockDim.x / 2; st > stop; st >>= 1) {
                 if (tid < st) s[tid] += s[tid + st];
                 __syncthreads();
             }
@@ -614,6 +673,11 @@ GA_PAIR("control-reduce-shuffle", "shared-tree-reduction", true,
 // table that was filled once; the slow side has two __syncthreads() in the
 // loop that protect nothing (the table is only read). Fast: no barrier in
 // the loop.
+// The label is right (3.64x measured, the rule did not fire): barrier
+// stalls were 24.6 of the 43.3 cycles between a warp's instructions (57 %),
+// every other stall under 5, memory idle; removing the barriers is the fix.
+// barrier-stalls set it aside as reduction-like (0.16 shared wavefronts per
+// instruction, FMA pipe 9 %): the table reads look like a tree's traffic.
 // ---------------------------------------------------------------------------
 namespace barrier {
 const int BLOCK = 1024, STEPS = 256, TAB = 256;

@@ -211,13 +211,29 @@ GA_PAIR("control-padded-transpose", "shared-bank-conflicts", true,
 } // namespace transpose
 
 // ---------------------------------------------------------------------------
-// bank-rows (shared-bank-conflicts): each thread owns a row of 32 floats in
-// shared memory and takes a weighted sum of it. With rows laid out at a
-// stride of 32 floats, the 32 lanes of a warp hit the same bank every step;
-// padding the rows to 33 floats spreads them over all 32 banks.
+// bank-rows (shared-bank-conflicts): each block stages 128 rows of 32
+// floats in shared memory; in pass p thread t takes a weighted sum of row
+// (t + p) mod 128. With rows laid out at a stride of 32 floats, the 32
+// lanes of a warp hit the same bank every step; padding the rows to 33
+// floats spreads them over all 32 banks.
+//
+// The first version had each thread sum its own row 16 times: the compiler
+// kept the row in registers after one pass (39 registers), so the conflicts
+// were paid once, the kernel was bound by reading its 128 MB from DRAM (49 %
+// of peak, long scoreboard the largest stall) and padding measured 1.27x.
+// Reading another thread's row in each pass makes every pass a shared load
+// the compiler cannot keep: at stride 32 the rows are 16-byte aligned and
+// load 4 floats at a time (the first version's 8.4M load wavefronts for 32K
+// warps are 8 such loads of 32 wavefronts each: the 8 lanes of a
+// quarter-warp on the same 4 banks), 256 wavefronts per row per warp, or
+// 1024 if the loads stay scalar; at stride 33, 32 single-float loads of one
+// wavefront. Model: the shared-memory pipe at one wavefront per SM cycle,
+// 256 against 32 per warp and pass (about 260 us against 32 us for 32K warps
+// and 8 passes), the fast side also reading its 128 MB from DRAM (about
+// 27 us): about 5x, more with scalar loads.
 // ---------------------------------------------------------------------------
 namespace bankrows {
-const int N = 1 << 20, K = 32, BLOCK = 128, PASSES = 16, SAMPLE = 61;
+const int N = 1 << 20, K = 32, BLOCK = 128, PASSES = 8, SAMPLE = 61;
 float *d_in, *d_out;
 std::vector<float> ref;
 
@@ -229,9 +245,11 @@ __global__ void row_dot(const float *__restrict__ in, float *__restrict__ out)
     for (int e = threadIdx.x; e < BLOCK * K; e += BLOCK) rows[(e / K) * STRIDE + e % K] = src[e];
     __syncthreads();
     float acc = 0.0f;
-    for (int p = 0; p < PASSES; p++)
+    for (int p = 0; p < PASSES; p++) {
+        const float *row = rows + ((threadIdx.x + p) % BLOCK) * STRIDE;
 #pragma unroll
-        for (int k = 0; k < K; k++) acc = fmaf(rows[threadIdx.x * STRIDE + k], (float)(k + p) * 0.0625f, acc);
+        for (int k = 0; k < K; k++) acc = fmaf(row[k], (float)(k + p) * 0.0625f, acc);
+    }
     out[blockIdx.x * BLOCK + threadIdx.x] = acc;
 }
 
@@ -243,8 +261,11 @@ void setup()
         ref.assign(N, 0.0f);
         for (int i = 0; i < N; i += SAMPLE) {
             float acc = 0.0f;
-            for (int p = 0; p < PASSES; p++)
-                for (int k = 0; k < K; k++) acc = fmaf(h[(size_t)i * K + k], (float)(k + p) * 0.0625f, acc);
+            size_t first = (size_t)(i / BLOCK) * BLOCK;
+            for (int p = 0; p < PASSES; p++) {
+                size_t row = first + (i % BLOCK + p) % BLOCK;
+                for (int k = 0; k < K; k++) acc = fmaf(h[row * K + k], (float)(k + p) * 0.0625f, acc);
+            }
             ref[i] = acc;
         }
         d_in = pairs_upload(h);
@@ -270,7 +291,7 @@ bool check(char *d, size_t n)
     return ck.result(d, n, "rowdot");
 }
 GA_PAIR("bank-rows", "shared-bank-conflicts", false,
-        "per-thread rows in shared memory: stride 32 -> padded stride 33", setup, launch, check);
+        "rows of other threads in shared memory: stride 32 -> padded stride 33", setup, launch, check);
 } // namespace bankrows
 
 // ---------------------------------------------------------------------------
@@ -353,12 +374,28 @@ GA_PAIR("tiling-matmul", "shared-memory-tiling", false,
 } // namespace matmul
 
 // ---------------------------------------------------------------------------
-// tiling-stencil (shared-memory-tiling): 1-D convolution with a radius of 16
-// over 32M floats. Slow: each output reads its 33 inputs from global memory.
-// Fast: each block stages its 256 inputs plus the halo in shared memory once.
+// tiling-stencil (shared-memory-tiling): vertical convolution with a radius
+// of 16 down the columns of a 8192 x 4096 float image (zero outside).
+// Slow: one thread per output, 256-thread blocks along a row, each output
+// reads its 33 inputs from global memory. Fast: 32 x 8-thread blocks stage a
+// 96 x 32 tile (64 output rows plus the halo) in shared memory once and read
+// the 33 taps from there.
+//
+// The first version ran along a row (1-D, radius 16) and measured 1.06x on
+// the H200: its neighbours were the block's own loads, L1 served them (hit
+// rate 95 %), so shared memory only replaced L1 wavefronts with shared ones
+// at the same 128 bytes per cycle (issue 77 %, L1 wavefronts 76 %, the same
+// on both sides). Down the columns the 33 rows an output needs were loaded
+// by 33 different blocks, 16 block indices apart, which run on different
+// SMs: no L1 reuse, each input crosses L2 33 times (4.4 GB for 128 MB). The
+// tile reads each input about 1.5 times from L2 and then the 33 taps from
+// shared memory, so the model is the L2 bound of the slow side (4.4 GB at
+// the L2's bandwidth) against the shared-memory bound of the fast side (the
+// same 4.4 GB at 128 bytes per SM cycle, 33.5 TB/s): about 3x to 4x.
 // ---------------------------------------------------------------------------
 namespace stencil {
-const int N = 32 << 20, R = 16, BLOCK = 256;
+const int W = 4096, H = 8192, R = 16, BLOCK = 256, TY = 64, TX = 32, TROWS = BLOCK / TX;
+const size_t N = (size_t)W * H;
 float *d_in, *d_out;
 std::vector<float> h_in;
 
@@ -366,29 +403,34 @@ __host__ __device__ inline float weight(int k) { return (float)(R + 1 - (k < 0 ?
 
 __global__ void conv_global(const float *__restrict__ in, float *__restrict__ out)
 {
-    int i = blockIdx.x * BLOCK + threadIdx.x;
+    int x = blockIdx.x * BLOCK + threadIdx.x, y = blockIdx.y;
     float acc = 0.0f;
 #pragma unroll
     for (int k = -R; k <= R; k++) {
-        int j = i + k;
-        acc = fmaf(weight(k), (j >= 0 && j < N) ? in[j] : 0.0f, acc);
+        int j = y + k;
+        acc = fmaf(weight(k), (j >= 0 && j < H) ? in[(size_t)j * W + x] : 0.0f, acc);
     }
-    out[i] = acc;
+    out[(size_t)y * W + x] = acc;
 }
 
+// Block (bx, by): columns bx*32.., output rows by*64..; thread (tx, ty) of
+// 32 x 8 computes rows ty, ty + 8, ..., ty + 56 of its column.
 __global__ void conv_shared(const float *__restrict__ in, float *__restrict__ out)
 {
-    __shared__ float s[BLOCK + 2 * R];
-    int base = blockIdx.x * BLOCK - R;
-    for (int t = threadIdx.x; t < BLOCK + 2 * R; t += BLOCK) {
-        int j = base + t;
-        s[t] = (j >= 0 && j < N) ? in[j] : 0.0f;
+    __shared__ float s[TY + 2 * R][TX];
+    int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
+    int x = blockIdx.x * TX + tx, y0 = blockIdx.y * TY;
+    for (int r = ty; r < TY + 2 * R; r += TROWS) {
+        int j = y0 - R + r;
+        s[r][tx] = (j >= 0 && j < H) ? in[(size_t)j * W + x] : 0.0f;
     }
     __syncthreads();
-    float acc = 0.0f;
+    for (int r = ty; r < TY; r += TROWS) {
+        float acc = 0.0f;
 #pragma unroll
-    for (int k = -R; k <= R; k++) acc = fmaf(weight(k), s[threadIdx.x + R + k], acc);
-    out[blockIdx.x * BLOCK + threadIdx.x] = acc;
+        for (int k = -R; k <= R; k++) acc = fmaf(weight(k), s[r + R + k][tx], acc);
+        out[(size_t)(y0 + r) * W + x] = acc;
+    }
 }
 
 void setup()
@@ -404,27 +446,28 @@ void setup()
 void launch(bool fast)
 {
     if (fast)
-        conv_shared<<<N / BLOCK, BLOCK>>>(d_in, d_out);
+        conv_shared<<<dim3(W / TX, H / TY), BLOCK>>>(d_in, d_out);
     else
-        conv_global<<<N / BLOCK, BLOCK>>>(d_in, d_out);
+        conv_global<<<dim3(W / BLOCK, H), BLOCK>>>(d_in, d_out);
 }
 
 bool check(char *d, size_t n)
 {
     std::vector<float> got = ga_from_dev(d_out, N);
     GaChecker ck(0, 0);
-    for (int i = 0; i < N; i += 97) {
+    for (size_t i = 0; i < N; i += 97) {
+        int x = (int)(i % W), y = (int)(i / W);
         float acc = 0.0f;
         for (int k = -R; k <= R; k++) {
-            int j = i + k;
-            acc = fmaf(weight(k), (j >= 0 && j < N) ? h_in[j] : 0.0f, acc);
+            int j = y + k;
+            acc = fmaf(weight(k), (j >= 0 && j < H) ? h_in[(size_t)j * W + x] : 0.0f, acc);
         }
         ck.add(i, got[i], acc);
     }
     return ck.result(d, n, "conv");
 }
 GA_PAIR("tiling-stencil", "shared-memory-tiling", false,
-        "1-D convolution radius 16: 33 global loads per output -> shared tile", setup, launch, check);
+        "vertical convolution radius 16: 33 global loads per output -> shared tile", setup, launch, check);
 } // namespace stencil
 
 // ---------------------------------------------------------------------------
@@ -434,6 +477,13 @@ GA_PAIR("tiling-stencil", "shared-memory-tiling", false,
 // its address comes from the load before it. Slow: `#pragma unroll 1`, one
 // row number and then one row in flight per warp. Fast: eight row numbers,
 // then eight rows, in flight together.
+// The first version (one random element per lane, 1.02x on the H200) was
+// not latency bound: 18 sectors per request, a separate line per lane, kept
+// the L2's tag lookups at 96 % of their peak on both sides, so more loads
+// in flight had nothing to overlap. A coalesced row is one tag lookup for
+// 4 sectors, and the slow side's 64 warps per SM with one row each in
+// flight (two dependent L2 hits per step) use about a tenth of L2's
+// bandwidth: eight in flight is about 3x before the L2 bounds it.
 // ---------------------------------------------------------------------------
 namespace gather {
 const int THREADS = 1 << 21, WARPS = THREADS / 32, K = 64, ROWS = 1 << 17;

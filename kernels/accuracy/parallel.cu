@@ -51,10 +51,20 @@ GA_PAIR("control-full-grid", "grid-too-small", true,
 // ---------------------------------------------------------------------------
 // grid-tail-a / grid-tail-b (grid-too-small, the mild case): FMA-bound
 // work, one item per thread, in blocks of 1024 threads of which 2 fit on an
-// SM. With 2 x SMs + SMs/2 (a) or 2 x SMs + SMs/4 (b) blocks, the last wave
-// leaves half or three quarters of the SMs idle. Fast: the same items in
-// blocks of 128 threads, so the last wave spreads over every SM. On 132
-// SMs the model ratio is 3 / 2.5 = 1.2x (a) and 3 / 2.25 = 1.33x (b).
+// SM, and one block (32 warps, four independent FMA chains each) already
+// keeps an SM's FMA pipes busy. With SMs + SMs/2 (a) or SMs + SMs/4 (b)
+// blocks, some SMs run two blocks, sharing the pipes, while the rest run one
+// and then idle: the kernel takes two block-times.
+// Fast: the same items in blocks of 128 threads, 12 (a) or 10 (b) per SM,
+// all resident at once, so every SM does the same share: 1.5 or 1.25
+// block-times. Model ratio on 132 SMs: 2 / 1.5 = 1.33x (a), 2 / 1.25 = 1.6x
+// (b).
+//
+// The first version used 2.5 and 2.25 blocks per SM (model 1.2x and 1.33x)
+// and measured 1.09x and 1.20x on the H200: at 2.5 blocks per SM the idle
+// share of the last wave is small, and the fast side's own last round of
+// 128-thread blocks (20 and 18 per SM against 16 resident) gave a quarter
+// of a block-time back. Here the fast side has no second round.
 // ---------------------------------------------------------------------------
 namespace tail {
 const int STEPS = 4096;
@@ -89,8 +99,8 @@ __global__ void tail_small(float *__restrict__ out, int n)
 void setup_common(int quarters)
 {
     int sms = pairs_sm_count();
-    items_a = (2 * sms + sms / 2) * 1024;
-    items_b = (2 * sms + sms / 4) * 1024;
+    items_a = (sms + sms / 2) * 1024;
+    items_b = (sms + sms / 4) * 1024;
     if (!d_out) d_out = ga_dev_alloc<float>(items_a);
     items_now = quarters == 2 ? items_a : items_b;
     ref.resize(items_now);
@@ -116,9 +126,9 @@ bool check(char *d, size_t n)
     return ck.result(d, n, "tail");
 }
 GA_PAIR("grid-tail-a", "grid-too-small", false,
-        "FMA-bound, 2.5 waves of 1024-thread blocks -> 128-thread blocks", setup_a, launch, check);
+        "FMA-bound, 1.5 blocks of 1024 threads per SM -> 128-thread blocks", setup_a, launch, check);
 GA_PAIR("grid-tail-b", "grid-too-small", false,
-        "FMA-bound, 2.25 waves of 1024-thread blocks -> 128-thread blocks", setup_b, launch, check);
+        "FMA-bound, 1.25 blocks of 1024 threads per SM -> 128-thread blocks", setup_b, launch, check);
 } // namespace tail
 
 // ---------------------------------------------------------------------------
@@ -130,6 +140,13 @@ GA_PAIR("grid-tail-b", "grid-too-small", false,
 // dynamic shared memory and use 512 bytes (3 blocks, 12 warps per SM);
 // fast: ask for the 512 bytes. lowocc-block (low-occupancy): 32-thread
 // blocks (at most 32 blocks, so 32 warps per SM); fast: 256-thread blocks.
+// The first version gathered one random element per lane: the L2's tag
+// lookups ran at 96 % of peak whether an SM held 12, 32 or 64 warps, so
+// occupancy did not matter (1.00x and 1.01x on the H200). Coalesced rows
+// take a tag lookup per 4 sectors, and the kernel becomes what these pairs
+// need: loads in flight proportional to warps. Model: 64 / 32 warps = 2x
+// (lowocc-block); 64 / 12 warps, bounded by the L2's bandwidth at about
+// 4x, for lowocc-smem.
 // ---------------------------------------------------------------------------
 namespace occ {
 const int THREADS = 1 << 21, WARPS = THREADS / 32, K = 32, ROWS = 1 << 17;
@@ -221,6 +238,12 @@ GA_PAIR("lowocc-block", "low-occupancy", false,
 // each, so most of a block's warp slots sit empty while warp 0 finishes.
 // Fast: the block's 480 items dealt out two per thread (the last 32 threads
 // take one).
+// The first version walked FMA chains: 8 active warps of 64 still kept the
+// FMA pipe at 81 % and issue at 85 % (1.17x on the H200), so the empty warp
+// slots cost little. A dependent shared-memory load per step is latency
+// bound per warp (about 30 cycles), so the slow side's time is warp 0's 8
+// walks per block, 4 rounds of 8 blocks per SM, against the fast side's 2
+// walks per thread at the shared-memory pipe's rate: about 2x.
 // ---------------------------------------------------------------------------
 namespace imbalance {
 const int BLOCKS = 4224, PER_BLOCK = 32 * 8 + 224, STEPS = 1024, PERM = 128;
@@ -295,6 +318,12 @@ GA_PAIR("occgap-imbalance", "achieved-occupancy-gap", false,
 // ---------------------------------------------------------------------------
 // launch-tiny (launch-overhead): out = 2 x + 1 over 8M floats as 2048
 // launches of 4096 elements each, against one launch over all of them.
+// launch-overhead stays the label (293x measured, ranked 2nd after
+// grid-too-small): each launch runs 16 blocks for about 2 us on 132 SMs, so
+// both rules describe it, but the fix both point to is the one launch over
+// all the elements, which is what launch-overhead's fix says; grid-too-small
+// alone would ask for more blocks per launch, which 4096 elements do not
+// have.
 // ---------------------------------------------------------------------------
 namespace tiny {
 const int SLICE = 4096, SLICES = 2048, N = SLICE * SLICES;

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Re-score a recorded accuracy bench run with the current rules, offline.
+#
+# usage: bench/accuracy/rescore.sh BUILD_DIR REPORTS_DIR [OUT_DIR]
+#
+# REPORTS_DIR is the OUT_DIR of an earlier bench/accuracy/run.sh (on the GPU
+# machine): list.txt, times.txt and each slow side's JSON report NAME.json,
+# which embeds the profile. Each report is analysed again with
+# `gpuadvise --import` of this build (its rules, models and ranking; no GPU
+# needed), into OUT_DIR/NAME.json, and score.py scores the new reports
+# against the recorded times: OUT_DIR/results.json and OUT_DIR/table.md
+# (bench/accuracy/results.json, the bench's recorded results, is left
+# alone). The measured speedups are those of the recorded run, so a pair
+# whose kernels changed since must be run again on the GPU before its row
+# means anything.
+#
+# OUT_DIR defaults to REPORTS_DIR/rescored. Exit status: 0 when every
+# report was analysed and scored, 1 when one failed, 2 on usage errors.
+set -u
+
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then
+	echo "usage: $0 BUILD_DIR REPORTS_DIR [OUT_DIR]" >&2
+	exit 2
+fi
+here=$(cd "$(dirname "$0")" && pwd)
+ga=$1/gpuadvise
+reports=$2
+out=${3:-$reports/rescored}
+if [ ! -x "$ga" ]; then
+	echo "$0: $ga is missing (meson setup $1; ninja -C $1)" >&2
+	exit 2
+fi
+for f in list.txt times.txt; do
+	if [ ! -f "$reports/$f" ]; then
+		echo "$0: $reports/$f is missing (the OUT_DIR of bench/accuracy/run.sh)" >&2
+		exit 2
+	fi
+done
+mkdir -p "$out" || exit 2
+status=0
+
+while read -r name rule kind what; do
+	rm -f "$out/$name.json"
+	if [ ! -f "$reports/$name.json" ]; then
+		echo "$0: $name: no recorded report $reports/$name.json" >&2
+		status=1
+		continue
+	fi
+	# --import exits 0 whatever it finds (no --fail-on here).
+	if ! "$ga" --quiet --import "$reports/$name.json" --format json \
+	    --log-file "$out/$name.json" >"$out/$name.log" 2>&1 </dev/null; then
+		echo "$0: $name: gpuadvise --import failed (see $out/$name.log)" >&2
+		status=1
+	fi
+done <"$reports/list.txt"
+
+python3 "$here/score.py" --list "$reports/list.txt" --times "$reports/times.txt" \
+    --reports "$out" --results "$out/results.json" --table "$out/table.md" || status=1
+exit $status
