@@ -183,16 +183,17 @@ def sfu_heavy_math(k):
 
 
 def integer_division(k):
-    div = divisions(k)
-    xu_share = clamp(3 * div / max(k("sm__inst_executed_pipe_xu.sum"), 1), 0, 1) \
-        if div > 0 else 0
-    issue_share = clamp(16 * div / max(k(WARP_INST), 1), 0, 1)
-    fires = (div > 0 and xu_share >= 0.3 and sm_busy(k) >= 60
-             and (k(XU) > 40 or issue_share >= 0.1))
+    def xu_share():
+        return clamp(3 * divisions(k) / max(k("sm__inst_executed_pipe_xu.sum"), 1), 0, 1)
+
+    def issue_share():
+        return clamp(16 * divisions(k) / max(k(WARP_INST), 1), 0, 1)
+    fires = (sm_busy(k) >= 60 and divisions(k) > 0 and xu_share() >= 0.3
+             and (k(XU) > 40 or issue_share() >= 0.1))
 
     def model():
-        pipe = k(XU) / 100 * xu_share * (1 - xu_rate(k))
-        issue = k(ISSUE) / 100 * issue_share
+        pipe = k(XU) / 100 * xu_share() * (1 - xu_rate(k))
+        issue = k(ISSUE) / 100 * issue_share()
         return fit(k, max(pipe, issue)), fit(k, min(pipe, issue)), fit(k, pipe + issue)
     return fires, model
 
