@@ -10,6 +10,7 @@ finding of these rules to carry the values computed here, every rule to fire
 exactly where its condition holds, and an estimate that reads a metric the
 profile lacks to name one it lacks.
 
+check_models.py (meson test models) runs check_all; on its own:
 usage: compute_models.py GPUADVISE SRCDIR
 """
 import glob
@@ -404,25 +405,23 @@ def profiles(srcdir):
     yield from derived(srcdir)
 
 
-def analyse(gpuadvise, profile):
+def analyse(gpuadvise, srcdir, profile):
     with tempfile.NamedTemporaryFile("w", suffix=".json") as tmp:
         json.dump(profile, tmp)
         tmp.flush()
-        out = subprocess.run([gpuadvise, "--import", tmp.name, "--format", "json"],
-                             capture_output=True, text=True)
+        out = subprocess.run([gpuadvise, "--no-default-rules", "--rules",
+                              os.path.join(srcdir, "rules"), "--import", tmp.name,
+                              "--format", "json"], capture_output=True, text=True)
     if out.returncode not in (0, 1):
         raise RuntimeError("gpuadvise exited %d: %s" % (out.returncode, out.stderr))
     return json.loads(out.stdout)
 
 
-def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write(__doc__)
-        return 2
-    gpuadvise, srcdir = argv[1], argv[2]
+def check_all(gpuadvise, srcdir):
+    """Every profile through gpuadvise: (problems, a summary line)."""
     problems, findings, missing, seen = [], 0, 0, set()
     for label, profile in profiles(srcdir):
-        report = analyse(gpuadvise, profile)
+        report = analyse(gpuadvise, srcdir, profile)
         for ki in range(len(report["kernels"])):
             problems += check_kernel(profile, report, ki, label)
         for f in report["findings"]:
@@ -435,10 +434,18 @@ def main(argv):
                 missing += 1
     problems += ["%s: no finding with an estimate to check" % rule
                  for rule in sorted(set(RULES) - seen)]
+    return problems, ("%d findings of %d compute rules checked (%d with an input missing)"
+                      % (findings, len(RULES), missing))
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write(__doc__)
+        return 2
+    problems, summary = check_all(argv[1], argv[2])
     for p in problems:
         print("not ok:", p)
-    print("%d findings of %d rules checked (%d with an input missing), %d problems"
-          % (findings, len(RULES), missing, len(problems)))
+    print("%s, %d problems" % (summary, len(problems)))
     return 1 if problems else 0
 
 

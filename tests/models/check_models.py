@@ -1,0 +1,559 @@
+#!/usr/bin/env python3
+"""check_models.py: the rules' estimates are their models (meson test `models`).
+
+For every recorded profile in tests/fixtures/recorded/ (each variant of a
+demo recording on its own), run `gpuadvise --import F --format json` and, for
+each finding of a rule listed in MODELS, compute the model's estimate, low
+and high again here, from the recorded metrics, and compare them with the
+report's (relative 1e-6).  Nothing is taken from the report but which kernel
+a finding is about (its launches): the aggregation of the launches' metrics,
+the launch's pseudo metrics and the roofline bound are computed below as
+gpuadvise-rules(5) defines them.  A synthetic profile made from a recording
+checks the width-aware coalescing ideal with the byte counts present: a
+float4 copy at its ideal does not fire, the same sectors for 4-byte words do.
+Every rule in rules/ must name its model and give low and high.
+
+A model is one function per rule id in MODELS: it gets a Kernel and returns
+(estimate, low, high) as fractions of the kernel's time saved, before the
+engine clamps them (0..1) and widens the range to hold the estimate.  Add a
+rule by adding its function there.
+
+Usage: check_models.py GPUADVISE SRCDIR   (exit 0 pass, 1 fail)
+"""
+import copy
+import glob
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import compute_models
+
+REL = 1e-6
+
+# ---- the kernel's inputs, as gpuadvise-rules(5) defines them -------------
+
+# FLOP per clock per SM, dense, per compute capability: FP32, FP64, FP16,
+# tensor (NVIDIA's whitepapers; the roofline's fallback table).
+CC_PER_CLK = {(7, 0): (128, 64, 256, 1024), (7, 5): (128, 4, 256, 1024),
+              (8, 0): (128, 64, 512, 2048), (8, None): (256, 4, 256, 1024),
+              (9, 0): (256, 128, 512, 4096)}
+SASS = "sm__sass_thread_inst_executed_op_%s_pred_on.sum"
+PREC_OPS = [("fadd", "fmul", "ffma"), ("dadd", "dmul", "dfma"), ("hadd", "hmul", "hfma")]
+LEVELS = [("dram__bytes.sum", "dram__bytes.sum.peak_sustained",
+           "dram__cycles_elapsed.avg.per_second"),
+          ("lts__t_bytes.sum", "lts__t_bytes.sum.peak_sustained",
+           "lts__cycles_elapsed.avg.per_second"),
+          ("l1tex__t_bytes.sum", "l1tex__t_bytes.sum.peak_sustained",
+           "l1tex__cycles_elapsed.avg.per_second")]
+MEM_PCTS = ["dram__throughput.avg.pct_of_peak_sustained_elapsed",
+            "lts__t_sectors.avg.pct_of_peak_sustained_elapsed",
+            "lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed",
+            "l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",
+            "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"]
+
+
+class Missing(Exception):
+    """A model's input is not in the profile."""
+
+
+def finite(x):
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def group_values(launches, names):
+    """Duration-weighted means of the launches' metric values (weight 1 for a
+    launch without a duration); non-finite values left out."""
+    out = {}
+    for m in names:
+        s = w = 0.0
+        for l in launches:
+            v = (l.get("values") or {}).get(m)
+            if not finite(v):
+                continue
+            d = l.get("duration_ns")
+            wt = d if finite(d) and d > 0 else 1.0
+            s += wt * v
+            w += wt
+        if w > 0:
+            out[m] = s / w
+    return out
+
+
+class Kernel:
+    """One kernel of a report: its launches' aggregated metrics and the
+    pseudo metrics the models read."""
+
+    def __init__(self, profile, report_kernel, peaks, cuts, same_launch):
+        self.dev = profile["device"]
+        self.launches = [profile["launches"][i] for i in report_kernel["launch_indices"]]
+        self.v = group_values(self.launches, profile["metrics"])
+        first = self.launches[0]
+        self.grid = first["grid"][0] * first["grid"][1] * first["grid"][2]
+        self.threads = first["block"][0] * first["block"][1] * first["block"][2]
+        occ = first.get("occupancy") or {}
+        self.occ_theoretical = occ.get("theoretical_pct", 0) or 0
+        durs = [l["duration_ns"] for l in self.launches
+                if finite(l.get("duration_ns")) and l["duration_ns"] > 0]
+        self.mean_ns = sum(durs) / len(durs) if durs else math.nan
+        self.peaks = peaks
+        self.cuts = cuts
+        self.same_launch = same_launch
+
+    def m(self, name):
+        if name not in self.v:
+            raise Missing(name)
+        return self.v[name]
+
+    def has(self, name):
+        return name in self.v
+
+    # pseudo metrics
+    def warp(self):
+        return self.dev["warp_size"]
+
+    def max_warps_per_sm(self):
+        return self.dev["max_threads_per_sm"] / self.warp()
+
+    def warps_gpu(self):
+        return self.max_warps_per_sm() * self.dev["sm_count"]
+
+    def launch_warps(self):
+        return self.grid * math.ceil(self.threads / self.warp())
+
+    def theoretical(self):
+        if not self.occ_theoretical > 0:
+            raise Missing("launch__occupancy_theoretical_pct")
+        return self.occ_theoretical
+
+    def waves(self):
+        per_block = math.ceil(self.threads / self.warp())
+        blocks_per_sm = self.theoretical() / 100 * self.max_warps_per_sm() / per_block
+        return self.grid / (math.floor(blocks_per_sm + 1e-9) * self.dev["sm_count"])
+
+    def mem(self):
+        return max(self.m(n) for n in MEM_PCTS)
+
+    def secs(self):
+        d = self.v.get("gpu__time_duration.sum")
+        return (d if finite(d) and d > 0 else self.mean_ns) * 1e-9
+
+    def bound_secs(self):
+        """The roofline's lower bound: the largest of each level's bytes / its
+        peak and each precision's FLOP / its peak."""
+        secs, pk = self.secs(), self.peaks
+        flop = []
+        for ops in PREC_OPS:
+            a, b, c = (self.v.get(SASS % o, math.nan) for o in ops)
+            flop.append(a + b + 2 * c)
+        pct = self.v.get("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+                         math.nan)
+        tensor = (math.nan if not finite(pct) else
+                  0.0 if pct < self.cuts["roofline_tensor_min_pct"] else
+                  pct / 100 * pk["flops"][3] * secs)
+        if not any(finite(f) for f in flop):
+            fma = self.v.get("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active")
+            fp64 = self.v.get("sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active")
+            if finite(fma) and finite(fp64) and finite(pk["flops"][0]) and finite(pk["flops"][1]):
+                flop[0] = fma / 100 * pk["flops"][0] * secs
+                flop[1] = fp64 / 100 * pk["flops"][1] * secs
+        terms = [f / p for f, p in zip(flop + [tensor], pk["flops"])]
+        terms += [self.v.get(lv[0], math.nan) / bw for lv, bw in zip(LEVELS, pk["bw"])]
+        terms = [t for t in terms if finite(t)]
+        if not terms or not max(terms) > 0:
+            raise Missing("roofline__bound_ns")
+        return max(terms)
+
+    def headroom(self):
+        if not self.secs() > 0:
+            raise Missing("roofline__headroom_share")
+        return max(0.0, 1 - self.bound_secs() / self.secs())
+
+
+def device_peaks(profile, groups):
+    """The roofline's peaks: the highest any kernel's counters show, else the
+    table x SMs x clock (FLOP) and the device's bandwidth (DRAM)."""
+    dev = profile["device"]
+    major, minor = (int(x) for x in dev["compute_capability"].split("."))
+    table = CC_PER_CLK.get((major, minor)) or CC_PER_CLK.get((major, None))
+    sms_hz = dev["sm_count"] * dev["sm_clock_mhz"] * 1e6
+
+    def best(x, y, k):
+        vals = [g[x] * g[y] * k for g in groups if x in g and y in g]
+        vals = [v for v in vals if finite(v) and v > 0]
+        return max(vals) if vals else math.nan
+
+    flops = []
+    for p in range(4):
+        v = best(SASS % PREC_OPS[p][2] + ".peak_sustained",
+                 "sm__cycles_elapsed.avg.per_second", 2.0) if p < 3 else math.nan
+        if not finite(v) and table:
+            v = table[p] * sms_hz
+        flops.append(v if finite(v) and v > 0 else math.nan)
+    bw = [best(lv[1], lv[2], 1.0) for lv in LEVELS]
+    if not finite(bw[0]) and dev.get("mem_bandwidth_gbs", 0) > 0:
+        bw[0] = dev["mem_bandwidth_gbs"] * 1e9
+    return {"flops": flops, "bw": bw}
+
+
+def classifier_constants(srcdir):
+    consts = {}
+    text = open(os.path.join(srcdir, "rules", "classify.yaml")).read()
+    for name in ("throughput_line_pct", "roofline_tensor_min_pct"):
+        m = re.search(r"^\s+%s:\s*([0-9.]+)\s*$" % name, text, re.M)
+        if not m:
+            sys.exit("classify.yaml defines no %s" % name)
+        consts[name] = float(m.group(1))
+    return consts
+
+
+def clamp01(x):
+    return min(1.0, max(0.0, x))
+
+
+# ---- the models, one function per rule id --------------------------------
+
+def toward_bound(k, gain):
+    """Roofline headroom scaled by a parallelism (or idle) gain."""
+    gain = clamp01(gain)
+    h = k.headroom()
+    return h * gain, h * gain * gain, min(h, gain)
+
+
+def uncoalesced(k):
+    total = wasted = wide = 0.0
+    for op in ("ld", "st"):
+        sec = k.m("l1tex__t_sectors_pipe_lsu_mem_global_op_%s.sum" % op)
+        req = k.m("l1tex__t_requests_pipe_lsu_mem_global_op_%s.sum" % op)
+        name = "smsp__sass_data_bytes_mem_global_op_%s.sum" % op
+        if k.has(name):
+            ideal = ideal_wide = max(k.m(name) / 32, req)
+        else:
+            ideal, ideal_wide = max(4 * req, req), max(16 * req, req)
+        total += sec
+        wasted += max(sec - ideal, 0)
+        wide += max(sec - ideal_wide, 0)
+    share, share_wide = wasted / max(total, 1), wide / max(total, 1)
+    mem = k.mem()
+    line = k.cuts["throughput_line_pct"]
+    return share * clamp01(mem / line), share_wide * mem / 100, share
+
+
+def uncoalesced_fires(k):
+    """The width-aware condition: waste even against the widest ideal."""
+    return uncoalesced_wide_share(k) >= 0.1
+
+
+def uncoalesced_wide_share(k):
+    total = wide = 0.0
+    for op in ("ld", "st"):
+        sec = k.m("l1tex__t_sectors_pipe_lsu_mem_global_op_%s.sum" % op)
+        req = k.m("l1tex__t_requests_pipe_lsu_mem_global_op_%s.sum" % op)
+        name = "smsp__sass_data_bytes_mem_global_op_%s.sum" % op
+        ideal = max(k.m(name) / 32, req) if k.has(name) else max(16 * req, req)
+        total += sec
+        wide += max(sec - ideal, 0)
+    return wide / max(total, 1)
+
+
+def bank_conflicts(k):
+    conf = wave = 0.0
+    for op in ("ld", "st"):
+        conf += k.m("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_%s.sum" % op)
+        wave += k.m("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_%s.sum" % op)
+    share = clamp01(conf / max(wave, 1))
+    busy = k.m("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed")
+    issue = k.m("smsp__issue_active.avg.pct_of_peak_sustained_active")
+    occ = k.m("sm__warps_active.avg.pct_of_peak_sustained_active")
+    cycles_per_issue = (occ / 100 * k.max_warps_per_sm() / 4) / max(issue / 100, 0.001)
+    short_sb = clamp01(k.m("smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active"
+                           ".ratio") / max(cycles_per_issue, 0.001))
+    cost = clamp01(max(busy / k.cuts["throughput_line_pct"], short_sb))
+    h = k.headroom()
+    return min(share * cost, h), min(share * busy / 100, h / 2), min(share, h)
+
+
+def tiling(k):
+    reuse = (k.m("l1tex__t_sector_hit_rate.pct") / 100 *
+             k.m("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed") / 100)
+    h = k.headroom()
+    return min(0.5 * reuse, h), 0.25 * reuse, min(reuse, h)
+
+
+def latency_stalls(k):
+    issue = k.m("smsp__issue_active.avg.pct_of_peak_sustained_active")
+    occ = k.m("sm__warps_active.avg.pct_of_peak_sustained_active")
+    cycles_per_issue = (occ / 100 * k.max_warps_per_sm() / 4) / max(issue / 100, 0.001)
+    a = clamp01(k.m("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio")
+                / max(cycles_per_issue, 0.001))
+    b = issue / 100
+    h = k.headroom()
+    return min(a, b, h), min(a, b) * a, min(a, h)
+
+
+def grid_too_small(k):
+    waves = k.waves()
+    up = max(sum(waves > n for n in range(5)), 1)
+    tail = (up - waves) / up if 1 < waves <= 5 else 0.0
+    capacity = k.theoretical() / 100 * k.warps_gpu()
+    return toward_bound(k, max(1 - k.launch_warps() / capacity, tail))
+
+
+def low_occupancy(k):
+    achieved = k.m("sm__warps_active.avg.pct_of_peak_sustained_active")
+    now = achieved / 100 * k.warps_gpu()
+    after = min(k.launch_warps(), k.warps_gpu() * achieved / k.theoretical())
+    return toward_bound(k, 1 - now / after)
+
+
+def occupancy_gap(k):
+    achieved = k.m("sm__warps_active.avg.pct_of_peak_sustained_active")
+    now = achieved / 100 * k.warps_gpu()
+    after = min(k.launch_warps(), k.theoretical() / 100 * k.warps_gpu())
+    return toward_bound(k, 1 - now / after)
+
+
+def launch_overhead(k):
+    d = k.mean_ns
+    return 5000 / (5000 + d), 2500 / (2500 + d), 10000 / (10000 + d)
+
+
+def fusion(k):
+    part = 1 - 1 / k.same_launch
+    mem = k.mem()
+    return part * clamp01(mem / k.cuts["throughput_line_pct"]), part * mem / 100, part
+
+
+def atomics(k):
+    issue = k.m("smsp__issue_active.avg.pct_of_peak_sustained_active")
+    return toward_bound(k, 1 - max(issue, k.mem()) / 100)
+
+
+MODELS = {
+    "uncoalesced-global-access": uncoalesced,
+    "shared-bank-conflicts": bank_conflicts,
+    "shared-memory-tiling": tiling,
+    "memory-latency-stalls": latency_stalls,
+    "grid-too-small": grid_too_small,
+    "low-occupancy": low_occupancy,
+    "achieved-occupancy-gap": occupancy_gap,
+    "launch-overhead": launch_overhead,
+    "kernel-fusion": fusion,
+    "global-atomic-contention": atomics,
+}
+# Rules of rules/ whose models another change is writing (the compute and
+# divergence rules): their keys are not required yet.  A rule listed here
+# that already has model, low and high is an error: take it off the list
+# (and add its function to MODELS).
+PENDING = set()
+# The compute and divergence rules: their conditions and models are in
+# compute_models.py, which main() runs too.
+COMPUTE = set(compute_models.RULES)
+# Rules whose condition the test also checks on every kernel: it fires
+# exactly where the function says.
+CONDITIONS = {"uncoalesced-global-access": uncoalesced_fires}
+
+# ---- running and comparing -----------------------------------------------
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("not ok - " + msg)
+
+
+def close(got, want):
+    if got is None or not finite(want):
+        return False
+    return abs(got - want) <= REL * max(abs(want), 1e-12)
+
+
+def expected_range(est, lo, hi):
+    """The engine's: clamped to 0..1, widened to hold the estimate."""
+    est = clamp01(est)
+    return est, min(est, clamp01(min(lo, hi))), max(est, clamp01(max(lo, hi)))
+
+
+def analyse(gpuadvise, srcdir, path):
+    r = subprocess.run([gpuadvise, "--no-default-rules", "--rules",
+                        os.path.join(srcdir, "rules"), "--import", path, "--format", "json"],
+                       capture_output=True, text=True, env=dict(os.environ, NO_COLOR="1"))
+    if r.returncode not in (0, 1) or not r.stdout:
+        fail("%s: gpuadvise exited %d: %s" % (path, r.returncode, r.stderr.strip()[:300]))
+        return None
+    return json.loads(r.stdout)
+
+
+def kernels_of(profile, report, cuts):
+    groups = []
+    for rk in report["kernels"]:
+        launches = [profile["launches"][i] for i in rk["launch_indices"]]
+        groups.append(group_values(launches, profile["metrics"]))
+    peaks = device_peaks(profile, groups)
+    shapes = {}
+    for rk in report["kernels"]:
+        key = (rk["pid"], tuple(rk["grid"]), tuple(rk["block"]))
+        shapes[key] = shapes.get(key, 0) + 1
+    return [Kernel(profile, rk, peaks, cuts,
+                   shapes[(rk["pid"], tuple(rk["grid"]), tuple(rk["block"]))])
+            for rk in report["kernels"]]
+
+
+def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(profile, f)
+        path = f.name
+    try:
+        report = analyse(gpuadvise, srcdir, path)
+    finally:
+        os.unlink(path)
+    if report is None:
+        return
+    kernels = kernels_of(profile, report, cuts)
+    fired = set()
+    for fi in report["findings"]:
+        rule, k = fi["rule"], kernels[fi["kernel"]]
+        fired.add((rule, fi["kernel"]))
+        if rule not in MODELS:
+            continue
+        where = "%s: %s on %s" % (name, rule, fi["kernel_name"][:60])
+        try:
+            want = expected_range(*MODELS[rule](k))
+        except Missing as e:
+            if fi.get("estimate_missing") != str(e):
+                fail("%s: the model needs %s; the report says estimate_missing=%r"
+                     % (where, e, fi.get("estimate_missing")))
+            counts[rule] = counts.get(rule, 0) + 1
+            continue
+        got = (fi["estimate"], fi["low"], fi["high"])
+        for label, g, w in zip(("estimate", "low", "high"), got, want):
+            if not close(g, w):
+                fail("%s: %s %r, the model gives %r" % (where, label, g, w))
+        if not fi.get("model"):
+            fail("%s: the finding names no model" % where)
+        counts[rule] = counts.get(rule, 0) + 1
+    for rule, cond in CONDITIONS.items():
+        for i, k in enumerate(kernels):
+            try:
+                want = cond(k)
+            except Missing:
+                continue
+            if want != ((rule, i) in fired):
+                fail("%s: %s %s on %s, its condition says %s" % (
+                    name, rule, "fired" if (rule, i) in fired else "did not fire",
+                    report["kernels"][i]["name"][:60], want))
+
+
+def recorded_profiles(srcdir):
+    for f in sorted(glob.glob(os.path.join(srcdir, "tests", "fixtures", "recorded", "*.json"))):
+        d = json.load(open(f))
+        base = os.path.basename(f)
+        if d.get("format") == "gpuadvise-demo":
+            for v in d["variants"]:
+                yield "%s[%s]" % (base, v["name"]), v["profile"]
+        elif d.get("format") == "gpuadvise-profile":
+            yield base, d
+
+
+def synthetic_widths(srcdir):
+    """SYNTHETIC, from the recorded strided copy: one launch whose accesses are
+    float4 at their ideal (16 sectors and 512 bytes per request) and one
+    with the same sectors for 4-byte words (128 bytes per request)."""
+    p = json.load(open(os.path.join(srcdir, "tests", "fixtures", "recorded",
+                                    "testapp-copy_strided.json")))
+    p["metrics"] += ["smsp__sass_data_bytes_mem_global_op_ld.sum",
+                     "smsp__sass_data_bytes_mem_global_op_st.sum"]
+    base = p["launches"][0]
+    p["launches"] = []
+    for i, (name, per_req) in enumerate((("copy_float4", 512), ("copy_words", 128))):
+        l = copy.deepcopy(base)
+        l["name"], l["mangled"], l["index"] = name, "_Z%d%s" % (len(name), name), i
+        vals = l["values"]
+        for op in ("ld", "st"):
+            req = vals["l1tex__t_requests_pipe_lsu_mem_global_op_%s.sum" % op]
+            vals["l1tex__t_sectors_pipe_lsu_mem_global_op_%s.sum" % op] = 16 * req
+            vals["smsp__sass_data_bytes_mem_global_op_%s.sum" % op] = per_req * req
+        p["launches"].append(l)
+    return p
+
+
+def rule_keys(srcdir):
+    """Every rule file in rules/ names its model and gives low and high."""
+    for f in sorted(glob.glob(os.path.join(srcdir, "rules", "*.yaml"))):
+        text = open(f).read()
+        if re.search(r"^classifier:", text, re.M):
+            continue
+        rel = os.path.relpath(f, srcdir)
+        rid = re.search(r"^id:\s*(\S+)", text, re.M)
+        rid = rid.group(1) if rid else rel
+        keys = [k for k in ("model", "estimate", "low", "high")
+                if re.search(r"^%s:\s*\S" % k, text, re.M)]
+        if rid in PENDING:
+            if len(keys) == 4:
+                fail("%s: has model, low and high: take %s off PENDING" % (rel, rid))
+            else:
+                print("# pending: %s (no %s yet)" % (rid, ", ".join(
+                    k for k in ("model", "low", "high") if k not in keys)))
+            continue
+        for key in ("model", "estimate", "low", "high"):
+            if key not in keys:
+                fail("%s: no '%s:'" % (rel, key))
+        head = text.split("\nid:")[0]
+        if "model" not in head.lower():
+            fail("%s: the comment at the top does not name the model" % rel)
+        if rid not in MODELS and rid not in COMPUTE:
+            fail("%s: no function for %s in MODELS or compute_models.RULES" % (rel, rid))
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    gpuadvise, srcdir = sys.argv[1], sys.argv[2]
+    cuts = classifier_constants(srcdir)
+    counts = {}
+    rule_keys(srcdir)
+    for name, profile in recorded_profiles(srcdir):
+        check_profile(gpuadvise, srcdir, name, profile, cuts, counts)
+
+    # The width-aware ideal with the byte counts present.
+    p = synthetic_widths(srcdir)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(p, f)
+        path = f.name
+    try:
+        report = analyse(gpuadvise, srcdir, path)
+    finally:
+        os.unlink(path)
+    if report:
+        hits = {report["kernels"][fi["kernel"]]["name"] for fi in report["findings"]
+                if fi["rule"] == "uncoalesced-global-access"}
+        if "copy_float4" in hits:
+            fail("synthetic: a float4 copy at its ideal (16 sectors per request) is called "
+                 "uncoalesced")
+        if "copy_words" not in hits:
+            fail("synthetic: 16 sectors per request for 4-byte words is not called uncoalesced")
+    check_profile(gpuadvise, srcdir, "synthetic-widths", p, cuts, counts)
+
+    problems, summary = compute_models.check_all(gpuadvise, srcdir)
+    for msg in problems:
+        fail(msg)
+    print("# " + summary)
+
+    for rule in MODELS:
+        if not counts.get(rule):
+            fail("%s: no finding in the recorded profiles checked its model" % rule)
+    print("# %d findings checked: %s" % (sum(counts.values()), ", ".join(
+        "%s %d" % kv for kv in sorted(counts.items()))))
+    if failures:
+        print("# %d problems" % len(failures))
+        return 1
+    print("ok - every estimate is its model's value")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
