@@ -11,7 +11,9 @@ exactly where its condition holds, and an estimate that reads a metric the
 profile lacks to name one it lacks.
 
 check_models.py (meson test models) runs check_all; on its own:
-usage: compute_models.py GPUADVISE SRCDIR
+usage: compute_models.py GPUADVISE SRCDIR [PROFILE...]
+With PROFILE files (profiles or demo recordings, such as a fresh recording
+on the GPU machine), only those are checked, against SRCDIR's rules.
 """
 import glob
 import json
@@ -389,10 +391,13 @@ def derived(srcdir):
                                     ", ".join(values)), doc
 
 
-def profiles(srcdir):
-    """(label, profile) for each recorded profile, demo variant and fixture."""
-    files = sorted(glob.glob(os.path.join(srcdir, "tests/fixtures/recorded/*.json")))
-    files += sorted(glob.glob(os.path.join(srcdir, "tests/fixtures/models/*.json")))
+def profiles(srcdir, files=None):
+    """(label, profile) for each recorded profile, demo variant and fixture,
+    or for each of files."""
+    given = bool(files)
+    if not given:
+        files = sorted(glob.glob(os.path.join(srcdir, "tests/fixtures/recorded/*.json")))
+        files += sorted(glob.glob(os.path.join(srcdir, "tests/fixtures/models/*.json")))
     for path in files:
         with open(path) as fh:
             doc = json.load(fh)
@@ -402,7 +407,8 @@ def profiles(srcdir):
                 yield "%s/%s" % (name, v["name"]), v["profile"]
         elif doc.get("format") == "gpuadvise-profile":
             yield name, doc
-    yield from derived(srcdir)
+    if not given:
+        yield from derived(srcdir)
 
 
 def analyse(gpuadvise, srcdir, profile):
@@ -417,10 +423,10 @@ def analyse(gpuadvise, srcdir, profile):
     return json.loads(out.stdout)
 
 
-def check_all(gpuadvise, srcdir):
+def check_all(gpuadvise, srcdir, files=None):
     """Every profile through gpuadvise: (problems, a summary line)."""
     problems, findings, missing, seen = [], 0, 0, set()
-    for label, profile in profiles(srcdir):
+    for label, profile in profiles(srcdir, files):
         report = analyse(gpuadvise, srcdir, profile)
         for ki in range(len(report["kernels"])):
             problems += check_kernel(profile, report, ki, label)
@@ -432,17 +438,18 @@ def check_all(gpuadvise, srcdir):
                 seen.add(f["rule"])
             else:
                 missing += 1
-    problems += ["%s: no finding with an estimate to check" % rule
-                 for rule in sorted(set(RULES) - seen)]
+    if not files:
+        problems += ["%s: no finding with an estimate to check" % rule
+                     for rule in sorted(set(RULES) - seen)]
     return problems, ("%d findings of %d compute rules checked (%d with an input missing)"
                       % (findings, len(RULES), missing))
 
 
 def main(argv):
-    if len(argv) != 3:
+    if len(argv) < 3:
         sys.stderr.write(__doc__)
         return 2
-    problems, summary = check_all(argv[1], argv[2])
+    problems, summary = check_all(argv[1], argv[2], argv[3:])
     for p in problems:
         print("not ok:", p)
     print("%s, %d problems" % (summary, len(problems)))
