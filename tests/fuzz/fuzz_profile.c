@@ -66,7 +66,12 @@ static void check_analysis(const ga_analysis *a)
 	}
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const ga_finding *f = &a->findings[i];
-		CHECK(isfinite(f->estimate) && f->estimate >= 0 && f->estimate <= 1);
+		/* An estimate that lacks an input names it and ranks with no
+		 * saving; any other is a fraction. */
+		if (f->estimate_missing)
+			CHECK(isnan(f->estimate) && f->saving == 0);
+		else
+			CHECK(isfinite(f->estimate) && f->estimate >= 0 && f->estimate <= 1);
 		CHECK(isfinite(f->saving) && f->saving >= 0 && f->saving <= 1);
 		CHECK(f->group < a->n_groups);
 		if (i)
