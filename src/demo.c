@@ -507,14 +507,14 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 		ga_buf advice = { 0 };
 		ga_buf_printf(&advice, "The advice for %s put %s first: expected %s, estimated %s "
 		              "for its kernel.", r->v[0].name, top->rule->id,
-		              ga_fmt_speedup_range(top->rule->speedup_min, top->rule->speedup_max, b1,
+		              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b1,
 		                                   sizeof(b1)),
 		              ga_fmt_speedup(est_x, b2, sizeof(b2)));
 		if (fixv)
 			ga_buf_printf(&advice, " Variant %s applies that fix: measured %s, %s; the "
 			              "finding %s.", r->v[fixv].name,
 			              ga_fmt_speedup(measured, b3, sizeof(b3)),
-			              verdict(measured, top->rule->speedup_min, top->rule->speedup_max),
+			              verdict(measured, top->speedup_min, top->speedup_max),
 			              rule_fires(&res[fixv].a, top->rule) ? "still fires" : "is gone");
 		else
 			ga_buf_printf(&advice, " No variant of this demo applies that fix; %s measured "
@@ -534,8 +534,8 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 		         res[r->n - 1].klass == GA_CLASS_NONE ? "-" : ga_class_name(res[r->n - 1].klass));
 		snprintf(row->top, sizeof(row->top), "%s", top ? top->rule->id : "-");
 		snprintf(row->fixed_by, sizeof(row->fixed_by), "%s", fixv ? r->v[fixv].name : "");
-		row->lo = top ? top->rule->speedup_min : NAN;
-		row->hi = top ? top->rule->speedup_max : NAN;
+		row->lo = top ? top->speedup_min : NAN;
+		row->hi = top ? top->speedup_max : NAN;
 		row->estimate_x = top ? ga_estimate_speedup(top->estimate) : NAN;
 		row->measured = measured;
 		row->gone = top && fixv ? !rule_fires(&res[fixv].a, top->rule) : 0;

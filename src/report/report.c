@@ -126,18 +126,35 @@ const char *ga_fmt_speedup(double s, char *buf, size_t len)
 	return buf;
 }
 
+/* One end of a range, at the precision of ga_fmt_speedup: "1.5", "2", "12". */
+static void range_end(double s, char *buf, size_t len)
+{
+	if (s < 9.95)
+		snprintf(buf, len, "%.1f", s);
+	else
+		snprintf(buf, len, "%.0f", s);
+	size_t n = strlen(buf);
+	if (n > 2 && strcmp(buf + n - 2, ".0") == 0)
+		buf[n - 2] = '\0';
+}
+
 const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len)
 {
 	char a[32], b[32];
 	if (!buf || len == 0)
 		return buf;
 	if (isnan(lo) || isnan(hi))
-		snprintf(buf, len, "n/a");
-	else if (lo == hi)
-		snprintf(buf, len, "%sx", ga_fmt_value(lo, a, sizeof(a)));
+		return snprintf(buf, len, "n/a"), buf;
+	if (lo > 100)
+		return snprintf(buf, len, ">100x"), buf;
+	range_end(lo, a, sizeof(a));
+	if (hi > 100)
+		return snprintf(buf, len, "%sx to >100x", a), buf;
+	range_end(hi, b, sizeof(b));
+	if (strcmp(a, b) == 0)
+		snprintf(buf, len, "%sx", a);
 	else
-		snprintf(buf, len, "%s-%sx", ga_fmt_value(lo, a, sizeof(a)),
-		         ga_fmt_value(hi, b, sizeof(b)));
+		snprintf(buf, len, "%s-%sx", a, b);
 	return buf;
 }
 

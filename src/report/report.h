@@ -98,7 +98,9 @@ const char *ga_fmt_value(double v, char *buf, size_t len);
 const char *ga_fmt_pct(double frac, int decimals, char *buf, size_t len);
 /* A speedup factor: "3.9x", "12x", ">100x" (infinity too); NAN -> "n/a". */
 const char *ga_fmt_speedup(double s, char *buf, size_t len);
-/* A rule's expected range: "2-10x", or "2x" when min == max. */
+/* A fix's range, each end at ga_fmt_speedup's precision: "2-10x",
+ * "1.5-4.5x", "2x" when both ends read the same, "11x to >100x", ">100x";
+ * NAN -> "n/a". */
 const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len);
 /* Columns a UTF-8 string takes on a terminal: code points, not counting
  * ANSI escape sequences (wide characters count as one). */

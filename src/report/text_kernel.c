@@ -450,7 +450,7 @@ void tx_kernels(tctx *t, const ga_analysis *a)
 	if (!t->verbose && a->n_findings) {
 		ga_buf s = { 0 };
 		ga_buf_puts(&s, "Findings: share of all GPU time saved, speedup estimated for the "
-		            "kernel, usual range of the fix (explained under How to fix).");
+		            "kernel, range of the estimate's model (gpuadvise --explain ID).");
 		tx_wrap_buf(t, &s, 0, 0);
 		ga_buf_putc(&t->b, '\n');
 	}

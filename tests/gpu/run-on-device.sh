@@ -3,7 +3,7 @@
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
-#   steps: suite faults record demos demorun torch train ncu bench phases
+#   steps: suite faults record demos models demorun torch train ncu bench phases
 #   (default: all but demorun and phases)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
@@ -96,6 +96,16 @@ if has demos; then
 	echo "status $?"
 	tail -20 "$R/demo-all.err"
 	grep -A14 '^Summary' "$R/demo-all.txt"
+fi
+
+if has models; then
+	step the rules' estimate models on the fresh recordings
+	# Recorded with the width-aware coalescing inputs
+	# (smsp__sass_data_bytes_mem_global_op_{ld,st}.sum): every finding's
+	# estimate and range recomputed from the metrics (tests/models).
+	python3 tests/models/check_models.py "$GA" . "$R/recorded" >"$R/models.txt" 2>&1
+	echo "status $?"
+	tail -40 "$R/models.txt"
 fi
 
 if has demorun; then

@@ -18,7 +18,9 @@ A model is one function per rule id in MODELS: it gets a Kernel and returns
 engine clamps them (0..1) and widens the range to hold the estimate.  Add a
 rule by adding its function there.
 
-Usage: check_models.py GPUADVISE SRCDIR   (exit 0 pass, 1 fail)
+Usage: check_models.py GPUADVISE SRCDIR [DIR]   (exit 0 pass, 1 fail)
+DIR: the recordings to check instead of tests/fixtures/recorded (the GPU
+machine's fresh ones, tests/gpu/run-on-device.sh BUILD models).
 """
 import copy
 import glob
@@ -448,8 +450,8 @@ def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
                     report["kernels"][i]["name"][:60], want))
 
 
-def recorded_profiles(srcdir):
-    for f in sorted(glob.glob(os.path.join(srcdir, "tests", "fixtures", "recorded", "*.json"))):
+def recorded_profiles(rec_dir):
+    for f in sorted(glob.glob(os.path.join(rec_dir, "*.json"))):
         d = json.load(open(f))
         base = os.path.basename(f)
         if d.get("format") == "gpuadvise-demo":
@@ -510,13 +512,15 @@ def rule_keys(srcdir):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     gpuadvise, srcdir = sys.argv[1], sys.argv[2]
+    rec_dir = (sys.argv[3] if len(sys.argv) == 4
+               else os.path.join(srcdir, "tests", "fixtures", "recorded"))
     cuts = classifier_constants(srcdir)
     counts = {}
     rule_keys(srcdir)
-    for name, profile in recorded_profiles(srcdir):
+    for name, profile in recorded_profiles(rec_dir):
         check_profile(gpuadvise, srcdir, name, profile, cuts, counts)
 
     # The width-aware ideal with the byte counts present.
