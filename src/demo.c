@@ -382,6 +382,8 @@ static const char *verdict(double measured, double lo, double hi)
 {
 	if (!isfinite(measured))
 		return "not measured";
+	if (!isfinite(lo) || !isfinite(hi))
+		return "with no estimate to compare";
 	if (measured > hi)
 		return "above the range";
 	if (measured >= lo)
@@ -423,7 +425,7 @@ static const char *id_column(const char *id, int cols, char *buf, size_t size)
 
 static const char *verdict_word(double measured, double lo, double hi)
 {
-	if (!isfinite(measured))
+	if (!isfinite(measured) || !isfinite(lo) || !isfinite(hi))
 		return "n/a";
 	return measured > hi ? "above" : measured >= lo ? "inside" : "below";
 }
@@ -505,11 +507,16 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 	if (top && cmpv) {
 		double est_x = ga_estimate_speedup(top->estimate);
 		ga_buf advice = { 0 };
-		ga_buf_printf(&advice, "The advice for %s put %s first: expected %s, estimated %s "
-		              "for its kernel.", r->v[0].name, top->rule->id,
-		              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b1,
-		                                   sizeof(b1)),
-		              ga_fmt_speedup(est_x, b2, sizeof(b2)));
+		if (top->estimate_missing)
+			ga_buf_printf(&advice, "The advice for %s put %s first; its estimate needs "
+			              "%s, which the profile lacks.", r->v[0].name, top->rule->id,
+			              top->estimate_missing);
+		else
+			ga_buf_printf(&advice, "The advice for %s put %s first: expected %s, "
+			              "estimated %s for its kernel.", r->v[0].name, top->rule->id,
+			              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b1,
+			                                   sizeof(b1)),
+			              ga_fmt_speedup(est_x, b2, sizeof(b2)));
 		if (fixv)
 			ga_buf_printf(&advice, " Variant %s applies that fix: measured %s, %s; the "
 			              "finding %s.", r->v[fixv].name,
