@@ -542,10 +542,16 @@ def main():
             fail("synthetic: 16 sectors per request for 4-byte words is not called uncoalesced")
     check_profile(gpuadvise, srcdir, "synthetic-widths", p, cuts, counts)
 
-    problems, summary = compute_models.check_all(gpuadvise, srcdir)
-    for msg in problems:
-        fail(msg)
-    print("# " + summary)
+    # The compute rules on the repository's profiles and fixtures, and on
+    # the fresh recordings when given.
+    runs = [None]
+    if len(sys.argv) == 4:
+        runs.append(sorted(glob.glob(os.path.join(rec_dir, "*.json"))))
+    for files in runs:
+        problems, summary = compute_models.check_all(gpuadvise, srcdir, files)
+        for msg in problems:
+            fail(msg)
+        print("# " + summary + (" in %s" % rec_dir if files else ""))
 
     for rule in MODELS:
         if not counts.get(rule):
