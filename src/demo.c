@@ -423,6 +423,24 @@ static const char *id_column(const char *id, int cols, char *buf, size_t size)
 	return buf;
 }
 
+/* The advice's first sentence: the slow variant's top finding, its range
+ * and estimate, or the input its estimate lacks. */
+static void advice_head(ga_buf *advice, const char *variant, const ga_finding *top)
+{
+	char b1[32], b2[32];
+
+	if (top->estimate_missing) {
+		ga_buf_printf(advice, "The advice for %s put %s first; its estimate needs %s, "
+		              "which the profile lacks.", variant, top->rule->id,
+		              top->estimate_missing);
+		return;
+	}
+	ga_buf_printf(advice, "The advice for %s put %s first: expected %s, estimated %s for "
+	              "its kernel.", variant, top->rule->id,
+	              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b1, sizeof(b1)),
+	              ga_fmt_speedup(ga_estimate_speedup(top->estimate), b2, sizeof(b2)));
+}
+
 static const char *verdict_word(double measured, double lo, double hi)
 {
 	if (!isfinite(measured) || !isfinite(lo) || !isfinite(hi))
@@ -505,18 +523,8 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 	size_t cmpv = fixv ? fixv : (r->n > 1 ? 1 : 0);
 	double measured = cmpv ? r->v[0].time_ms / r->v[cmpv].time_ms : NAN;
 	if (top && cmpv) {
-		double est_x = ga_estimate_speedup(top->estimate);
 		ga_buf advice = { 0 };
-		if (top->estimate_missing)
-			ga_buf_printf(&advice, "The advice for %s put %s first; its estimate needs "
-			              "%s, which the profile lacks.", r->v[0].name, top->rule->id,
-			              top->estimate_missing);
-		else
-			ga_buf_printf(&advice, "The advice for %s put %s first: expected %s, "
-			              "estimated %s for its kernel.", r->v[0].name, top->rule->id,
-			              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b1,
-			                                   sizeof(b1)),
-			              ga_fmt_speedup(est_x, b2, sizeof(b2)));
+		advice_head(&advice, r->v[0].name, top);
 		if (fixv)
 			ga_buf_printf(&advice, " Variant %s applies that fix: measured %s, %s; the "
 			              "finding %s.", r->v[fixv].name,
