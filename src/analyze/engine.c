@@ -454,13 +454,13 @@ static int lookup(void *ctx, const char *name, double *out)
 		*out = v;
 		return 0;
 	}
-	e->missing = name;
-	if (ref->pseudo == 0)
-		return -1;
-	int rc = lookup_pseudo(e, name, out);
+	int rc = ref->pseudo == 0 ? -2 : lookup_pseudo(e, name, out);
 	if (ref->pseudo < 0)
 		ref->pseudo = rc != -2;
-	return rc == 0 ? 0 : -1;
+	if (rc == 0)
+		return 0;
+	e->missing = name;
+	return -1;
 }
 
 /* Evaluate an expression; on failure fill why and return the status

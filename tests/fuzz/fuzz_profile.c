@@ -66,12 +66,14 @@ static void check_analysis(const ga_analysis *a)
 	}
 	for (size_t i = 0; i < a->n_findings; i++) {
 		const ga_finding *f = &a->findings[i];
-		/* An estimate that lacks an input names it and ranks with no
-		 * saving; any other is a fraction. */
+		/* A missing input leaves the estimate and its range NAN, with
+		 * no saving. */
 		if (f->estimate_missing)
 			CHECK(isnan(f->estimate) && f->saving == 0);
 		else
 			CHECK(isfinite(f->estimate) && f->estimate >= 0 && f->estimate <= 1);
+		if (!isnan(f->low))
+			CHECK(f->low <= f->estimate && f->estimate <= f->high && f->high <= 1);
 		CHECK(isfinite(f->saving) && f->saving >= 0 && f->saving <= 1);
 		CHECK(f->group < a->n_groups);
 		if (i)

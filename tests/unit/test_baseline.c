@@ -355,7 +355,9 @@ static void test_fingerprints(void **state)
 		}
 	}
 	assert_int_equal(n_new, 1);
-	assert_int_equal(f.cur.n_findings, 13);
+	/* 12: low-occupancy no longer fires on the one-warp chain, whose grid
+	 * cannot use the warps the fix would add. */
+	assert_int_equal(f.cur.n_findings, 12);
 	assert_int_equal(f.c.n_absent, 1);
 	assert_string_equal(f.base.findings[f.c.absent[0]].rule->id, "kernel-fusion");
 	release(&f);
