@@ -384,6 +384,8 @@ static const char *verdict(double measured, double lo, double hi)
 {
 	if (!isfinite(measured))
 		return "not measured";
+	if (!isfinite(lo) || !isfinite(hi))
+		return "with no estimate to compare";
 	if (measured > hi)
 		return "above the range";
 	if (measured >= lo)
@@ -411,9 +413,39 @@ static void put_wrapped(FILE *out, const char *text, size_t indent)
 }
 
 /* The verdict in a word, for the Summary table. */
+/* A rule id in a column of cols columns, cut with an ellipsis (U+2026,
+ * three bytes, one column) when longer: the Summary keeps to 80 columns,
+ * and each demo's block above names the rule in full. */
+static const char *id_column(const char *id, int cols, char *buf, size_t size)
+{
+	if ((int)strlen(id) <= cols)
+		snprintf(buf, size, "%-*s", cols, id);
+	else
+		snprintf(buf, size, "%.*s\xe2\x80\xa6", cols - 1, id);
+	return buf;
+}
+
+/* The advice's first sentence: the slow variant's top finding, its range
+ * and estimate, or the input its estimate lacks. */
+static void advice_head(ga_buf *advice, const char *variant, const ga_finding *top)
+{
+	char b1[32], b2[32];
+
+	if (top->estimate_missing) {
+		ga_buf_printf(advice, "The advice for %s put %s first; its estimate needs %s, "
+		              "which the profile lacks.", variant, top->rule->id,
+		              top->estimate_missing);
+		return;
+	}
+	ga_buf_printf(advice, "The advice for %s put %s first: expected %s, estimated %s for "
+	              "its kernel.", variant, top->rule->id,
+	              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b1, sizeof(b1)),
+	              ga_fmt_speedup(ga_estimate_speedup(top->estimate), b2, sizeof(b2)));
+}
+
 static const char *verdict_word(double measured, double lo, double hi)
 {
-	if (!isfinite(measured))
+	if (!isfinite(measured) || !isfinite(lo) || !isfinite(hi))
 		return "n/a";
 	return measured > hi ? "above" : measured >= lo ? "inside" : "below";
 }
@@ -605,7 +637,7 @@ int ga_demo_main(ga_demo_ctx *c)
 {
 	const char *name = c->cfg->demo;
 	FILE *out = c->out ? c->out : stdout;
-	char b1[32], b2[32], b3[32];
+	char b1[32], b2[32], b3[32], b4[64];
 
 	if (strcmp(name, "list") == 0) {
 		for (size_t i = 0; i < GA_ARRAY_LEN(demos); i++)
@@ -638,7 +670,8 @@ int ga_demo_main(ga_demo_ctx *c)
 				fprintf(out, "  %-10s (failed)\n", demos[i].name);
 				continue;
 			}
-			fprintf(out, "  %-10s %-25s %-12s %-8s %-5s %-6s %s%s\n", s->demo, s->top,
+			fprintf(out, "  %-10s %s %-12s %-8s %-5s %-6s %s%s\n", s->demo,
+			        id_column(s->top, 25, b4, sizeof(b4)),
 			        s->fixed_by[0] ? s->fixed_by : "(none)",
 			        ga_fmt_speedup_range(s->lo, s->hi, b1, sizeof(b1)),
 			        ga_fmt_speedup(s->estimate_x, b2, sizeof(b2)),

@@ -514,6 +514,23 @@ static void eval_named(env *e, const ga_named_expr *defs, size_t n)
 	}
 }
 
+/* A kernel's name in a note: at most this many bytes of it (--verbose
+ * prints the notes as they are, and a template's name can run to 100 KB). */
+#define NOTE_NAME_MAX 1000
+
+/* How many bytes of name a note shows: all of it, or NOTE_NAME_MAX cut back
+ * to the start of a UTF-8 character. */
+static int note_name_len(const char *name)
+{
+	size_t n = strlen(name);
+	if (n <= NOTE_NAME_MAX)
+		return (int)n;
+	n = NOTE_NAME_MAX;
+	while (n > 0 && ((unsigned char)name[n] & 0xC0) == 0x80)
+		n--;
+	return (int)n;
+}
+
 static void add_note(ga_analysis *a, size_t *cap, char *note)
 {
 	GA_PUSH(a->notes, a->n_notes, *cap, note);
@@ -550,8 +567,9 @@ static void classify(ga_analysis *a, size_t *note_cap, const ga_classifier *c, e
 			continue;
 		if (eval(e, ce->when, &w, why, sizeof(why)) != 0) {
 			if (verbose)
-				add_note(a, note_cap, ga_xasprintf("%s: class %s not evaluable: %s",
-				                                   g->name, ga_class_name(ce->klass), why));
+				add_note(a, note_cap, ga_xasprintf("%.*s: class %s not evaluable: %s",
+				                                   note_name_len(g->name), g->name,
+				                                   ga_class_name(ce->klass), why));
 			continue;
 		}
 		if (w != 0) {
@@ -685,8 +703,8 @@ static const char *estimate_of(env *e, ga_analysis *a, size_t *note_cap, int ver
 		if (st == 0)
 			continue;
 		if (verbose)
-			add_note(a, note_cap, ga_xasprintf("%s: rule %s fired but its %s is not "
-			         "evaluable (%s); ranked with no saving", e->g->name, r->id,
+			add_note(a, note_cap, ga_xasprintf("%.*s: rule %s fired but its %s is not "
+			         "evaluable (%s); ranked with no saving", note_name_len(e->g->name), e->g->name, r->id,
 			         i == 0 ? "estimate" : i == 1 ? "low" : "high", why));
 		if (st == GA_EVAL_MISSING && e->missing)
 			return e->missing;
@@ -730,8 +748,8 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 				if (st == GA_EVAL_MISSING)
 					GA_PUSH(g->unchecked, g->n_unchecked, g->cap_unchecked, r);
 				if (verbose)
-					add_note(a, &note_cap, ga_xasprintf("%s: rule %s not evaluated: %s",
-					                                    g->name, r->id, why));
+					add_note(a, &note_cap, ga_xasprintf("%.*s: rule %s not evaluated: %s",
+					                                    note_name_len(g->name), g->name, r->id, why));
 				continue;
 			}
 			if (w == 0)

@@ -258,6 +258,28 @@ else
 	fail "live --demo transpose: status $st, a line of $w columns (want <= 80)"
 fi
 
+# 3c'''. XU pressure by cause (issue 20, item 3): the interleaved reduction's
+# XU work is its modulo, measured from the instruction-class counts, so the
+# tree-reduction finding comes first with an estimate, integer-division
+# fires and sfu-heavy-math does not; the estimates are their models
+# (tests/models on the fresh recording).
+"$GA" --demo reduction --format json --log-file "$T/red.json" -o "$T/rec/demo-reduction.json" \
+	>/dev/null 2>"$T/red.err"
+st=$?
+check "live --demo reduction: shared-tree-reduction first with an estimate, integer-division, no sfu-heavy-math (status $st)" \
+	python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+f = [x for x in r["findings"] if x["kernel_name"].startswith("reduction_interleaved")]
+rules = [x["rule"] for x in f]
+print(rules, [(x["rule"], x["estimated_speedup"], x["estimate_missing"]) for x in f])
+assert rules and rules[0] == "shared-tree-reduction", rules
+assert f[0]["estimate_missing"] is None and f[0]["estimate"] > 0
+assert "integer-division" in rules and "sfu-heavy-math" not in rules
+' "$T/red.json"
+check "tests/models on the live reduction recording: estimates are their models" \
+	python3 "$HERE/../models/compute_models.py" "$GA" "$HERE/../.." "$T/rec/demo-reduction.json"
+
 # 3d. Source lines: the demos point at the line their fix changes (marked
 # "// gpuadvise-expect: ..." in the kernel source); the kernel's profiled
 # launches flag it, and the launch after it has had every metric set (the

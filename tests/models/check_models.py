@@ -32,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 
+import compute_models
+
 REL = 1e-6
 
 # ---- the kernel's inputs, as gpuadvise-rules(5) defines them -------------
@@ -348,9 +350,10 @@ MODELS = {
 # divergence rules): their keys are not required yet.  A rule listed here
 # that already has model, low and high is an error: take it off the list
 # (and add its function to MODELS).
-PENDING = {"barrier-stalls", "dependent-instruction-stalls", "fp64-in-fp32-code",
-           "pipe-saturation", "sfu-heavy-math", "tensor-cores-unused", "thread-divergence",
-           "warp-shuffle-reduction"}
+PENDING = set()
+# The compute and divergence rules: their conditions and models are in
+# compute_models.py, which main() runs too.
+COMPUTE = set(compute_models.RULES)
 # Rules whose condition the test also checks on every kernel: it fires
 # exactly where the function says.
 CONDITIONS = {"uncoalesced-global-access": uncoalesced_fires}
@@ -504,8 +507,8 @@ def rule_keys(srcdir):
         head = text.split("\nid:")[0]
         if "model" not in head.lower():
             fail("%s: the comment at the top does not name the model" % rel)
-        if rid not in MODELS:
-            fail("%s: no function for %s in MODELS" % (rel, rid))
+        if rid not in MODELS and rid not in COMPUTE:
+            fail("%s: no function for %s in MODELS or compute_models.RULES" % (rel, rid))
 
 
 def main():
@@ -538,6 +541,17 @@ def main():
         if "copy_words" not in hits:
             fail("synthetic: 16 sectors per request for 4-byte words is not called uncoalesced")
     check_profile(gpuadvise, srcdir, "synthetic-widths", p, cuts, counts)
+
+    # The compute rules on the repository's profiles and fixtures, and on
+    # the fresh recordings when given.
+    runs = [None]
+    if len(sys.argv) == 4:
+        runs.append(sorted(glob.glob(os.path.join(rec_dir, "*.json"))))
+    for files in runs:
+        problems, summary = compute_models.check_all(gpuadvise, srcdir, files)
+        for msg in problems:
+            fail(msg)
+        print("# " + summary + (" in %s" % rec_dir if files else ""))
 
     for rule in MODELS:
         if not counts.get(rule):

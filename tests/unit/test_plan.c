@@ -116,10 +116,21 @@ static long find(const ga_plan *p, const char *name)
 	return -1;
 }
 
+/* The roofline's FLOP counters: the add, multiply and fused multiply-add
+ * counts of each precision (not the integer or conversion counts that
+ * rules read under the same prefix). */
 static int is_flop_count(const char *name)
 {
-	return strncmp(name, "sm__sass_thread_inst_executed_op_", 33) == 0 &&
-	       !strstr(name, ".peak_");
+	static const char *const ops[] = { "fadd", "fmul", "ffma", "dadd", "dmul", "dfma",
+	                                   "hadd", "hmul", "hfma" };
+	const char *prefix = "sm__sass_thread_inst_executed_op_";
+	size_t n = strlen(prefix);
+	if (strncmp(name, prefix, n) != 0 || strstr(name, ".peak_"))
+		return 0;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (strncmp(name + n, ops[i], 4) == 0 && strcmp(name + n + 4, "_pred_on.sum") == 0)
+			return 1;
+	return 0;
 }
 
 static void test_full_plan(void **state)

@@ -1,0 +1,460 @@
+#!/usr/bin/env python3
+"""The compute and divergence rules' models, computed here from the profile.
+
+For each rule this module gives the rule's condition and its model's
+estimate, low and high, written from the rule file's comment (not from its
+expressions), over a kernel's metric values and the roofline's peaks.  The
+checker runs gpuadvise on recorded profiles, and on the synthetic
+instruction-count fixture in tests/fixtures/models, and requires every
+finding of these rules to carry the values computed here, every rule to fire
+exactly where its condition holds, and an estimate that reads a metric the
+profile lacks to name one it lacks.
+
+check_models.py (meson test models) runs check_all; on its own:
+usage: compute_models.py GPUADVISE SRCDIR [PROFILE...]
+With PROFILE files (profiles or demo recordings, such as a fresh recording
+on the GPU machine), only those are checked, against SRCDIR's rules.
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+class Missing(Exception):
+    """A metric the kernel's profile lacks."""
+
+
+class Kernel:
+    """A kernel group's values: duration-weighted means, as the engine's."""
+
+    def __init__(self, profile, kernel, report):
+        launches = [profile["launches"][i] for i in kernel["launch_indices"]]
+        self.values = {}
+        for name in profile["metrics"]:
+            num = den = 0.0
+            for launch in launches:
+                v = launch.get("values", {}).get(name)
+                if v is None:
+                    continue
+                d = launch.get("duration_ns") or 0
+                w = d if d > 0 else 1.0
+                num += w * v
+                den += w
+            if den > 0:
+                self.values[name] = num / den
+        self.mean_ns = kernel["mean_ns"]
+        self.device = profile["device"]
+        self.peaks = report["roofline"]["flops_per_s"]
+        self.bws = report["roofline"]["bytes_per_s"]
+        self.roof = kernel["roofline"]
+
+    def __call__(self, name):
+        if name not in self.values:
+            raise Missing(name)
+        return self.values[name]
+
+    def has(self, name):
+        return name in self.values
+
+    # Pseudo metrics, from the device and the report's roofline.
+    def max_warps_per_sm(self):
+        return self.device["max_threads_per_sm"] / self.device["warp_size"]
+
+    def duration(self):
+        d = self.values.get("gpu__time_duration.sum")
+        return d if d and d > 0 else self.mean_ns
+
+    def headroom(self):
+        """1 - the largest of each precision's FLOP rate over its peak and
+        each level's byte rate over its bandwidth (roofline__headroom_share)."""
+        rates = [(self.roof["flops_per_s"][p], self.peaks.get(p))
+                 for p in self.roof["flops_per_s"]]
+        rates += [(self.roof["bytes_per_s"][lv], self.bws.get(lv))
+                  for lv in self.roof["bytes_per_s"]]
+        parts = [r / peak for r, peak in rates if r is not None and peak]
+        if not parts:
+            raise Missing("roofline__headroom_share")
+        return max(0.0, 1 - max(parts))
+
+    def mean_duration(self):
+        return self.mean_ns
+
+
+def clamp(x, lo, hi):
+    return min(max(x, lo), hi)
+
+
+def fit(k, x):
+    """A fraction saved, no more than the roofline headroom."""
+    return clamp(x, 0.0, k.headroom())
+
+
+# The classifier's names the rules read.
+def mem(k):
+    return max(k("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+               k("lts__t_sectors.avg.pct_of_peak_sustained_elapsed"),
+               k("lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed"),
+               k("l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed"),
+               k("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"))
+
+
+ISSUE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+FMA = "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active"
+ALU = "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active"
+FP64 = "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active"
+TENSOR = "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active"
+XU = "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active"
+LSU = "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"
+WARP_INST = "smsp__inst_executed.sum"
+SASS = "sm__sass_thread_inst_executed_op_%s_pred_on.sum"
+
+
+def sm_busy(k):
+    return max(k(ISSUE), k(FMA), k(ALU), k(FP64), k(TENSOR), k(XU), k(LSU))
+
+
+def cycles_per_issue(k):
+    """Cycles between two issued instructions of a warp: measured, or
+    resident warps per scheduler over the issue rate."""
+    if k.has("smsp__average_warp_latency_per_inst_issued.ratio"):
+        return k("smsp__average_warp_latency_per_inst_issued.ratio")
+    occ = k("sm__warps_active.avg.pct_of_peak_sustained_active")
+    return (occ / 100 * k.max_warps_per_sm() / 4) / max(k(ISSUE) / 100, 0.001)
+
+
+def stall_share(k, reason):
+    ratio = k("smsp__average_warps_issue_stalled_%s_per_issue_active.ratio" % reason)
+    return clamp(ratio / max(cycles_per_issue(k), 0.001), 0, 1)
+
+
+def smem_per_inst(k):
+    return ((k("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+             + k("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"))
+            / max(k(WARP_INST), 1))
+
+
+def threads_per_inst(k):
+    return k("smsp__thread_inst_executed_pred_on.sum") / max(k(WARP_INST), 1)
+
+
+# The XU split: thread-level opcode counts as warp instructions.
+def lanes(k):
+    return k("smsp__thread_inst_executed.sum") / max(k(WARP_INST), 1)
+
+
+def conversions(k):
+    return k("smsp__sass_thread_inst_executed_op_conversion_pred_on.sum") / max(lanes(k), 1)
+
+
+def fp64_insts(k):
+    return (k(SASS % "dadd") + k(SASS % "dmul") + k(SASS % "dfma")) / max(lanes(k), 1)
+
+
+def divisions(k):
+    """Two conversions per division, after at most two per FP64 instruction."""
+    c = conversions(k)
+    return max(c - min(c, 2 * fp64_insts(k)), 0) / 2
+
+
+def xu_rate(k):
+    return (k("sm__inst_executed_pipe_xu.sum.peak_sustained")
+            / max(k("sm__inst_executed_pipe_fma.sum.peak_sustained"), 1))
+
+
+# ---------------------------------------------------------------- the rules
+# Each returns (fires, (estimate, low, high)); the models are evaluated
+# only when the rule fires, so a metric only the model reads is missing
+# there, not in the condition.
+
+def transc_share(k):
+    xu_inst = k("sm__inst_executed_pipe_xu.sum")
+    return clamp(max(xu_inst - conversions(k) - divisions(k), 0) / max(xu_inst, 1), 0, 1)
+
+
+def sfu_heavy_math(k):
+    fires = k(XU) > 40 and sm_busy(k) >= 60 and transc_share(k) >= 0.5
+
+    def model():
+        t = k(XU) / 100 * transc_share(k)
+        return (fit(k, t * (1 - xu_rate(k))),
+                fit(k, t * (1 - xu_rate(k)) * k(XU) / max(sm_busy(k), 1)),
+                fit(k, t))
+    return fires, model
+
+
+def integer_division(k):
+    def xu_share():
+        return clamp(3 * divisions(k) / max(k("sm__inst_executed_pipe_xu.sum"), 1), 0, 1)
+
+    def issue_share():
+        return clamp(16 * divisions(k) / max(k(WARP_INST), 1), 0, 1)
+    fires = (sm_busy(k) >= 60 and divisions(k) > 0 and xu_share() >= 0.3
+             and (k(XU) > 40 or issue_share() >= 0.1))
+
+    def model():
+        pipe = k(XU) / 100 * xu_share() * (1 - xu_rate(k))
+        issue = k(ISSUE) / 100 * issue_share()
+        return fit(k, max(pipe, issue)), fit(k, min(pipe, issue)), fit(k, pipe + issue)
+    return fires, model
+
+
+def fp64_in_fp32_code(k):
+    fires = k(FP64) > 15 and k(FMA) < 60
+
+    def model():
+        saving = 1 - k.peaks["FP64"] / k.peaks["FP32"]
+        flops = k(SASS % "dadd") + k(SASS % "dmul") + 2 * k(SASS % "dfma")
+        work = flops / k.peaks["FP64"] * 1e9 / max(k.mean_duration(), 1)
+        return (fit(k, k(FP64) / 100 * saving), fit(k, min(work, 1) * saving),
+                fit(k, k(FP64) / 100))
+    return fires, model
+
+
+def shared_tree_reduction(k):
+    fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.1 and smem_per_inst(k) >= 0.05
+             and 19.2 <= threads_per_inst(k) < 27.2 and (k(XU) >= 20 or k(ALU) >= 45)
+             and k(FMA) < 40 and mem(k) < 80)
+
+    def model():
+        tpi = threads_per_inst(k)
+        barrier = stall_share(k, "barrier")
+        idle = 1 - k(ISSUE) / 100
+        d = clamp(19 * divisions(k) / max(k(WARP_INST), 1), 0, 1)
+        removed = 1 - (1 - d) * (1 - clamp(1 - tpi / 32, 0, 1))
+        est = 1 - (1 - k(ISSUE) / 100 * removed) * (1 - min(barrier, idle))
+        return (fit(k, est), fit(k, k(ISSUE) / 100 * d),
+                fit(k, 1 - (1 - removed) * (1 - barrier)))
+    return fires, model
+
+
+def thread_divergence(k):
+    fires = k(WARP_INST) > 0 and threads_per_inst(k) < 24
+
+    def model():
+        idle = 1 - threads_per_inst(k) / 32
+        return fit(k, idle), fit(k, idle * clamp(sm_busy(k) / 100, 0, 1)), fit(k, idle)
+    return fires, model
+
+
+def gpa(k, b):
+    """GPA latency hiding, A x B and sequential, A the idle issue share."""
+    a = 1 - k(ISSUE) / 100
+    return fit(k, min(a, b)), fit(k, a * b), fit(k, b)
+
+
+def barrier_stalls(k):
+    fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.2
+             and not (smem_per_inst(k) >= 0.05 and k(FMA) < 40)
+             and sm_busy(k) < 60 and mem(k) < 60)
+    return fires, lambda: gpa(k, stall_share(k, "barrier"))
+
+
+def warp_shuffle_reduction(k):
+    fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.15 and smem_per_inst(k) >= 0.05
+             and threads_per_inst(k) < 31 and k(FMA) < 40 and mem(k) < 80)
+    return fires, lambda: gpa(k, stall_share(k, "barrier"))
+
+
+def dependent_instruction_stalls(k):
+    fires = (k(ISSUE) > 0 and stall_share(k, "wait") > 0.3
+             and k("smsp__warps_eligible.avg.per_cycle_active") < 1
+             and sm_busy(k) < 60 and mem(k) < 60)
+
+    def model():
+        est, low, _ = gpa(k, stall_share(k, "wait"))
+        return est, low, fit(k, 1 - k(ISSUE) / 100)
+    return fires, model
+
+
+def pipe_saturation(k):
+    busy = max(k(FMA), k(ALU))
+    fires = busy > 80
+
+    def model():
+        b = stall_share(k, "math_pipe_throttle")
+        nxt = max(min(k(FMA), k(ALU)), mem(k), k(FP64), k(XU), k(LSU))
+        return (fit(k, b), fit(k, min(b, 1 - k(ISSUE) / 100)),
+                fit(k, max(b, 1 - nxt / max(busy, 1))))
+    return fires, model
+
+
+def tensor_cores_unused(k):
+    def l1_busy():
+        return k("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed")
+    fires = (k.device_cc() >= 7.0 and k(TENSOR) < 1 and k(FMA) >= 10
+             and k(FMA) >= k(XU) * 4 and k(FP64) < 5
+             and (k("l1tex__t_sector_hit_rate.pct") >= 60 or smem_per_inst(k) >= 0.1)
+             and max(k(FMA), l1_busy()) >= 50)
+
+    def model():
+        l1 = l1_busy()
+        frac = k.peaks["FP32"] / k.peaks["tensor"]
+        flops = sum(k(SASS % op) for op in ("fadd", "fmul", "hadd", "hmul")) \
+            + 2 * (k(SASS % "ffma") + k(SASS % "hfma"))
+        roof = flops / k.peaks["tensor"] * 1e9 / max(k.mean_duration(), 1)
+        return (fit(k, max(k(FMA), l1) / 100 * (1 - frac)),
+                fit(k, k(FMA) / 100 * (1 - frac)), fit(k, 1 - roof))
+    return fires, model
+
+
+Kernel.device_cc = lambda self: float(self.device["compute_capability"])
+
+RULES = {
+    "sfu-heavy-math": sfu_heavy_math,
+    "integer-division": integer_division,
+    "fp64-in-fp32-code": fp64_in_fp32_code,
+    "shared-tree-reduction": shared_tree_reduction,
+    "thread-divergence": thread_divergence,
+    "barrier-stalls": barrier_stalls,
+    "warp-shuffle-reduction": warp_shuffle_reduction,
+    "dependent-instruction-stalls": dependent_instruction_stalls,
+    "pipe-saturation": pipe_saturation,
+    "tensor-cores-unused": tensor_cores_unused,
+}
+
+
+def close(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def check_kernel(profile, report, ki, where):
+    """Problems with the findings of one kernel, as strings."""
+    kernel = report["kernels"][ki]
+    k = Kernel(profile, kernel, report)
+    got = {f["rule"]: f for f in report["findings"] if f["kernel"] == ki}
+    problems = []
+    for rule, fn in RULES.items():
+        what = "%s: %s: %s" % (where, kernel["name"][:50], rule)
+        try:
+            fires, model = fn(k)
+        except Missing as m:
+            if rule in got:
+                problems.append("%s fired, but its condition needs %s" % (what, m))
+            elif rule not in kernel["unchecked_rules"]:
+                problems.append("%s: needs %s, not listed as unchecked" % (what, m))
+            continue
+        if fires != (rule in got):
+            problems.append("%s: %s, expected %s" % (what, "fired" if rule in got else
+                                                     "silent", "fired" if fires else "silent"))
+            continue
+        if not fires:
+            continue
+        f = got[rule]
+        try:
+            est, low, high = model()
+        except Missing as m:
+            if f["estimate_missing"] is None or f["estimate"] is not None:
+                problems.append("%s: gave %s, the model needs %s" % (what, f["estimate"], m))
+            elif f["estimate_missing"] in k.values:
+                problems.append("%s: names %s, which the profile has" % (what, f["estimate_missing"]))
+            continue
+        if f["estimate_missing"] is not None:
+            problems.append("%s: says it needs %s" % (what, f["estimate_missing"]))
+            continue
+        # The engine clamps to 0..1 and widens the range to hold the estimate.
+        low, high = min(low, high, est), max(low, high, est)
+        for name, want in (("estimate", est), ("low", low), ("high", high)):
+            if not close(f[name], want):
+                problems.append("%s: %s %.12g, the model gives %.12g" % (what, name, f[name], want))
+    return problems
+
+
+# Inputs no recording has yet, to reach the rules that fire on none: a
+# recorded profile with some values changed (file, variant, {metric: value}).
+# They test the formulas, not the rules' judgement.
+DERIVED = [
+    # Barrier waits in a kernel with neither shared memory nor a busy unit.
+    ("recorded/demo-occupancy.json", "regs_heavy",
+     {"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": 5.0}),
+    # The sequential tree with more barrier waits: warp shuffles apply.
+    ("recorded/demo-reduction.json", "sequential",
+     {"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio": 4.0}),
+    # The interleaved tree's XU instructions as transcendentals (no
+    # conversions): sfu-heavy-math instead of integer-division.
+    ("models/reduction-interleaved-counts.json", None,
+     {"smsp__sass_thread_inst_executed_op_conversion_pred_on.sum": 0.0}),
+]
+
+
+def derived(srcdir):
+    for path, variant, values in DERIVED:
+        with open(os.path.join(srcdir, "tests/fixtures", path)) as fh:
+            doc = json.load(fh)
+        if variant:
+            doc = next(v["profile"] for v in doc["variants"] if v["name"] == variant)
+        for launch in doc["launches"]:
+            launch["values"].update(values)
+        yield "%s%s, changed %s" % (path, "/" + variant if variant else "",
+                                    ", ".join(values)), doc
+
+
+def profiles(srcdir, files=None):
+    """(label, profile) for each recorded profile, demo variant and fixture,
+    or for each of files."""
+    given = bool(files)
+    if not given:
+        files = sorted(glob.glob(os.path.join(srcdir, "tests/fixtures/recorded/*.json")))
+        files += sorted(glob.glob(os.path.join(srcdir, "tests/fixtures/models/*.json")))
+    for path in files:
+        with open(path) as fh:
+            doc = json.load(fh)
+        name = os.path.basename(path)
+        if doc.get("format") == "gpuadvise-demo":
+            for v in doc["variants"]:
+                yield "%s/%s" % (name, v["name"]), v["profile"]
+        elif doc.get("format") == "gpuadvise-profile":
+            yield name, doc
+    if not given:
+        yield from derived(srcdir)
+
+
+def analyse(gpuadvise, srcdir, profile):
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as tmp:
+        json.dump(profile, tmp)
+        tmp.flush()
+        out = subprocess.run([gpuadvise, "--no-default-rules", "--rules",
+                              os.path.join(srcdir, "rules"), "--import", tmp.name,
+                              "--format", "json"], capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        raise RuntimeError("gpuadvise exited %d: %s" % (out.returncode, out.stderr))
+    return json.loads(out.stdout)
+
+
+def check_all(gpuadvise, srcdir, files=None):
+    """Every profile through gpuadvise: (problems, a summary line)."""
+    problems, findings, missing, seen = [], 0, 0, set()
+    for label, profile in profiles(srcdir, files):
+        report = analyse(gpuadvise, srcdir, profile)
+        for ki in range(len(report["kernels"])):
+            problems += check_kernel(profile, report, ki, label)
+        for f in report["findings"]:
+            if f["rule"] not in RULES:
+                continue
+            findings += 1
+            if f["estimate_missing"] is None:
+                seen.add(f["rule"])
+            else:
+                missing += 1
+    if not files:
+        problems += ["%s: no finding with an estimate to check" % rule
+                     for rule in sorted(set(RULES) - seen)]
+    return problems, ("%d findings of %d compute rules checked (%d with an input missing)"
+                      % (findings, len(RULES), missing))
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.stderr.write(__doc__)
+        return 2
+    problems, summary = check_all(argv[1], argv[2], argv[3:])
+    for p in problems:
+        print("not ok:", p)
+    print("%s, %d problems" % (summary, len(problems)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
