@@ -429,7 +429,7 @@ static const char *id_column(const char *id, int cols, char *buf, size_t size)
  * and estimate, or the input its estimate lacks. */
 static void advice_head(ga_buf *advice, const char *variant, const ga_finding *top)
 {
-	char b1[32], b2[32];
+	char b1[32], b2[48];
 
 	if (top->estimate_missing) {
 		ga_buf_printf(advice, "The advice for %s put %s first; its estimate needs %s, "
@@ -437,10 +437,10 @@ static void advice_head(ga_buf *advice, const char *variant, const ga_finding *t
 		              top->estimate_missing);
 		return;
 	}
-	ga_buf_printf(advice, "The advice for %s put %s first: expected %s, estimated %s for "
-	              "its kernel.", variant, top->rule->id,
-	              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b1, sizeof(b1)),
-	              ga_fmt_speedup(ga_estimate_speedup(top->estimate), b2, sizeof(b2)));
+	ga_buf_printf(advice, "The advice for %s put %s first: estimated %s for its kernel "
+	              "(%s).", variant, top->rule->id,
+	              ga_fmt_speedup(top->speedup, b1, sizeof(b1)),
+	              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b2, sizeof(b2)));
 }
 
 static const char *verdict_word(double measured, double lo, double hi)
@@ -457,12 +457,9 @@ static const char *verdict_word(double measured, double lo, double hi)
 static void put_advice(FILE *out, const demo_run *r, const variant_result *res, size_t fixv)
 {
 	const ga_finding *top = res[0].top;
-	char b1[32], b2[48];
+	char b1[32];
 	ga_buf advice = { 0 };
-	ga_buf_printf(&advice, "The advice for %s put %s first: estimated %s for its kernel "
-	              "(%s).", r->v[0].name, top->rule->id,
-	              ga_fmt_speedup(top->speedup, b1, sizeof(b1)),
-	              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b2, sizeof(b2)));
+	advice_head(&advice, r->v[0].name, top);
 	for (size_t i = 1; i < r->n && (!fixv || i < fixv); i++)
 		ga_buf_printf(&advice, " Variant %s does not apply that fix (measured %s).",
 		              r->v[i].name,
