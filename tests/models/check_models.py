@@ -351,8 +351,21 @@ def fusion(k):
 
 
 def atomics(k):
+    """The idle time is the serialised atomics'; per L2 reduction request
+    it is what one costs.  After the fix: one per block (of this grid; for
+    high, of one wave) plus the DRAM bytes at the throughput line's share
+    of the peak (low 40 %, high the peak, overlapping)."""
     issue = k.m("smsp__issue_active.avg.pct_of_peak_sustained_active")
-    return toward_bound(k, 1 - max(issue, k.mem()) / 100)
+    gain = clamp01(1 - max(issue, k.mem()) / 100)
+    t = k.mean_ns
+    per_red = t * gain / max(k.m("lts__t_requests_op_red.sum"), 1)
+    warps_per_block = max(k.launch_warps() / max(k.grid, 1), 1)
+    wave = k.theoretical() / 100 * k.warps_gpu() / warps_per_block
+    peak = k.m("dram__bytes.sum") / k.dev["mem_bandwidth_gbs"]
+    stream = peak * 100 / k.cuts["throughput_line_pct"]
+    return (1 - (stream + k.grid * per_red) / t,
+            1 - (peak / 0.4 + k.grid * per_red) / t,
+            1 - max(peak, min(k.grid, wave) * per_red) / t)
 
 
 MODELS = {
