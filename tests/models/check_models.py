@@ -285,8 +285,13 @@ def bank_conflicts(k):
     short_sb = clamp01(k.m("smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active"
                            ".ratio") / max(cycles_per_issue, 0.001))
     cost = clamp01(max(busy / k.cuts["throughput_line_pct"], short_sb))
-    h = k.headroom()
-    return min(share * cost, h), min(share * busy / 100, h / 2), min(share, h)
+    t = k.mean_ns
+    bound = k.bound_secs() * 1e9
+    peak = k.m("dram__bytes.sum") / k.dev["mem_bandwidth_gbs"]
+    line = k.cuts["throughput_line_pct"]
+    return (1 - max(t * (1 - share * cost), peak * 100 / line, bound) / t,
+            1 - max(t * (1 - share * busy / 100), peak / 0.4, bound) / t,
+            1 - max(t * (1 - share), peak, bound) / t)
 
 
 def tiling(k):
