@@ -307,9 +307,9 @@ def latency_stalls(k):
     cycles_per_issue = (occ / 100 * k.max_warps_per_sm() / 4) / max(issue / 100, 0.001)
     a = clamp01(k.m("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio")
                 / max(cycles_per_issue, 0.001))
-    b = issue / 100
+    floor = k.mem() / k.cuts["throughput_line_pct"]
     h = k.headroom()
-    return min(a, b, h), min(a, b) * a, min(a, h)
+    return 1 - max(1 - a, floor), 1 - max(1 - a / 2, floor), min(a, h)
 
 
 def grid_too_small(k):
