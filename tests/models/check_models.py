@@ -312,12 +312,45 @@ def latency_stalls(k):
     return 1 - max(1 - a, floor), 1 - max(1 - a / 2, floor), min(a, h)
 
 
-def grid_too_small(k):
-    waves = k.waves()
+SM_BUSY = ["smsp__issue_active.avg.pct_of_peak_sustained_active",
+           "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
+           "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active",
+           "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active",
+           "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
+           "sm__inst_executed_pipe_xu.avg.pct_of_peak_sustained_active",
+           "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active"]
+
+
+def round_up_tail(waves):
+    """The idle share of a partial last wave, judged from 1 to 5 waves."""
     up = max(sum(waves > n for n in range(5)), 1)
-    tail = (up - waves) / up if 1 < waves <= 5 else 0.0
+    return (up - waves) / up if 1 < waves <= 5 else 0.0
+
+
+def grid_too_small(k):
+    """Headroom x parallelism gain, or the idle share of the last wave (in
+    slots, or in block-times on throughput-bound SMs) up to the headroom."""
+    tail = round_up_tail(k.waves())
+    sm_busy = max(k.m(n) for n in SM_BUSY)
+    sm_tail = (round_up_tail(k.grid / k.dev["sm_count"])
+               if sm_busy >= k.cuts["throughput_line_pct"] else 0.0)
     capacity = k.theoretical() / 100 * k.warps_gpu()
-    return toward_bound(k, max(1 - k.launch_warps() / capacity, tail))
+    par = clamp01(1 - k.launch_warps() / capacity)
+    tail_gain = max(tail, sm_tail)
+    h = k.headroom()
+    return (max(h * par, min(h, tail_gain)), max(h * par * par, min(h, tail_gain) / 2),
+            min(h, clamp01(max(par, tail_gain))))
+
+
+def grid_too_small_fires(k):
+    """Fewer blocks than SMs, an under-filled wave, or a costly last wave
+    (in slots, or in block-times on throughput-bound SMs)."""
+    waves = k.waves()
+    sm_busy = max(k.m(n) for n in SM_BUSY)
+    line = k.cuts["throughput_line_pct"]
+    sm_tail = round_up_tail(k.grid / k.dev["sm_count"]) if sm_busy >= line else 0.0
+    return (k.grid < k.dev["sm_count"] or (waves < 1 and max(sm_busy, k.mem()) < line)
+            or round_up_tail(waves) >= 0.2 or sm_tail >= 0.2)
 
 
 def low_occupancy(k):
@@ -395,7 +428,8 @@ PENDING = set()
 COMPUTE = set(compute_models.RULES)
 # Rules whose condition the test also checks on every kernel: it fires
 # exactly where the function says.
-CONDITIONS = {"uncoalesced-global-access": uncoalesced_fires}
+CONDITIONS = {"uncoalesced-global-access": uncoalesced_fires,
+              "grid-too-small": grid_too_small_fires}
 
 # ---- running and comparing -----------------------------------------------
 
