@@ -361,10 +361,19 @@ def low_occupancy(k):
 
 
 def occupancy_gap(k):
+    """Headroom x parallelism gain until the busiest unit binds: the SM's
+    at its peak, L2 and DRAM at the throughput line (low: all at the line)."""
     achieved = k.m("sm__warps_active.avg.pct_of_peak_sustained_active")
     now = achieved / 100 * k.warps_gpu()
     after = min(k.launch_warps(), k.theoretical() / 100 * k.warps_gpu())
-    return toward_bound(k, 1 - now / after)
+    gain = clamp01(1 - now / after)
+    line = k.cuts["throughput_line_pct"]
+    sm = max(k.m(n) for n in SM_BUSY + [
+        "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"])
+    l2 = max(k.m(n) for n in MEM_PCTS[:3])
+    h = k.headroom()
+    return (min(h * gain, 1 - max(sm / 100, l2 / line)),
+            min(h * gain * gain, 1 - max(sm, l2) / line), min(h, gain))
 
 
 def launch_overhead(k):
