@@ -295,10 +295,23 @@ def bank_conflicts(k):
 
 
 def tiling(k):
+    """L1 branch: hits at half cost, at most the headroom.  L2 branch: the
+    re-read share of L2's bytes where L2 binds, down to the issue time."""
     reuse = (k.m("l1tex__t_sector_hit_rate.pct") / 100 *
              k.m("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed") / 100)
     h = k.headroom()
-    return min(0.5 * reuse, h), 0.25 * reuse, min(reuse, h)
+    line = k.cuts["throughput_line_pct"]
+    l2_busy = k.m("lts__t_sectors.avg.pct_of_peak_sustained_elapsed")
+    dram = k.m("dram__bytes.sum")
+    refetch = clamp01(1 - dram / max(k.m("lts__t_bytes.sum"), 1))
+    l2_reuse = refetch * clamp01(l2_busy / line)
+    issue = k.m("smsp__issue_active.avg.pct_of_peak_sustained_active") / 100
+    on = l2_busy >= line and refetch >= 0.5
+    peak_share = dram / k.dev["mem_bandwidth_gbs"] / max(k.mean_ns, 1)
+    l2 = (min(l2_reuse, 1 - issue), min(0.5 * l2_reuse, 1 - issue),
+          1 - max(1 - l2_reuse, peak_share)) if on else (0.0, 0.0, 0.0)
+    return (max(min(0.5 * reuse, h), l2[0]), max(0.25 * reuse, l2[1]),
+            max(min(reuse, h), l2[2]))
 
 
 def latency_stalls(k):
