@@ -600,7 +600,9 @@ def rule_keys(srcdir):
     """Every rule file in rules/ names its model and gives low and high."""
     for f in sorted(glob.glob(os.path.join(srcdir, "rules", "*.yaml"))):
         text = open(f).read()
-        if re.search(r"^(classifier|owners):", text, re.M):
+        # classify.yaml and the owners file (top-level `owners:`, no `id:`)
+        # are not rules.
+        if re.search(r"^classifier:", text, re.M) or not re.search(r"^id:", text, re.M):
             continue
         rel = os.path.relpath(f, srcdir)
         rid = re.search(r"^id:\s*(\S+)", text, re.M)
