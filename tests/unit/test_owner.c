@@ -388,15 +388,25 @@ static void test_framework_rules(void **state)
 	assert_non_null(finding_of(&a, nvjet, "framework-small-grid"));
 	assert_null(finding_of(&a, nvjet, "grid-too-small"));
 
-	/* Short kernels launched 20 times: CUDA graphs for ATen's, the launch
-	 * rule for the user's, with the same launch-cost model. */
+	/* Short kernels launched 20 times: CUDA graphs for ATen's (the launch
+	 * cost against the kernel, L / (L + duration)), the launch rule for the
+	 * user's (20 launches at the launch rate, max(L, duration) each, against
+	 * one launch of the merged work at the throughput line's share of its
+	 * roofline bound). */
 	double overhead = fmin(0.67, 5000.0 / (5000.0 + 3000.0));
 	const ga_finding *graphs = finding_of(&a, aten, "framework-cuda-graphs");
 	const ga_finding *launch = finding_of(&a, mine, "launch-overhead");
 	assert_non_null(graphs);
 	assert_non_null(launch);
 	assert_true(fabs(graphs->estimate - overhead) < 1e-12);
-	assert_true(fabs(launch->estimate - overhead) < 1e-12);
+	ga_roof_cuts cuts = { .tensor_min_pct = ga_classifier_value(&rs, GA_CUT_TENSOR_MIN) };
+	double dur_ns = NAN;
+	double bound = ga_roofline_bound_ns(&a, mine, &a.roofline.peaks, &cuts, &dur_ns);
+	double line = ga_classifier_value(&rs, "throughput_line_pct");
+	assert_true(bound > 0 && line > 0);
+	assert_int_equal(mine->n_launches, 20);
+	double merged = 1.0 - (bound * 100.0 / line + 5000.0 / 20) / fmax(5000.0, 3000.0);
+	assert_true(fabs(launch->estimate - merged) < 1e-9);
 	assert_null(finding_of(&a, aten, "launch-overhead"));
 	assert_null(finding_of(&a, aten, "grid-too-small"));
 	assert_null(finding_of(&a, mine, "framework-cuda-graphs"));
