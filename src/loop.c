@@ -171,3 +171,14 @@ size_t ga_period_found(const ga_period *d)
 	}
 	return best;
 }
+
+size_t ga_period_longer(const ga_period *d, size_t p)
+{
+	size_t best = 0;
+	for (size_t i = 0; i < d->n_cand; i++) {
+		const ga_period_cand *c = &d->cand[i];
+		if (c->p > p && c->run >= c->p && (!best || c->p < best))
+			best = c->p;
+	}
+	return best;
+}

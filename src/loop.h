@@ -56,6 +56,9 @@ void ga_period_push(ga_period *d, long v);
 long ga_period_back(const ga_period *d, size_t k);
 /* The smallest live period whose last 2p launches are two copies, or 0. */
 size_t ga_period_found(const ga_period *d);
+/* The shortest live period longer than p whose last 2p launches are two
+ * copies, or 0: the loop around an inner one. */
+size_t ga_period_longer(const ga_period *d, size_t p);
 /* Are the last 2p values two copies of the same p (checked value by
  * value; for tests and for a period found)? */
 int ga_period_repeats(const ga_period *d, size_t p);

@@ -517,12 +517,14 @@ static void timing_log(void)
 	fprintf(f, "pid %ld init_at %.3f ctx_created_at %.3f first_launch_at %.3f exit_at %.3f "
 	        "profiled %ld set_changes %ld profiler_init %.4f device_supported %.4f "
 	        "availability %.4f availability_reads %ld loop_launches %ld loop_passes %ld "
-	        "loop_aborted %ld loop_skips %ld loop_broken %ld graph_launches %ld captured %ld "
+	        "loop_aborted %ld loop_skips %ld loop_broken %ld loop_serialized %ld loop_over %d "
+	        "graph_launches %ld captured %ld "
 	        "nvperf_preload %d nvperf_load %.4f nvperf_wait %.4f",
 	        (long)inj.pid, inj.init_at, inj.ctx_created_at, inj.first_launch_at, real_seconds(),
 	        sched.profiled, sched.set_changes, inj.init_profiler_s, inj.init_supported_s,
 	        inj.init_avail_s, inj.avail_reads, sched.loop.launches, sched.loop.passes,
-	        sched.loop.aborted, sched.loop.skips, sched.loop.broken_passes, sched.graph_launches,
+	        sched.loop.aborted, sched.loop.skips, sched.loop.broken_passes, sched.loop.serialized,
+	        (int)sched.loop.over, sched.graph_launches,
 	        sched.captured, nvperf.loaded, nvperf.load_s, nvperf.wait_s);
 	for (int i = 0; i < PH_N; i++)
 		if (inj.phase_n[i])
@@ -545,6 +547,11 @@ static void at_exit(void)
 		                   {r->block[0], r->block[1], r->block[2]},
 		                   r->count - r->profiled, r->below_share};
 		ga_nvtx_rec_unprofiled((long)i, &u);
+	}
+	{
+		char note[512];
+		if (ga_loop_budget_note(&sched, note, sizeof(note)))
+			ga_rec_error("loop_replay", "%s", note);
 	}
 	double setup_s = inj.phase_s[PH_INIT] + inj.phase_s[PH_PACK], measure_s = 0;
 	for (int i = PH_ENABLE; i <= PH_RECORD; i++)

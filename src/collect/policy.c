@@ -2,6 +2,7 @@
 #include "policy.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,6 +383,44 @@ size_t ga_loop_best_set(ga_sched *s, size_t n_sets, size_t *count)
 	return best;
 }
 
+/* May a set of the loop of period p start (GA_LOOP_BUDGET_SERIAL)?  Its
+ * passes are taken to be as many as the last set's. */
+static int within_budget(ga_sched *s, size_t p)
+{
+	ga_loop_plan *lp = &s->loop;
+	long passes = lp->set_passes > 0 ? lp->set_passes : 1;
+	long budget = GA_LOOP_BUDGET_PERIODS * (long)p;
+
+	if (budget < GA_LOOP_BUDGET_SERIAL)
+		budget = GA_LOOP_BUDGET_SERIAL;
+	if (lp->serialized + passes * (long)p <= budget)
+		return 1;
+	lp->over = GA_LOOP_OVER_SERIAL;
+	lp->off = 1;
+	return 0;
+}
+
+const char *ga_loop_budget_note(const ga_sched *s, char *buf, size_t len)
+{
+	const ga_loop_plan *lp = &s->loop;
+
+	if (lp->over == GA_LOOP_OVER_SERIAL)
+		snprintf(buf, len, "loop replay ended after %ld launches serialized in %ld passes "
+		         "(budget %d, or %d iterations): a further metric set of the %zu-launch "
+		         "iteration would take %ld more; later launches were counted at the mean",
+		         lp->serialized, lp->passes + lp->broken_passes, GA_LOOP_BUDGET_SERIAL,
+		         GA_LOOP_BUDGET_PERIODS, lp->period,
+		         (lp->set_passes > 0 ? lp->set_passes : 1) * (long)lp->period);
+	else if (lp->over == GA_LOOP_OVER_BROKEN)
+		snprintf(buf, len, "loop replay ended after %ld broken passes (budget %d; %ld launches "
+		         "serialized): the program's iterations did not repeat as detected; later "
+		         "launches were counted at the mean", lp->broken_passes, GA_LOOP_BUDGET_BROKEN,
+		         lp->serialized);
+	else
+		return NULL;
+	return buf;
+}
+
 /* Only the smallest period is tried: a larger one is nearly always a
  * multiple, with the same kernels (an inner loop, a model's layers, is
  * found first; the launches between its runs are skipped, ga_loop_mismatch).
@@ -408,6 +447,8 @@ int ga_loop_detect(ga_sched *s, size_t n_sets)
 		lp->next_check = lp->det.n + p;
 		return 0;
 	}
+	if (!within_budget(s, p))
+		return 0;
 	lp->active = 1;
 	lp->set = set;
 	lp->pos = 0;
@@ -438,6 +479,20 @@ ga_loop_miss ga_loop_mismatch(ga_sched *s)
 		return GA_LOOP_ENDED;
 	}
 	lp->broken_passes++;
+	if (lp->broken_passes >= GA_LOOP_BUDGET_BROKEN) {
+		lp->over = GA_LOOP_OVER_BROKEN;
+		ga_loop_stop(s, 1);
+		lp->off = 1;
+		return GA_LOOP_ENDED;
+	}
+	/* An inner loop (a model's layers) whose run ended inside a pass: the
+	 * loop around it has shown two copies too, and its iteration holds
+	 * the inner one's kernels. */
+	if (ga_period_longer(&lp->det, lp->period)) {
+		ga_period_reject(&lp->det, lp->period);
+		ga_loop_stop(s, 0);
+		return GA_LOOP_ENDED;
+	}
 	if (++lp->broken >= GA_LOOP_MAX_BROKEN) {
 		ga_period_reject(&lp->det, lp->period);
 		ga_loop_stop(s, 1);
@@ -465,6 +520,7 @@ int ga_loop_expected(const ga_sched *s, const ga_repeat_slot *r)
 int ga_loop_advance(ga_sched *s)
 {
 	s->loop.skipped = 0;
+	s->loop.serialized++;
 	return ++s->loop.pos == s->loop.period;
 }
 
@@ -507,10 +563,12 @@ int ga_loop_next_set(ga_sched *s, size_t n_sets)
 {
 	size_t n;
 
+	if (s->loop.pass > 0)
+		s->loop.set_passes = s->loop.pass;
 	if (first_measurements_wait(s, s->loop.period))
 		return 0;
 	s->loop.set = ga_loop_best_set(s, n_sets, &n);
-	if (n == 0)
+	if (n == 0 || !within_budget(s, s->loop.period))
 		return 0;
 	s->loop.active = 1;
 	s->loop.pass = 0;

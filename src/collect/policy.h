@@ -42,6 +42,25 @@
 #define GA_LOOP_MAX_BROKEN 3
 #define GA_LOOP_MAX_FAILS 4
 
+/* What loop replay may cost a process, whatever the detector finds.  Every
+ * launch of a pass is a range of its own, serialized: the H200 transformer
+ * run (docs/PERFORMANCE.md) put that at about 1 ms a launch, its 909-launch
+ * step at about 1.2 s a pass against 24 ms plain.  No set is started whose
+ * passes (as many as the last set's) would take the launches serialized
+ * in the process past GA_LOOP_BUDGET_SERIAL, or past GA_LOOP_BUDGET_PERIODS
+ * periods of the loop when that is more (one set of any loop fits: 7
+ * passes on GH100); GA_LOOP_BUDGET_BROKEN broken passes end it too.  Then
+ * loop replay is off in the process and the report says why. */
+#define GA_LOOP_BUDGET_SERIAL 8192
+#define GA_LOOP_BUDGET_PERIODS 8
+#define GA_LOOP_BUDGET_BROKEN 8
+
+typedef enum {
+	GA_LOOP_WITHIN_BUDGET,
+	GA_LOOP_OVER_SERIAL,      /* GA_LOOP_BUDGET_SERIAL */
+	GA_LOOP_OVER_BROKEN,      /* GA_LOOP_BUDGET_BROKEN */
+} ga_loop_budget;
+
 typedef struct {
 	char *key;
 	char *mangled;
@@ -77,6 +96,9 @@ typedef struct {
 	long launches;            /* launches measured by loop replay */
 	long passes;              /* iterations measured */
 	long aborted;             /* sets dropped: GA_LOOP_MAX_FAILS end it */
+	long serialized;          /* launches taken into passes, done or broken */
+	long set_passes;          /* passes of the last set done (1 before any) */
+	ga_loop_budget over;      /* which budget turned loop replay off */
 } ga_loop_plan;
 
 typedef struct {
@@ -193,6 +215,9 @@ typedef enum {
 	GA_LOOP_ENDED,            /* the loop is no more: stopped (failed when it broke) */
 } ga_loop_miss;
 ga_loop_miss ga_loop_mismatch(ga_sched *s);
+/* Why loop replay was turned off by its budget, for the report; NULL when
+ * it was not. */
+const char *ga_loop_budget_note(const ga_sched *s, char *buf, size_t len);
 /* Past it: 1 when it was the iteration's last (the pass ends at its EXIT). */
 int ga_loop_advance(ga_sched *s);
 /* The pass ended: position 0, one more pass. */

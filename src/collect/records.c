@@ -37,6 +37,12 @@ static void note_error(ga_records *g, json_t *rec)
 		g->source_notes++;
 		return;
 	}
+	if (strcmp(code, "loop_replay") == 0) {
+		if (!g->loop_msg)
+			g->loop_msg = ga_xstrdup(msg);
+		g->loop_notes++;
+		return;
+	}
 	if (strcmp(code, "busy") == 0) {
 		if (!g->busy_msg)
 			g->busy_msg = ga_xstrdup(msg);
@@ -62,6 +68,7 @@ void ga_records_free(ga_records *g)
 	free(g->first_error);
 	free(g->busy_msg);
 	free(g->source_msg);
+	free(g->loop_msg);
 	for (size_t i = 0; i < g->n_bad; i++)
 		free(g->bad_metrics[i]);
 	free(g->bad_metrics);
@@ -259,6 +266,9 @@ void ga_records_note_run(const ga_records *g, ga_buf *note)
 	if (g->cupti_errors)
 		ga_buf_printf(note, "%d CUPTI error(s) while profiling, the first: %s. ",
 		              g->cupti_errors, g->first_error ? g->first_error : "?");
+	if (g->loop_notes)
+		ga_buf_printf(note, "%s%s. ", g->loop_msg,
+		              g->loop_notes > 1 ? " (in more processes too)" : "");
 	if (g->source_notes)
 		ga_buf_printf(note, "source lines: %s%s. ", g->source_msg,
 		              g->source_notes > 1 ? " (and more notes like it)" : "");

@@ -27,6 +27,8 @@ typedef struct {
 	int have_device;
 	char *source_msg;           /* first note about source-level collection */
 	int source_notes;
+	char *loop_msg;             /* first process whose loop replay hit its budget */
+	int loop_notes;
 	int stall_pass;             /* the stall run: only source records and notes */
 	int stall_records;          /* source records it gave */
 } ga_records;

@@ -195,10 +195,17 @@ if has train2; then
 		s0=$(date +%s.%N)
 		timeout 300 python3 tests/gpu/transformer_train.py $v >"$R/$n-plain.txt" 2>"$R/$n-plain.err"
 		echo "plain $v: status $?"; s1=$(date +%s.%N)
-		timeout 540 "$GA" --format json --log-file "$R/$n.report.json" -o "$R/$n.json" \
+		rm -f "$R/$n.timing"
+		GPUADVISE_TIMING_LOG=$R/$n.timing timeout 540 "$GA" --format json \
+			--log-file "$R/$n.report.json" -o "$R/$n.json" \
 			python3 tests/gpu/transformer_train.py $v >"$R/$n-prof.txt" 2>"$R/$n-prof.err"
 		echo "gpuadvise $v: status $?"; s2=$(date +%s.%N)
 		tail -3 "$R/$n-prof.err"
+		# loop replay's own account: passes, broken passes, launches
+		# serialized, which budget ended it (loop_over 1: launches, 2: breaks)
+		grep -o 'loop_[a-z]* [0-9]*' "$R/$n.timing" 2>/dev/null | paste -sd' '
+		python3 -c 'import json,sys; print("note:", json.load(open(sys.argv[1]))["collection"].get("note", ""))' \
+			"$R/$n.json" 2>/dev/null
 		python3 tests/gpu/check_train2.py "$R/$n-plain.txt" "$R/$n-prof.txt" "$R/$n.report.json" \
 			"$(awk "BEGIN { print $s1 - $s0 }")" "$(awk "BEGIN { print $s2 - $s1 }")"
 		echo "check $v: status $?"

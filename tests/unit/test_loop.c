@@ -220,6 +220,39 @@ static void test_accumulation(void **state)
 	ga_period_free(&d);
 }
 
+/* A loop inside a loop: three copies of 20 values, then 30 others, again
+ * and again (a model's layers inside a training step).  Inside the third
+ * step's layers the inner period is found first, and the step's (90) is
+ * the longer one live, both checked against the definition. */
+static void test_longer(void **state)
+{
+	ga_period d;
+	(void)state;
+	ga_period_init(&d, 2, GA_PERIOD_MAX);
+	for (int step = 0; step < 3; step++) {
+		for (int l = 0; l < 3; l++)
+			for (int k = 0; k < 20; k++)
+				ga_period_push(&d, 100 + k);
+		if (step == 2)
+			break;
+		for (int k = 0; k < 30; k++)
+			ga_period_push(&d, 200 + k);
+	}
+	assert_int_equal(ga_period_found(&d), 20);
+	assert_int_equal(ga_period_found(&d), brute_period(&d, 2, GA_PERIOD_MAX));
+	assert_int_equal(ga_period_longer(&d, 20), 90);
+	assert_true(ga_period_repeats(&d, 90));
+	for (size_t p = 21; p < 90; p++)
+		assert_false(ga_period_repeats(&d, p));
+	assert_int_equal(ga_period_longer(&d, 90), 0);
+	/* the step's tail: the inner period ends, the outer lives on */
+	for (int k = 0; k < 30; k++)
+		ga_period_push(&d, 200 + k);
+	assert_int_equal(ga_period_found(&d), 90);
+	assert_int_equal(ga_period_longer(&d, 20), 90);
+	ga_period_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_period_5000),
 		cmocka_unit_test(test_period_20000),
 		cmocka_unit_test(test_accumulation),
+		cmocka_unit_test(test_longer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@ typedef struct {
 	long cur;
 	size_t n_sets;
 	size_t last_set;          /* of the last profiled launch */
+	long serialized;          /* launches the loop took: a range each, serialized */
 } sim;
 
 static const unsigned grid[3] = {64, 1, 1}, block[3] = {256, 1, 1};
@@ -27,6 +28,7 @@ static const unsigned grid[3] = {64, 1, 1}, block[3] = {256, 1, 1};
 static void sim_init(sim *m, size_t n_sets)
 {
 	ga_sched_init(&m->s);
+	m->serialized = 0;
 	m->cur = -1;
 	m->n_sets = n_sets;
 }
@@ -290,6 +292,7 @@ static int loop_step(sim *m, ga_repeat_slot *r, int in_a_row, int *pass_end)
 			return 0;
 		}
 		*pass_end = ga_loop_advance(&m->s);
+		m->serialized++;
 		return 1;
 	}
 	if (!in_a_row)
@@ -593,6 +596,249 @@ static void test_loop_20000(void **state)
 	long_loop(20000, 3);
 }
 
+/* ---- a transformer's training step (issue: loop replay on sub-periods) ---- */
+
+/* The launches of one synthetic training step shaped like
+ * tests/gpu/transformer_train.py's (909 launches, 92 kernels): zero_grad's
+ * fills, an embedding, 6 identical forward layers of 40 launches, the head
+ * and the loss, their backward, 6 identical backward layers of 60 launches,
+ * the embedding's backward, and AdamW's foreach tail (multi_tensor_apply:
+ * each op launched 15 times in a row, then once more for the last chunk).
+ * GEMMs and elementwise kernels are shared between the parts, as cuBLAS's
+ * and PyTorch's are.  Kernel k is "_Z2tk<k>"; step[] holds k. */
+#define TF_LAYERS 6
+#define TF_FWD 40
+#define TF_BWD 60
+
+enum { TF_S = 0, TF_G = 6, TF_E = 14, TF_F = 18, TF_B = 30, TF_L = 50, TF_EB = 60, TF_Z = 65,
+       TF_O = 68, TF_KERNELS = 92 };
+
+static unsigned tf_rand(unsigned *x, unsigned n)
+{
+	*x = *x * 1103515245u + 12345u;
+	return (*x >> 8) % n;
+}
+
+/* A part of n launches from a pool of kernels [a, a+na) and [b, b+nb). */
+static void tf_part(long *step, size_t *i, size_t n, unsigned seed, int a, int na, int b, int nb)
+{
+	unsigned x = seed;
+	for (size_t j = 0; j < n; j++) {
+		unsigned k = tf_rand(&x, (unsigned)(na + nb));
+		step[(*i)++] = k < (unsigned)na ? a + (long)k : b + (long)k - na;
+	}
+}
+
+/* A layer: LayerNorm first, the residual add last (the model's final
+ * LayerNorm is the same kernel on the same shape, as in
+ * transformer_train.py, so the forward layers' loop is followed by one
+ * launch of its first kernel); the rest from the layer's pools. */
+static void tf_layer(long *step, size_t *i, size_t n, unsigned seed, int ln, int add, int a,
+                     int na, int b, int nb)
+{
+	step[(*i)++] = ln;
+	tf_part(step, i, n - 2, seed, a, na, b, nb);
+	step[(*i)++] = add;
+}
+
+/* variant 1: the head's first launches are the forward layer's first
+ * three kernels, and each backward layer's second and third its fourth and
+ * fifth (kernels shared by the parts, in the same order). */
+static size_t tf_step(long *step, int variant)
+{
+	size_t i = 0, fwd;
+	for (int z = 0; z < 3; z++)
+		for (int j = 0; j < 12 - (z == 2); j++)
+			step[i++] = TF_Z + z;
+	tf_part(step, &i, 6, 1, TF_E, 4, TF_S, 6);
+	fwd = i;
+	for (int l = 0; l < TF_LAYERS; l++)   /* the same seed: identical layers */
+		tf_layer(step, &i, TF_FWD, 2, TF_F, TF_S, TF_F + 1, 11, TF_S, 10);
+	step[i++] = TF_F;                     /* the final LayerNorm */
+	if (variant == 1) {
+		step[i] = step[i - TF_FWD];
+		step[i + 1] = step[i + 1 - TF_FWD];
+		i += 2;
+		tf_part(step, &i, 35, 3, TF_L, 10, TF_S, 14);
+	} else {
+		tf_part(step, &i, 37, 3, TF_L, 10, TF_S, 14);
+	}
+	tf_part(step, &i, 29, 4, TF_L, 10, TF_S, 14);
+	step[i++] = TF_B;                     /* its backward */
+	for (int l = 0; l < TF_LAYERS; l++) {
+		tf_layer(step, &i, TF_BWD, 5, TF_S, TF_B, TF_B + 1, 19, TF_S, 14);
+		if (variant == 1) {
+			step[i - TF_BWD + 1] = step[fwd + 3];
+			step[i - TF_BWD + 2] = step[fwd + 4];
+		}
+	}
+	tf_part(step, &i, 8, 6, TF_EB, 5, TF_S, 6);
+	for (int op = 0; op < 12; op++) {
+		for (int j = 0; j < 15; j++)
+			step[i++] = TF_O + 2 * op;
+		step[i++] = TF_O + 2 * op + 1;
+	}
+	return i;
+}
+
+typedef struct {
+	long activations;         /* loops started */
+	size_t shortest, longest; /* periods of the loops started */
+	long broken_late;         /* passes broken once the step showed two copies */
+} tf_stats;
+
+/* steps training steps through the policy with the defaults (full
+ * diagnosis: one 7-pass set; --max-per-kernel 5); the first step with
+ * autotuning launches and AdamW's state created. */
+static void tf_run(sim *m, int steps, int variant, tf_stats *st)
+{
+	long step[1024];
+	size_t len = tf_step(step, variant);
+	char name[TF_KERNELS][16];
+
+	assert_int_equal(len, 909);
+	for (int k = 0; k < TF_KERNELS; k++)
+		snprintf(name[k], sizeof(name[k]), "_Z2tk%d", k);
+	memset(st, 0, sizeof(*st));
+	sim_init(m, 1);
+	m->s.full = 1;
+	m->s.max_per_kernel = 5;
+	for (int it = 0; it < steps; it++) {
+		long broken = m->s.loop.broken_passes;
+		for (size_t i = 0; i < len; i++) {
+			int before = m->s.loop.active;
+			if (it == 0 && i % 100 == 7)
+				loop_launch(m, "_Z4tunev", 7);
+			if (it == 0 && i == len - 192)
+				for (int j = 0; j < 24; j++)
+					loop_launch(m, "_Z5statev", 7);
+			loop_launch(m, name[step[i]], 7);
+			if (!before && m->s.loop.active) {
+				st->activations++;
+				if (m->s.loop.period > st->longest)
+					st->longest = m->s.loop.period;
+				if (!st->shortest || m->s.loop.period < st->shortest)
+					st->shortest = m->s.loop.period;
+			}
+		}
+		if (it >= 3)
+			st->broken_late += m->s.loop.broken_passes - broken;
+	}
+}
+
+/* Every kernel of the step had its replay and at least one launch measured
+ * across the loop's iterations (--max-per-kernel 5: at most 5). */
+static void tf_all_measured(sim *m, int variant)
+{
+	long step[1024];
+	size_t len = tf_step(step, variant);
+	char name[16];
+
+	for (size_t i = 0; i < len; i++) {
+		snprintf(name, sizeof(name), "_Z2tk%ld", step[i]);
+		ga_repeat_slot *r = slot(m, name);
+		if (r->profiled < 2 || r->profiled > 5)
+			fail_msg("%s: profiled %ld", name, r->profiled);
+	}
+}
+
+/* 100 steps of the transformer's: the layers' inner loop (40 launches) is
+ * measured first, cheaply, then the 909-launch step.  Before the budget the
+ * step's loop took --max-per-kernel - 1 = 4 sets of 7 passes, 28 steps with
+ * every launch in a range (25,827 launches serialized in all; the H200
+ * run did the same, at about 1.2 s a step), most of them for the few
+ * kernels launched once a step.  Now the budget lets one set of the step through, and the report
+ * says why loop replay ended. */
+static void test_transformer_step(void **state)
+{
+	sim m;
+	tf_stats st;
+	char buf[512];
+	(void)state;
+	tf_run(&m, 100, 0, &st);
+	assert_int_equal(st.longest, 909);
+	tf_all_measured(&m, 0);
+	/* one 7-pass set of the step, and what the inner loop took */
+	assert_true(m.serialized >= 7 * 909);
+	assert_true(m.serialized <= GA_LOOP_BUDGET_SERIAL);
+	assert_int_equal(m.serialized, m.s.loop.serialized);
+	assert_int_equal(st.broken_late, 0);
+	assert_true(m.s.loop.off);
+	assert_int_equal(m.s.loop.over, GA_LOOP_OVER_SERIAL);
+	assert_non_null(ga_loop_budget_note(&m.s, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "909-launch iteration"));
+	ga_sched_free(&m.s);
+}
+
+/* The same step with kernels shared in order between the parts: the
+ * head starts with the forward layer's first three kernels, and each
+ * backward layer's second and third are its fourth and fifth.  The layers'
+ * loop (40) breaks a pass at the head, is turned, breaks again in the
+ * backward, and inner loops are tried and rejected in the first steps.
+ * Before, that cost 7 broken passes and 25,796 launches serialized (the
+ * step's loop then took its 4 sets).  Now a broken pass of an inner loop
+ * hands over to the step's loop once that has shown two copies, none
+ * breaks after that, and the budget ends loop replay after one set of the
+ * step. */
+static void test_transformer_sub_period(void **state)
+{
+	sim m;
+	tf_stats st;
+	(void)state;
+	tf_run(&m, 100, 1, &st);
+	assert_int_equal(st.longest, 909);
+	tf_all_measured(&m, 1);
+	assert_true(m.serialized <= GA_LOOP_BUDGET_SERIAL);
+	/* the inner loops tried in the first steps broke, not the step's */
+	assert_int_equal(st.broken_late, 0);
+	assert_true(m.s.loop.broken_passes < GA_LOOP_BUDGET_BROKEN);
+	assert_true(m.s.loop.aborted < GA_LOOP_MAX_FAILS);
+	assert_int_equal(m.s.loop.over, GA_LOOP_OVER_SERIAL);
+	ga_sched_free(&m.s);
+}
+
+/* A loop that never gives a 7-pass set 7 clean passes in a row: a layer of
+ * 40 launches whose every other copy has an extra launch at a new place.
+ * The clean passes in between keep the period from being rejected (that
+ * takes GA_LOOP_MAX_BROKEN breaks in a row), so before the budget the loop
+ * stayed active for ever, its launches serialized.  GA_LOOP_BUDGET_BROKEN
+ * broken passes end loop replay in the process, whatever the detector
+ * finds, and the report says so. */
+static void test_loop_broken_budget(void **state)
+{
+	sim m;
+	char name[16], buf[512];
+	unsigned x = 7;
+	(void)state;
+	sim_init(&m, 1);
+	m.s.full = 1;
+	m.s.max_per_kernel = 5;
+	for (int copy = 0; copy < 400 && !m.s.loop.off; copy++) {
+		size_t extra = copy < 3 || copy % 2 ? 99 : 1 + tf_rand(&x, 38);
+		for (size_t i = 0; i < 40; i++) {
+			if (i == extra) {
+				snprintf(name, sizeof(name), "_Z2ex%d", copy % 50);
+				loop_launch(&m, name, 7);
+			}
+			snprintf(name, sizeof(name), "_Z2ly%zu", i);
+			loop_launch(&m, name, 7);
+		}
+	}
+	assert_true(m.s.loop.off);
+	assert_false(m.s.loop.active);
+	assert_int_equal(m.s.loop.aborted, 1);
+	/* clean passes, but never 7 in a row: no set done */
+	assert_true(m.s.loop.passes >= GA_LOOP_BUDGET_BROKEN - 1);
+	assert_int_equal(m.s.loop.launches, 0);
+	assert_int_equal(m.serialized, m.s.loop.serialized);
+	assert_true(m.serialized <= (m.s.loop.passes + m.s.loop.broken_passes) * 40);
+	assert_int_equal(m.s.loop.over, GA_LOOP_OVER_BROKEN);
+	assert_int_equal(m.s.loop.broken_passes, GA_LOOP_BUDGET_BROKEN);
+	assert_non_null(ga_loop_budget_note(&m.s, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "broken passes"));
+	ga_sched_free(&m.s);
+}
+
 /* --kernel NAME matches the mangled, demangled or base name; regex: either
  * name; --launch-skip skips the first matches. */
 static void test_filters(void **state)
@@ -657,6 +903,9 @@ int main(void)
 		cmocka_unit_test(test_loop_20000),
 		cmocka_unit_test(test_full_loop),
 		cmocka_unit_test(test_loop_needs_kernels),
+		cmocka_unit_test(test_transformer_step),
+		cmocka_unit_test(test_transformer_sub_period),
+		cmocka_unit_test(test_loop_broken_budget),
 		cmocka_unit_test(test_filters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

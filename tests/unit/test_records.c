@@ -237,6 +237,30 @@ static void test_failures(void **state)
 		ga_profile_free(&p);
 		free(path);
 	}
+	/* loop replay ended by its budget (two processes): a note, no
+	 * failure, no CUPTI error */
+	{
+		ga_profile p;
+		ga_records g = {0};
+		ga_error err = {0};
+		ga_buf note = {0};
+		char *path = write_rec("3.rec", "{\"type\":\"error\",\"pid\":3,\"code\":\"loop_replay\","
+		                       "\"message\":\"loop replay ended after 8 broken passes\"}\n"
+		                       "{\"type\":\"error\",\"pid\":4,\"code\":\"loop_replay\","
+		                       "\"message\":\"loop replay ended after 9000 launches\"}\n");
+		ga_profile_init(&p);
+		ga_records_read_file(path, &p, &g, &err);
+		assert_int_equal(ga_records_failure(&g, &p, &err), 0);
+		assert_int_equal(g.cupti_errors, 0);
+		assert_int_equal(g.loop_notes, 2);
+		ga_records_note_run(&g, &note);
+		assert_string_equal(note.s, "loop replay ended after 8 broken passes "
+		                    "(in more processes too). ");
+		ga_buf_free(&note);
+		ga_records_free(&g);
+		ga_profile_free(&p);
+		free(path);
+	}
 	remove_tmpdir();
 }
 
