@@ -153,10 +153,18 @@ def fp64_insts(k):
     return (k(SASS % "dadd") + k(SASS % "dmul") + k(SASS % "dfma")) / max(lanes(k), 1)
 
 
+def promotions(k):
+    """F2F conversions of FP64 promotion: at most two per FP64 instruction."""
+    return min(conversions(k), 2 * fp64_insts(k))
+
+
 def divisions(k):
-    """Two conversions per division, after at most two per FP64 instruction."""
-    c = conversions(k)
-    return max(c - min(c, 2 * fp64_insts(k)), 0) / 2
+    """Two conversions per division, after the promotion's, but no more than
+    three XU instructions and 16 integer instructions per division allow."""
+    p = promotions(k)
+    ints = k(SASS % "integer") / max(lanes(k), 1)
+    return max(min((conversions(k) - p) / 2,
+                   (k("sm__inst_executed_pipe_xu.sum") - p) / 3, ints / 16), 0)
 
 
 def xu_rate(k):
@@ -171,7 +179,7 @@ def xu_rate(k):
 
 def transc_share(k):
     xu_inst = k("sm__inst_executed_pipe_xu.sum")
-    return clamp(max(xu_inst - conversions(k) - divisions(k), 0) / max(xu_inst, 1), 0, 1)
+    return clamp(max(xu_inst - promotions(k) - 3 * divisions(k), 0) / max(xu_inst, 1), 0, 1)
 
 
 def sfu_heavy_math(k):
