@@ -236,7 +236,7 @@ def fp64_in_fp32_code(k):
 
 def shared_tree_reduction(k):
     fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.1 and smem_per_inst(k) >= 0.05
-             and 19.2 <= threads_per_inst(k) < 27.2 and (k(XU) >= 20 or k(ALU) >= 45)
+             and 19.2 <= threads_per_inst(k) < 27.2 and divisions(k) > 0 and k(XU) >= 20
              and k(FMA) < 40 and mem(k) < 80)
 
     def model():
@@ -268,15 +268,26 @@ def gpa(k, b):
 
 def barrier_stalls(k):
     fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.2
-             and not (smem_per_inst(k) >= 0.05 and k(FMA) < 40)
+             and not (smem_per_inst(k) >= 0.05 and k(FMA) < 40 and threads_per_inst(k) < 31)
              and sm_busy(k) < 60 and mem(k) < 60)
     return fires, lambda: gpa(k, stall_share(k, "barrier"))
 
 
 def warp_shuffle_reduction(k):
+    """Global memory only in the condition: the L1 data pipe's wavefronts
+    count the tree's own shared traffic, which the shuffles remove."""
+    glob_mem = max(k("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+                   k("lts__t_sectors.avg.pct_of_peak_sustained_elapsed"),
+                   k("lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed"),
+                   k("l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed"))
     fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.15 and smem_per_inst(k) >= 0.05
-             and threads_per_inst(k) < 31 and k(FMA) < 40 and mem(k) < 80)
-    return fires, lambda: gpa(k, stall_share(k, "barrier"))
+             and threads_per_inst(k) < 31 and k(FMA) < 40 and glob_mem < 80)
+
+    def model():
+        est, low, high = gpa(k, stall_share(k, "barrier"))
+        pipe = k("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed") / 100
+        return est, low, max(high, fit(k, pipe))
+    return fires, model
 
 
 def dependent_instruction_stalls(k):
