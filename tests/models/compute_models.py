@@ -205,7 +205,9 @@ def integer_division(k):
     def model():
         pipe = k(XU) / 100 * xu_share() * (1 - xu_rate(k))
         issue = k(ISSUE) / 100 * issue_share()
-        return fit(k, max(pipe, issue)), fit(k, min(pipe, issue)), fit(k, pipe + issue)
+        left = k(ISSUE) * (1 - min(18 * divisions(k) / max(k(WARP_INST), 1), 1))
+        return (fit(k, max(pipe, issue)), fit(k, min(pipe, issue)),
+                fit(k, 1 - left / max(sm_busy(k), 1)))
     return fires, model
 
 
