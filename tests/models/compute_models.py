@@ -232,7 +232,7 @@ def fp64_in_fp32_code(k):
             return clamp(x, 0, cap)
         return (within((1 - fp32 / max(bind / 100, 0.01)) * bound),
                 within(bind / 100 - fp32),
-                within((1 - max(other, fp32 * 100) / max(bind, 1)) * bound))
+                within((1 - other / max(bind, 1)) * bound))
     return fires, model
 
 
