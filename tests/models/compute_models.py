@@ -153,10 +153,18 @@ def fp64_insts(k):
     return (k(SASS % "dadd") + k(SASS % "dmul") + k(SASS % "dfma")) / max(lanes(k), 1)
 
 
+def promotions(k):
+    """F2F conversions of FP64 promotion: at most two per FP64 instruction."""
+    return min(conversions(k), 2 * fp64_insts(k))
+
+
 def divisions(k):
-    """Two conversions per division, after at most two per FP64 instruction."""
-    c = conversions(k)
-    return max(c - min(c, 2 * fp64_insts(k)), 0) / 2
+    """Two conversions per division, after the promotion's, but no more than
+    three XU instructions and 16 integer instructions per division allow."""
+    p = promotions(k)
+    ints = k(SASS % "integer") / max(lanes(k), 1)
+    return max(min((conversions(k) - p) / 2,
+                   (k("sm__inst_executed_pipe_xu.sum") - p) / 3, ints / 16), 0)
 
 
 def xu_rate(k):
@@ -171,7 +179,7 @@ def xu_rate(k):
 
 def transc_share(k):
     xu_inst = k("sm__inst_executed_pipe_xu.sum")
-    return clamp(max(xu_inst - conversions(k) - divisions(k), 0) / max(xu_inst, 1), 0, 1)
+    return clamp(max(xu_inst - promotions(k) - 3 * divisions(k), 0) / max(xu_inst, 1), 0, 1)
 
 
 def sfu_heavy_math(k):
@@ -197,25 +205,40 @@ def integer_division(k):
     def model():
         pipe = k(XU) / 100 * xu_share() * (1 - xu_rate(k))
         issue = k(ISSUE) / 100 * issue_share()
-        return fit(k, max(pipe, issue)), fit(k, min(pipe, issue)), fit(k, pipe + issue)
+        left = k(ISSUE) * (1 - min(18 * divisions(k) / max(k(WARP_INST), 1), 1))
+        return (fit(k, max(pipe, issue)), fit(k, min(pipe, issue)),
+                fit(k, 1 - left / max(sm_busy(k), 1)))
     return fires, model
 
 
 def fp64_in_fp32_code(k):
-    fires = k(FP64) > 15 and k(FMA) < 60
+    """The promoted work's unit (FP64 pipe, or the XU's F2F conversions, at
+    most two per FP64 instruction) binds; the time scales with its work,
+    which becomes the FP64 instructions at the FP32 rate."""
+    xu_inst = k("sm__inst_executed_pipe_xu.sum")
+    promo = min(conversions(k), 2 * fp64_insts(k))
+    promo_xu = k(XU) * clamp(promo / max(xu_inst, 1), 0, 1)
+    bind = max(k(FP64), promo_xu)
+    fires = bind > 15 and k(FMA) < 60
 
     def model():
-        saving = 1 - k.peaks["FP64"] / k.peaks["FP32"]
-        flops = k(SASS % "dadd") + k(SASS % "dmul") + 2 * k(SASS % "dfma")
-        work = flops / k.peaks["FP64"] * 1e9 / max(k.mean_duration(), 1)
-        return (fit(k, k(FP64) / 100 * saving), fit(k, min(work, 1) * saving),
-                fit(k, k(FP64) / 100))
+        fp32 = k(FP64) / 100 * k.peaks["FP64"] / k.peaks["FP32"]
+        top = max(bind, k(FMA), mem(k), k(ALU), k(LSU), k(TENSOR), k(XU))
+        other = max(k(ALU), k(LSU), k(TENSOR), mem(k))
+        bound = min(1, bind / max(top, 1))
+        cap = clamp(1 - mem(k) / 100, 0, 1)     # the memory roofline, not the FP64 FLOPs'
+
+        def within(x):
+            return clamp(x, 0, cap)
+        return (within((1 - fp32 / max(bind / 100, 0.01)) * bound),
+                within(bind / 100 - fp32),
+                within((1 - other / max(bind, 1)) * bound))
     return fires, model
 
 
 def shared_tree_reduction(k):
     fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.1 and smem_per_inst(k) >= 0.05
-             and 19.2 <= threads_per_inst(k) < 27.2 and (k(XU) >= 20 or k(ALU) >= 45)
+             and 19.2 <= threads_per_inst(k) < 27.2 and divisions(k) > 0 and k(XU) >= 20
              and k(FMA) < 40 and mem(k) < 80)
 
     def model():
@@ -247,15 +270,26 @@ def gpa(k, b):
 
 def barrier_stalls(k):
     fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.2
-             and not (smem_per_inst(k) >= 0.05 and k(FMA) < 40)
+             and not (smem_per_inst(k) >= 0.05 and k(FMA) < 40 and threads_per_inst(k) < 31)
              and sm_busy(k) < 60 and mem(k) < 60)
     return fires, lambda: gpa(k, stall_share(k, "barrier"))
 
 
 def warp_shuffle_reduction(k):
+    """Global memory only in the condition: the L1 data pipe's wavefronts
+    count the tree's own shared traffic, which the shuffles remove."""
+    glob_mem = max(k("dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+                   k("lts__t_sectors.avg.pct_of_peak_sustained_elapsed"),
+                   k("lts__t_tag_requests.avg.pct_of_peak_sustained_elapsed"),
+                   k("l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed"))
     fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.15 and smem_per_inst(k) >= 0.05
-             and threads_per_inst(k) < 31 and k(FMA) < 40 and mem(k) < 80)
-    return fires, lambda: gpa(k, stall_share(k, "barrier"))
+             and threads_per_inst(k) < 31 and k(FMA) < 40 and glob_mem < 80)
+
+    def model():
+        est, low, high = gpa(k, stall_share(k, "barrier"))
+        pipe = k("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed") / 100
+        return est, low, max(high, fit(k, pipe))
+    return fires, model
 
 
 def dependent_instruction_stalls(k):
@@ -316,6 +350,23 @@ RULES = {
 }
 
 
+def editable_owners(cache={}):
+    """The owners rules/owners.yaml marks editable (its plain YAML read
+    line by line: each "- name:" entry, then its "editable:" line)."""
+    if not cache:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../rules/owners.yaml")
+        name, cache["owners"] = None, set()
+        with open(path) as fh:
+            for line in fh:
+                text = line.split("#")[0].strip()
+                if text.startswith("- name:"):
+                    name = text.split(":", 1)[1].strip()
+                elif text.startswith("editable:") and name:
+                    if text.split(":", 1)[1].strip() == "true":
+                        cache["owners"].add(name)
+    return cache["owners"]
+
+
 def close(a, b):
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
@@ -326,6 +377,11 @@ def check_kernel(profile, report, ki, where):
     k = Kernel(profile, kernel, report)
     got = {f["rule"]: f for f in report["findings"] if f["kernel"] == ki}
     problems = []
+    if kernel.get("owner", "user") not in editable_owners():
+        # These rules have no owners: key, so they apply only to kernels
+        # whose source the user can change (docs/RULE-FORMAT.md, owners).
+        return ["%s: %s: %s fired on a %s kernel" % (where, kernel["name"][:50], r,
+                                                     kernel["owner"]) for r in RULES if r in got]
     for rule, fn in RULES.items():
         what = "%s: %s: %s" % (where, kernel["name"][:50], rule)
         try:
