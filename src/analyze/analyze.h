@@ -35,7 +35,10 @@
  *   the same grid and block, this one included),
  *   owner__editable (1 when the kernel's owner is editable),
  *   owner__kind_KIND (1 when the owners pattern that matched the kernel
- *   gives it kind KIND, else 0), plus any named
+ *   gives it kind KIND, else 0),
+ *   nvtx__sdpa_math_share (share of the kernel's launch time whose NVTX
+ *   path is scaled_dot_product_attention's math fallback; 0 without
+ *   paths), plus any named
  *   expression defined earlier in the same rule or in the classifier.
  * Warps are counted in the device's warp size (device.warp_size); a profile
  * that records none leaves device__max_warps_per_sm and
@@ -176,6 +179,13 @@ typedef struct {
 	double share;             /* of all profiled GPU time, 0..1 (NAN when none is known) */
 } ga_process;
 
+/* An operation an action covers: the GPU time of the action's kernels
+ * spent in it. */
+typedef struct {
+	size_t op;                /* index into analysis->ops */
+	double time_ns;
+} ga_action_op;
+
 /* A framework-level action: one rule that names its owners (the
  * framework-* rules: TF32, torch.compile...) over every kernel it fired
  * on.  What a user of a framework does is change a setting once for all
@@ -186,6 +196,10 @@ typedef struct {
 	double share;             /* of all GPU time, held by its kernels */
 	size_t *findings;         /* indices into analysis->findings, ranked */
 	size_t n_findings;
+	/* The operations (NVTX ranges) its kernels ran in, by that time,
+	 * descending; none unless the operations are shown. */
+	ga_action_op *ops;
+	size_t n_ops;
 } ga_action;
 
 struct ga_analysis {

@@ -424,6 +424,7 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 		*out = g->owner_kind && strcmp(name + strlen("owner__kind_"), g->owner_kind) == 0;
 		return 0;
 	}
+	PSEUDO("nvtx__sdpa_math_share", ga_sdpa_math_share(e->p, g), 1);
 	PSEUDO("device__sm_count", (double)d->sm_count, d->sm_count > 0);
 	PSEUDO("device__max_warps_per_sm", max_warps, max_warps > 0);
 	PSEUDO("device__max_threads_per_sm", (double)d->max_threads_per_sm, d->max_threads_per_sm > 0);
@@ -813,6 +814,7 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 	rank_findings(a);
 	ga_summarize(a, &cuts);
 	ga_group_ops(a, opts ? opts->nvtx : 0);
+	ga_action_ops(a);
 	return 0;
 }
 
@@ -850,7 +852,10 @@ void ga_analysis_free(ga_analysis *a)
 	free(a->processes);
 	ga_ops_free(a);
 	for (size_t i = 0; i < a->n_actions; i++)
+	{
 		free(a->actions[i].findings);
+		free(a->actions[i].ops);
+	}
 	free(a->actions);
 	ga_roofline_free(&a->roofline);
 	memset(a, 0, sizeof(*a));

@@ -26,6 +26,13 @@ void ga_locate_findings(ga_analysis *a);
 /* The operations (ops.c), from the ranked groups and findings; nvtx as
  * ga_analyze_opts.nvtx. */
 void ga_group_ops(ga_analysis *a, int nvtx);
+/* Each action's operations (ga_action.ops), once the operations and the
+ * actions are known. */
+void ga_action_ops(ga_analysis *a);
+/* Share of a group's launch time (0..1) whose NVTX path is in
+ * scaled_dot_product_attention's math fallback (ops.c); 0 without paths:
+ * no range, no guess. */
+double ga_sdpa_math_share(const ga_profile *p, const ga_group *g);
 void ga_ops_free(ga_analysis *a);
 
 #endif

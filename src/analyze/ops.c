@@ -161,6 +161,47 @@ static void finish(const ga_analysis *a, op_acc *o)
 	free(o->paths);
 }
 
+/* Whether an NVTX path runs scaled_dot_product_attention's math fallback
+ * (PyTorch docs, torch.nn.functional.scaled_dot_product_attention): a
+ * range of the math operation, or a launch right under the SDPA operation
+ * that none of its fused backends (flash, memory-efficient, cuDNN) took.
+ * PyTorch's operator names, as emit_nvtx() writes them. */
+static int sdpa_math_path(const char *path)
+{
+	static const char sdpa[] = "aten::scaled_dot_product_attention/";
+	static const char *const fused[] = {
+		"aten::_scaled_dot_product_flash_attention",
+		"aten::_scaled_dot_product_efficient_attention",
+		"aten::_scaled_dot_product_cudnn_attention",
+		"aten::_scaled_dot_product_fused_attention_overrideable",
+	};
+	const char *in;
+
+	if (strstr(path, "aten::_scaled_dot_product_attention_math"))
+		return 1;
+	if (!(in = strstr(path, sdpa)))
+		return 0;
+	in += sizeof(sdpa) - 1;
+	for (size_t i = 0; i < GA_ARRAY_LEN(fused); i++)
+		if (ga_str_has_prefix(in, fused[i]))
+			return 0;
+	return 1;
+}
+
+double ga_sdpa_math_share(const ga_profile *p, const ga_group *g)
+{
+	double in = 0, all = 0;
+
+	for (size_t k = 0; k < g->n_launches; k++) {
+		const ga_launch *l = &p->launches[g->launches[k]];
+		double d = isfinite(l->duration_ns) && l->duration_ns > 0 ? l->duration_ns : 1;
+		all += d;
+		if (l->nvtx && sdpa_math_path(l->nvtx))
+			in += d;
+	}
+	return all > 0 ? in / all : 0;
+}
+
 void ga_group_ops(ga_analysis *a, int nvtx)
 {
 	const ga_profile *p = a->profile;
@@ -186,6 +227,41 @@ void ga_group_ops(ga_analysis *a, int nvtx)
 	qsort(a->ops, a->n_ops, sizeof(*a->ops), op_cmp);
 	ga_map_free(&t.by_name);
 	free(t.v);
+}
+
+static int action_op_cmp(const void *x, const void *y)
+{
+	const ga_action_op *a = x, *b = y;
+	if (a->time_ns != b->time_ns)
+		return a->time_ns > b->time_ns ? -1 : 1;
+	return (a->op > b->op) - (a->op < b->op);
+}
+
+/* An action's time in operation op: that of the kernels it fired on. */
+static double action_time_in(const ga_analysis *a, const ga_action *ac, const ga_op *op)
+{
+	double t = 0;
+
+	for (size_t k = 0; k < op->n_kernels; k++)
+		for (size_t f = 0; f < ac->n_findings; f++)
+			if (a->findings[ac->findings[f]].group == op->kernels[k].group)
+				t += op->kernels[k].time_ns;
+	return t;
+}
+
+void ga_action_ops(ga_analysis *a)
+{
+	for (size_t i = 0; i < a->n_actions; i++) {
+		ga_action *ac = &a->actions[i];
+		size_t cap = 0;
+		for (size_t o = 0; o < a->n_ops; o++) {
+			ga_action_op row = { o, action_time_in(a, ac, &a->ops[o]) };
+			if (row.time_ns > 0)
+				GA_PUSH(ac->ops, ac->n_ops, cap, row);
+		}
+		if (ac->n_ops)
+			qsort(ac->ops, ac->n_ops, sizeof(*ac->ops), action_op_cmp);
+	}
 }
 
 void ga_ops_free(ga_analysis *a)

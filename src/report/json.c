@@ -297,6 +297,18 @@ static json_t *summary_json(const ga_analysis *a)
 		}
 		json_object_set_new(o, "findings", fi);
 		json_object_set_new(o, "kernels", ki);
+		if (a->ops_shown) {
+			json_t *ops = json_array();
+			for (size_t k = 0; k < ac->n_ops; k++) {
+				json_t *row = json_object();
+				json_object_set_new(row, "operation", json_integer(
+					(json_int_t)ac->ops[k].op));
+				json_object_set_new(row, "name", str_or_null(a->ops[ac->ops[k].op].name));
+				json_object_set_new(row, "time_ns", num(ac->ops[k].time_ns));
+				json_array_append_new(ops, row);
+			}
+			json_object_set_new(o, "operations", ops);
+		}
 		json_array_append_new(acts, o);
 	}
 	json_object_set_new(s, "actions", acts);

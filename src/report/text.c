@@ -373,6 +373,26 @@ static void finding_entry(tctx *t, const ga_analysis *a, const ga_finding *f, si
 }
 
 #define ACTION_KERNELS 3   /* kernels named per action unless verbose */
+#define ACTION_OPS 3       /* operations named per action unless verbose */
+
+/* The operations an action's kernels ran in, by their time there. */
+static void action_ops(tctx *t, const ga_analysis *a, const ga_action *ac)
+{
+	ga_buf s = { 0 };
+	size_t named = ac->n_ops;
+
+	if (!named)
+		return;
+	if (!t->verbose && named > ACTION_OPS)
+		named = ACTION_OPS;
+	ga_spaces(&t->b, 4);
+	ga_buf_puts(&s, ac->n_ops == 1 ? "in operation" : "in operations");
+	for (size_t k = 0; k < named; k++)
+		ga_buf_printf(&s, "%s %s", k ? "," : "", a->ops[ac->ops[k].op].name);
+	if (named < ac->n_ops)
+		ga_buf_printf(&s, " and %zu more", ac->n_ops - named);
+	tx_wrap_buf(t, &s, 4, 6);
+}
 
 /* One framework-level action: its title, then the GPU time it saves and
  * the kernels it covers, by saving. */
@@ -407,6 +427,7 @@ static void action_entry(tctx *t, const ga_analysis *a, const ga_action *ac, siz
 	if (named < ac->n_findings)
 		ga_buf_printf(&s, " and %zu more", ac->n_findings - named);
 	tx_wrap_buf(t, &s, 4, 6);
+	action_ops(t, a, ac);
 }
 
 /* Most GPU time in library kernels: the framework-level actions, each over

@@ -390,6 +390,14 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert not r.get('operations'), r.get('operations')
 assert not any('nvtx' in l for l in r['profile']['launches'])" "$T/nvtx-off.report.json"
+	# SDPA's math fallback, known from its NVTX path (framework-sdpa-math).
+	"$GA" --format json --log-file "$T/sdpa.report.json" python3 "$HERE/sdpa_math.py" \
+		>"$T/sdpa.out" 2>"$T/sdpa.err"
+	st=$?
+	reference "SDPA math fallback under emit_nvtx()" $st
+	[ $st -eq 0 ] || tail -5 "$T/sdpa.err"
+	check "framework-sdpa-math on the math range's kernels only, with operations" \
+		python3 "$HERE/sdpa_math.py" --check "$T/sdpa.report.json"
 else
 	echo "ok - # SKIP operations from NVTX ranges: torch is not installed"
 fi
