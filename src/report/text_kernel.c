@@ -174,8 +174,11 @@ static void source_lines(tctx *t, const ga_group *g)
 		ga_buf_printf(&s, "  %s (%.0f%%)", l->desc, 100 * l->score);
 		tx_wrap_buf(t, &s, 4, 8);
 		if (l->text) {
+			/* The whole line of code (--verbose), wrapped to the
+			 * width: the default cuts it. */
 			ga_spaces(&t->b, 8);
-			ga_buf_printf(&t->b, "%.200s\n", l->text);
+			ga_buf_printf(&s, "%.200s", l->text);
+			tx_wrap_buf(t, &s, 8, 12);
 		}
 	}
 	ga_buf_free(&s);

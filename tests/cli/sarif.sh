@@ -29,7 +29,7 @@ sarif_golden() {
 }
 
 # With source lines (SASS metrics), with stall samples and line text,
-# without any source lines (every rule of the test app), against a
+# with lines for some kernels only (every rule of the test app), against a
 # baseline (new, unchanged, absent), and two imported profiles.
 sarif_golden "$GOLDEN/demo-coalescing-source.sarif" --import "$REC/demo-coalescing-source.json"
 sarif_golden "$GOLDEN/demo-coalescing-stalls.sarif" --import "$REC/demo-coalescing-stalls.json"
@@ -83,21 +83,33 @@ if "withoutLineInfo" in run["properties"] or "withoutSourceLines" in run["proper
     print("a note on missing lines, with lines", run["properties"])
 '
 
-# Levels from severity, and no physical location without source lines:
-# the run says which option adds them and what it costs.
+# Levels from severity, and a physical location only for the kernels whose
+# source lines the recording holds (the collector measures them where a
+# rule with source_lines fires): the run names the others, which option
+# adds their lines and what it costs.
 sarif_run --import "$REC/testapp-all.json"
-sarif_check "--format sarif without source lines: levels by severity, kernel locations only, --source named" '
+sarif_check "--format sarif: levels by severity, physical locations only where lines were measured, the rest named with --source" '
+import os
+prof = json.load(open(os.path.join(os.environ["SRCDIR"], "tests/fixtures/recorded/testapp-all.json")))
+with_lines = {s["mangled"] for s in prof.get("sources", []) if any(pc.get("line") for pc in s["pcs"])}
+if not with_lines or len(with_lines) == len({l["mangled"] for l in prof["launches"]}):
+    print("the recording should have lines for some kernels only", with_lines)
 rules = run["tool"]["driver"]["rules"]
 want = {"high": "error", "medium": "warning", "low": "note"}
 for r in res:
     sev = rules[r["ruleIndex"]]["properties"]["severity"]
     if r["level"] != want[sev]:
         print(r["ruleId"], sev, r["level"])
-    if loc(r) is not None:
-        print("physical location without lines", r["ruleId"])
-note = run["properties"].get("withoutSourceLines", {}).get("text", "")
-if "--source" not in note or "--stalls" not in note or "0.3 s" not in note:
-    print("note", note)
+    mangled = r["locations"][0]["logicalLocations"][0]["decoratedName"]
+    if (loc(r) is not None) != (mangled in with_lines):
+        print("physical location", loc(r) is not None, "for", r["ruleId"], mangled)
+note = run["properties"].get("withoutSourceLines", {})
+without = sorted(l["name"] for l in prof["launches"] if l["mangled"] not in with_lines)
+if sorted(note.get("kernels", [])) != without:
+    print("kernels without lines", note.get("kernels"), "want", without)
+text = note.get("text", "")
+if "--source" not in text or "--stalls" not in text or "0.3 s" not in text:
+    print("note", text)
 if len(set(r["ruleId"] for r in res)) != len(rules):
     print("rules listed that did not fire, or the reverse")
 '
@@ -112,7 +124,7 @@ if new != [("uncoalesced-global-access", "copy_strided", "new", "error")]:
     print("new", new)
 if gone != [("kernel-fusion", "copy_strided", "absent", "none")]:
     print("absent", gone)
-if len(st) - len(new) - len(gone) != 11 or any(s[2] not in ("new", "unchanged", "absent") for s in st):
+if len(st) - len(new) - len(gone) != 12 or any(s[2] not in ("new", "unchanged", "absent") for s in st):
     print("states", st)
 '
 

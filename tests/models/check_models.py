@@ -33,6 +33,8 @@ import sys
 import tempfile
 
 import compute_models
+import framework_models
+from owners import Owners, is_owners_file
 
 REL = 1e-6
 
@@ -440,10 +442,12 @@ MODELS = {
     "kernel-fusion": fusion,
     "global-atomic-contention": atomics,
 }
-# Rules of rules/ whose models another change is writing (the compute and
-# divergence rules): their keys are not required yet.  A rule listed here
-# that already has model, low and high is an error: take it off the list
-# (and add its function to MODELS).
+# The framework-* rules (library kernels: cuBLAS, ATen, NCCL...).
+MODELS.update(framework_models.MODELS)
+# Rules of rules/ whose models are still being written: their keys are not
+# required yet.  None now (every rule has model, low and high); a rule
+# listed here that already has them is an error: take it off the list (and
+# add its function to MODELS).
 PENDING = set()
 # The compute and divergence rules: their conditions and models are in
 # compute_models.py, which main() runs too.
@@ -533,11 +537,14 @@ def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
         if not fi.get("model"):
             fail("%s: the finding names no model" % where)
         counts[rule] = counts.get(rule, 0) + 1
-    editable = editable_owners(srcdir)
+    owners = Owners(os.path.join(srcdir, "rules"))
     for rule, cond in CONDITIONS.items():
         for i, k in enumerate(kernels):
-            owner = report["kernels"][i].get("owner", "user")
-            if editable is not None and owner not in editable:
+            if not owners.applies(rule, report["kernels"][i]["owner"]):
+                if (rule, i) in fired:
+                    fail("%s: %s fired on %s, a %s kernel it does not apply to" % (
+                        name, rule, report["kernels"][i]["name"][:60],
+                        report["kernels"][i]["owner"]))
                 continue
             try:
                 want = cond(k)
@@ -596,13 +603,31 @@ def synthetic_widths(srcdir):
     return p
 
 
+def synthetic_framework(srcdir):
+    """SYNTHETIC, from the recorded PyTorch run: its shortest ATen kernel
+    alone (a few microseconds, half the GPU time: framework-cuda-graphs)
+    and one of its launches renamed to an NCCL all-reduce
+    (framework-nccl), the rules no recording fires."""
+    p = json.load(open(os.path.join(srcdir, "tests", "fixtures", "recorded",
+                                    "pytorch.json")))
+    aten = [l for l in p["launches"] if l["name"].startswith("void at::native::")
+            and finite(l.get("duration_ns")) and l["duration_ns"] < 10000]
+    short = min(aten, key=lambda l: l["duration_ns"])
+    comm = copy.deepcopy(short)
+    comm["name"] = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+    comm["mangled"] = "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE"
+    comm["index"] = short["index"] + 1
+    p["launches"] = [short, comm]
+    p.pop("unprofiled", None)
+    p.pop("sources", None)
+    return p
+
+
 def rule_keys(srcdir):
     """Every rule file in rules/ names its model and gives low and high."""
     for f in sorted(glob.glob(os.path.join(srcdir, "rules", "*.yaml"))):
         text = open(f).read()
-        # classify.yaml and the owners file (top-level `owners:`, no `id:`)
-        # are not rules.
-        if re.search(r"^classifier:", text, re.M) or not re.search(r"^id:", text, re.M):
+        if re.search(r"^classifier:", text, re.M) or is_owners_file(text):
             continue
         rel = os.path.relpath(f, srcdir)
         rid = re.search(r"^id:\s*(\S+)", text, re.M)
@@ -662,6 +687,8 @@ def main():
         if "copy_words" not in hits:
             fail("synthetic: 16 sectors per request for 4-byte words is not called uncoalesced")
     check_profile(gpuadvise, srcdir, "synthetic-widths", p, cuts, counts)
+    check_profile(gpuadvise, srcdir, "synthetic-framework", synthetic_framework(srcdir),
+                  cuts, counts)
 
     # The compute rules on the repository's profiles and fixtures, and on
     # the fresh recordings when given.

@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from owners import Owners
+
 
 class Missing(Exception):
     """A metric the kernel's profile lacks."""
@@ -371,7 +373,7 @@ def close(a, b):
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
-def check_kernel(profile, report, ki, where):
+def check_kernel(profile, report, ki, where, owners):
     """Problems with the findings of one kernel, as strings."""
     kernel = report["kernels"][ki]
     k = Kernel(profile, kernel, report)
@@ -384,6 +386,11 @@ def check_kernel(profile, report, ki, where):
                                                      kernel["owner"]) for r in RULES if r in got]
     for rule, fn in RULES.items():
         what = "%s: %s: %s" % (where, kernel["name"][:50], rule)
+        if not owners.applies(rule, kernel["owner"]):
+            # kernel-source advice on a library's kernel: never evaluated
+            if rule in got:
+                problems.append("%s: fired on a %s kernel" % (what, kernel["owner"]))
+            continue
         try:
             fires, model = fn(k)
         except Missing as m:
@@ -482,10 +489,11 @@ def analyse(gpuadvise, srcdir, profile):
 def check_all(gpuadvise, srcdir, files=None):
     """Every profile through gpuadvise: (problems, a summary line)."""
     problems, findings, missing, seen = [], 0, 0, set()
+    owners = Owners(os.path.join(srcdir, "rules"))
     for label, profile in profiles(srcdir, files):
         report = analyse(gpuadvise, srcdir, profile)
         for ki in range(len(report["kernels"])):
-            problems += check_kernel(profile, report, ki, label)
+            problems += check_kernel(profile, report, ki, label, owners)
         for f in report["findings"]:
             if f["rule"] not in RULES:
                 continue
