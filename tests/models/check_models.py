@@ -701,9 +701,18 @@ def main():
             fail(msg)
         print("# " + summary + (" in %s" % rec_dir if files else ""))
 
+    # Rules no recording makes fire yet, each with the reason; the test
+    # fails when one of them does fire (take it off then).
+    unrecorded = {
+        "framework-sdpa-math": "needs a PyTorch run on SDPA's math path under emit_nvtx "
+                               "(tests/gpu/sdpa_math.py); tests/cli/owners.py checks it on "
+                               "rewritten copies of a recording",
+    }
     for rule in MODELS:
-        if not counts.get(rule):
+        if not counts.get(rule) and rule not in unrecorded:
             fail("%s: no finding in the recorded profiles checked its model" % rule)
+        elif counts.get(rule) and rule in unrecorded:
+            fail("%s: a recording now checks its model: take it off 'unrecorded'" % rule)
     print("# %d findings checked: %s" % (sum(counts.values()), ", ".join(
         "%s %d" % kv for kv in sorted(counts.items()))))
     if failures:

@@ -57,9 +57,29 @@ def torch_compile(k):
     return mem / 100 * share, mem / 200 * share, mem / 100 * min(1, 2 * share)
 
 
+def sdpa_math(k):
+    """Roofline bound: the attention's FLOPs (FP32 and FP16 instructions
+    plus the tensor pipe's work) at half the tensor peak in one fused
+    kernel, against the math path's duration; low a quarter of the peak,
+    high the full peak; caps 0.9 and 0.95."""
+    flops = 0.0
+    for p in ("f", "h"):
+        flops += (k.m("sm__sass_thread_inst_executed_op_%sadd_pred_on.sum" % p)
+                  + k.m("sm__sass_thread_inst_executed_op_%smul_pred_on.sum" % p)
+                  + 2 * k.m("sm__sass_thread_inst_executed_op_%sfma_pred_on.sum" % p))
+    tensor_peak = k.peaks["flops"][3]
+    dur = max(k.mean_ns, 1)
+    tensor = (k.m("sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active") / 100
+              * tensor_peak * dur / 1e9)
+    fused = (flops + tensor) / tensor_peak * 1e9
+    return (clamp(1 - 2 * fused / dur, 0, 0.9), clamp(1 - 4 * fused / dur, 0, 0.9),
+            clamp(1 - fused / dur, 0, 0.95))
+
+
 MODELS = {
     "framework-cuda-graphs": cuda_graphs,
     "framework-nccl": nccl,
+    "framework-sdpa-math": sdpa_math,
     "framework-small-grid": small_grid,
     "framework-tf32": tf32,
     "framework-torch-compile": torch_compile,
