@@ -173,7 +173,7 @@ cases() {
 # --explain shows the model; a finding whose estimate lacks a metric names
 # it in every format instead of a number.
 0 out '^Model: excess sectors over the ideal'             --explain uncoalesced-global-access
-0 out '^Range of the saving: low wasted_share_wide \* mem / 100, high wasted_share$' --explain uncoalesced-global-access
+0 out '^Range of the saving: low 1 - max\(ideal_dram_ns_slow, .*, high 1 - max\(ideal_dram_ns_peak, ' --explain uncoalesced-global-access
 0 out 'needs-input: estimate.{1,2}needs nothere__synthetic\.sum$' -r $CLI/rules-needs-input --import $REC/testapp-tiny_add.json
 0 out '^    estimate needs nothere__synthetic\.sum$'   --verbose -r $CLI/rules-needs-input --import $REC/testapp-tiny_add.json
 0 out '^    model: synthetic: the value of a metric never collected$' --verbose -r $CLI/rules-needs-input --import $REC/testapp-tiny_add.json
@@ -1246,7 +1246,7 @@ else
 fi
 run --nvtx=off --format json --import $CLI/pytorch-nvtx.json
 n_off=$(grep -c '"operations"' "$T/out")
-run --import $REC/pytorch.json
+run --import $REC/pytorch-transformer.json
 if [ "$n_off" -eq 0 ] && ! grep -q '^Operations' "$T/out"; then
 	ok "no operations with --nvtx=off, nor by default without ranges"
 else
