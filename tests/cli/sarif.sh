@@ -74,7 +74,10 @@ if p is None or p["artifactLocation"] != {"uri": "kernels/demo_coalescing.cu", "
 lg = r["locations"][0]["logicalLocations"][0]
 if (lg["name"], lg["kind"], lg["decoratedName"]) != ("coalescing_strided", "function", "_Z18coalescing_stridedPKfPfjj"):
     print("logical", lg)
-for part in ("coalescing_strided(float const*", "~76% of all GPU time", "8.0x", "1.7-8x", "ld_sectors_per_req = 32"):
+# This recording (made before the model read DRAM bytes) has no
+# dram__bytes.sum: the message names the missing input instead of a number.
+for part in ("coalescing_strided(float const*", "the estimate needs dram__bytes.sum",
+             "ld_sectors_per_req = 32", "Line 22: 32.0 sectors/request (ideal 4.0)"):
     if part not in r["message"]["text"]:
         print("message lacks", part)
 if run["tool"]["driver"]["rules"][r["ruleIndex"]]["id"] != r["ruleId"]:
@@ -235,8 +238,8 @@ fi
 sarif_run --import "$REC/demo-coalescing-source.json" --import "$REC/demo-divergence-source.json"
 sarif_check "--format sarif, two imports: each finding on its own file's line" '
 got = [(r["ruleId"], loc(r) and loc(r)["artifactLocation"]["uri"], loc(r) and loc(r)["region"]["startLine"]) for r in res]
-if got != [("uncoalesced-global-access", "kernels/demo_coalescing.cu", 22),
-           ("thread-divergence", "kernels/demo_divergence.cu", 41)]:
+if sorted(got) != [("thread-divergence", "kernels/demo_divergence.cu", 41),
+                   ("uncoalesced-global-access", "kernels/demo_coalescing.cu", 22)]:
     print(got)
 if [p.split("/")[-1] for p in run["properties"]["profiles"]] != ["demo-coalescing-source.json", "demo-divergence-source.json"]:
     print(run["properties"])

@@ -170,7 +170,9 @@ check "loop cut by a crash mid-iteration: the first round reported" $CHECK crash
 check "-k NAME selects one kernel" $CHECK names "$T/k.json" copy_strided
 "$GA" -k 'regex:^copy_' -o "$T/re.json" "$APP" >/dev/null 2>&1
 check "-k regex: selects matching kernels" $CHECK names "$T/re.json" copy_coalesced,copy_strided
-"$GA" -k tiny_add -s 2 -c 3 -o "$T/sc.json" "$APP" --only tiny_add --repeat 10 >/dev/null 2>&1
+# Sets in turn (--max-passes 3), so that three launches of the one kernel
+# are worth profiling: by default its first launch takes every metric.
+"$GA" --max-passes 3 -k tiny_add -s 2 -c 3 -o "$T/sc.json" "$APP" --only tiny_add --repeat 10 >/dev/null 2>&1
 check "--launch-skip 2 --launch-count 3" $CHECK launches "$T/sc.json" 3 2
 # (--max-passes 7: one set, under a bound, so repeats are replayed.)
 "$GA" --max-passes 7 --max-per-kernel 4 -o "$T/mpk.json" "$APP" --only tiny_add --repeat 20 >/dev/null 2>&1
