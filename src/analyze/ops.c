@@ -139,7 +139,8 @@ static void finish(const ga_analysis *a, op_acc *o)
 	size_t best = 0;
 
 	op->share = a->total_ns > 0 && isfinite(a->total_ns) ? op->time_ns / a->total_ns : NAN;
-	qsort(op->kernels, op->n_kernels, sizeof(*op->kernels), kernel_cmp);
+	if (op->n_kernels)
+		qsort(op->kernels, op->n_kernels, sizeof(*op->kernels), kernel_cmp);
 	for (size_t k = 0; k < op->n_kernels; k++) {
 		ga_op_kernel *row = &op->kernels[k];
 		const ga_group *g = &a->groups[row->group];
@@ -224,7 +225,8 @@ void ga_group_ops(ga_analysis *a, int nvtx)
 		a->ops[i] = t.v[i].op;
 	}
 	a->n_ops = t.n;
-	qsort(a->ops, a->n_ops, sizeof(*a->ops), op_cmp);
+	if (a->n_ops)   /* qsort's array must not be NULL, even for 0 items */
+		qsort(a->ops, a->n_ops, sizeof(*a->ops), op_cmp);
 	ga_map_free(&t.by_name);
 	free(t.v);
 }
