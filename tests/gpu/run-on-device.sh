@@ -233,7 +233,8 @@ step pack
 # Kernel source paths as the build recorded them, made repository-relative,
 # so that the fixtures mean the same in any checkout.
 for f in "$R"/recorded/*.json; do
-	[ -f "$f" ] && sed -i -E 's#"[^"]*/kernels/([A-Za-z0-9_/]+\.cu)"#"kernels/\1"#g' "$f"
+	[ -f "$f" ] && sed -i -E -e 's#"[^"]*/kernels/([A-Za-z0-9_/]+\.cu)"#"kernels/\1"#g' \
+		-e "s#$PWD/##g" "$f"
 done
 tar -C "$R" -cJf "$OUT/results.tar.xz" .
 cp "$R/gpu-suite.log" "$R/gpu-faults.log" "$OUT/" 2>/dev/null
