@@ -382,9 +382,9 @@ static void test_loop_detected(void **state)
 }
 
 /* Full diagnosis in a training loop: the first step replays each kernel
- * once with every metric; no later launch is replayed; the loop's
- * iterations measure repeats (up to --max-per-kernel) at no replay, one
- * pass per iteration of the 7-pass set. */
+ * once with every metric; no later launch is replayed, and the loop's
+ * iterations take none either: a pass of the loop serializes every launch
+ * of the iteration, for values the kernels already have. */
 static void test_full_loop(void **state)
 {
 	sim m;
@@ -402,11 +402,11 @@ static void test_full_loop(void **state)
 		replays += (m.s.profiled - m.s.loop.launches) - before;
 	}
 	assert_int_equal(replays, 3);
-	/* two sets' worth of iterations: 7 passes each */
-	assert_int_equal(m.s.loop.passes, 14);
-	assert_int_equal(m.s.loop.launches, 6);
+	assert_int_equal(m.s.loop.passes, 0);
+	assert_int_equal(m.s.loop.launches, 0);
+	assert_int_equal(m.serialized, 0);
 	for (int j = 0; j < 3; j++)
-		assert_int_equal(slot(&m, k[j])->profiled, 3);
+		assert_int_equal(slot(&m, k[j])->profiled, 1);
 	assert_false(m.s.loop.active);
 	ga_sched_free(&m.s);
 }
@@ -497,19 +497,20 @@ static void test_loop_needs_kernels(void **state)
 	ga_sched_free(&m.s);
 }
 
-/* A long training step through the policy as inject.c plays it, full
- * diagnosis (one 7-pass set), --max-per-kernel max: len launches over 400
- * kernels with a model's 6 layers of 40 launches inside; the first step
- * with autotuning launches of its own, an evaluation pass of 30 launches
- * before every 10th step, and a data-dependent extra launch in the middle
- * of the 5th and 18th (the 5th breaks a pass of the step's set: the set
- * starts again, turned to begin mid-step, and the evaluation pass then
- * breaks one too).  Every kernel is replayed once, at its first launch,
- * and every kernel of the step gets its other max - 1 from the loop's
- * iterations, the layers' inner loop first; nothing ends loop replay.  The
- * replays all come in the first two steps: the kernels that waited while
- * the layers' loop was measured are replayed before it takes repeats. */
-static void long_loop(size_t len, long max)
+/* A long training step through the policy as inject.c plays it, with
+ * n_sets metric sets of `passes` passes (--max-passes N; 1 set of 7: full
+ * diagnosis), --max-per-kernel 5: len launches over 400 kernels with a
+ * model's 6 layers of 40 launches inside; the first step with autotuning
+ * launches of its own, an evaluation pass of 30 launches before every 10th
+ * step, and a data-dependent extra launch in the middle of the 5th and
+ * 18th (with several sets the 5th breaks a pass of the step's set: the set
+ * starts again, turned to begin mid-step).  Every kernel is replayed once,
+ * at its first launch, with set 0; with several sets every kernel of the
+ * step gets each other set once from the loop's iterations, the layers'
+ * inner loop first, and nothing ends loop replay.  Under full diagnosis
+ * the replay had every metric, and the loop takes no launch at all:
+ * repeats would serialize whole steps for values the kernel already has. */
+static void long_loop(size_t len, size_t n_sets, long passes)
 {
 	long replays_early = -1;
 	sim m;
@@ -534,23 +535,23 @@ static void long_loop(size_t len, long max)
 		x = x * 1103515245u + 12345u;
 		step[i++] = (long)((x >> 8) % 400);
 	}
-	sim_init(&m, 1);
-	m.s.full = 1;
-	m.s.max_per_kernel = max;
+	sim_init(&m, n_sets);
+	m.s.full = n_sets == 1;
+	m.s.max_per_kernel = 5;
 	for (int it = 0; it < 30; it++) {
 		if (it == 2)
 			replays_early = m.s.profiled - m.s.loop.launches;
 		if (it > 0 && it % 10 == 0)
 			for (int e = 0; e < 30; e++) {
 				snprintf(buf, sizeof(buf), "_Z4evali%d", e);
-				loop_launch(&m, buf, 7);
+				loop_launch(&m, buf, passes);
 			}
 		for (i = 0; i < len; i++) {
 			if (it == 0 && i % (len / 10) == 3)
-				loop_launch(&m, "_Z4tunev", 7);
+				loop_launch(&m, "_Z4tunev", passes);
 			if ((it == 4 || it == 17) && i == len / 2)
-				loop_launch(&m, "_Z5extrav", 7);
-			loop_launch(&m, name[step[i]], 7);
+				loop_launch(&m, "_Z5extrav", passes);
+			loop_launch(&m, name[step[i]], passes);
 		}
 	}
 	for (int k = 0; k < 440; k++) {
@@ -560,7 +561,8 @@ static void long_loop(size_t len, long max)
 		if (!used)
 			continue;
 		distinct++;
-		if (slot(&m, name[k])->profiled != max)
+		if (!ga_sched_sets_done(slot(&m, name[k]), n_sets) ||
+		    slot(&m, name[k])->profiled != (long)n_sets)
 			fail_msg("%s: profiled %ld", name[k], slot(&m, name[k])->profiled);
 	}
 	assert_int_equal(slot(&m, "_Z4tunev")->profiled, 1);
@@ -569,10 +571,16 @@ static void long_loop(size_t len, long max)
 	/* one replay per kernel: the step's, tuning, extra, 30 evaluation */
 	assert_int_equal(m.s.profiled - m.s.loop.launches, (long)distinct + 2 + 30);
 	assert_int_equal(replays_early, (long)distinct + 1);
-	assert_int_equal(m.s.loop.launches, (max - 1) * (long)distinct);
-	/* a set measures a kernel at most once: max - 1 sets of 7 passes */
-	assert_true(m.s.loop.passes >= 7 * (max - 1));
-	assert_true(m.s.loop.broken_passes >= 1);
+	assert_int_equal(m.s.loop.launches, (long)(n_sets - 1) * (long)distinct);
+	assert_int_equal(m.serialized, m.s.loop.serialized);
+	if (n_sets == 1) {
+		assert_int_equal(m.s.loop.passes, 0);
+		assert_int_equal(m.serialized, 0);
+	} else {
+		/* a set measures a kernel at most once */
+		assert_true(m.s.loop.passes >= passes * (long)(n_sets - 1));
+		assert_true(m.s.loop.broken_passes >= 1);
+	}
 	assert_int_equal(m.s.waiting, 0);
 	assert_int_equal(m.s.loop.aborted, 0);
 	assert_false(m.s.loop.off);
@@ -586,14 +594,13 @@ static void long_loop(size_t len, long max)
 static void test_loop_5000(void **state)
 {
 	(void)state;
-	long_loop(5000, 2);
-	long_loop(5000, 3);
+	long_loop(5000, 1, 7);
 }
 
 static void test_loop_20000(void **state)
 {
 	(void)state;
-	long_loop(20000, 3);
+	long_loop(20000, 1, 7);
 }
 
 /* ---- a transformer's training step (issue: loop replay on sub-periods) ---- */
@@ -690,7 +697,7 @@ typedef struct {
 /* steps training steps through the policy with the defaults (full
  * diagnosis: one 7-pass set; --max-per-kernel 5); the first step with
  * autotuning launches and AdamW's state created. */
-static void tf_run(sim *m, int steps, int variant, tf_stats *st)
+static void tf_run(sim *m, int steps, int variant, size_t n_sets, long passes, tf_stats *st)
 {
 	long step[1024];
 	size_t len = tf_step(step, variant);
@@ -700,19 +707,19 @@ static void tf_run(sim *m, int steps, int variant, tf_stats *st)
 	for (int k = 0; k < TF_KERNELS; k++)
 		snprintf(name[k], sizeof(name[k]), "_Z2tk%d", k);
 	memset(st, 0, sizeof(*st));
-	sim_init(m, 1);
-	m->s.full = 1;
+	sim_init(m, n_sets);
+	m->s.full = n_sets == 1;
 	m->s.max_per_kernel = 5;
 	for (int it = 0; it < steps; it++) {
 		long broken = m->s.loop.broken_passes;
 		for (size_t i = 0; i < len; i++) {
 			int before = m->s.loop.active;
 			if (it == 0 && i % 100 == 7)
-				loop_launch(m, "_Z4tunev", 7);
+				loop_launch(m, "_Z4tunev", passes);
 			if (it == 0 && i == len - 192)
 				for (int j = 0; j < 24; j++)
-					loop_launch(m, "_Z5statev", 7);
-			loop_launch(m, name[step[i]], 7);
+					loop_launch(m, "_Z5statev", passes);
+			loop_launch(m, name[step[i]], passes);
 			if (!before && m->s.loop.active) {
 				st->activations++;
 				if (m->s.loop.period > st->longest)
@@ -727,8 +734,9 @@ static void tf_run(sim *m, int steps, int variant, tf_stats *st)
 }
 
 /* Every kernel of the step had its replay and at least one launch measured
- * across the loop's iterations (--max-per-kernel 5: at most 5). */
-static void tf_all_measured(sim *m, int variant)
+ * across the loop's iterations (--max-per-kernel 5: at most 5); lo == hi
+ * == 1: its replay only. */
+static void tf_all_measured(sim *m, int variant, long lo, long hi)
 {
 	long step[1024];
 	size_t len = tf_step(step, variant);
@@ -737,36 +745,35 @@ static void tf_all_measured(sim *m, int variant)
 	for (size_t i = 0; i < len; i++) {
 		snprintf(name, sizeof(name), "_Z2tk%ld", step[i]);
 		ga_repeat_slot *r = slot(m, name);
-		if (r->profiled < 2 || r->profiled > 5)
+		if (r->profiled < lo || r->profiled > hi)
 			fail_msg("%s: profiled %ld", name, r->profiled);
 	}
 }
 
-/* 100 steps of the transformer's: the layers' inner loop (40 launches) is
- * measured first, cheaply, then the 909-launch step.  Before the budget the
- * step's loop took --max-per-kernel - 1 = 4 sets of 7 passes, 28 steps with
- * every launch in a range (25,827 launches serialized in all; the H200
- * run did the same, at about 1.2 s a step), most of them for the few
- * kernels launched once a step.  Now the budget lets one set of the step through, and the report
- * says why loop replay ended. */
+/* 100 steps of the transformer's under the defaults (full diagnosis).
+ * Before, the loop's iterations took repeats up to --max-per-kernel: the
+ * step's loop took 4 sets of 7 passes, 28 steps with every launch in a
+ * range (25,827 launches serialized; the H200 run did the same, at about
+ * 1.2 s a step), then, under the budget, one set (7 steps, the loop x4.85
+ * on the H200).  Now every kernel has every metric from its first launch,
+ * and no step is serialized at all. */
 static void test_transformer_step(void **state)
 {
 	sim m;
 	tf_stats st;
 	char buf[512];
 	(void)state;
-	tf_run(&m, 100, 0, &st);
-	assert_int_equal(st.longest, 909);
-	tf_all_measured(&m, 0);
-	/* one 7-pass set of the step, and what the inner loop took */
-	assert_true(m.serialized >= 7 * 909);
-	assert_true(m.serialized <= GA_LOOP_BUDGET_SERIAL);
-	assert_int_equal(m.serialized, m.s.loop.serialized);
-	assert_int_equal(st.broken_late, 0);
-	assert_true(m.s.loop.off);
-	assert_int_equal(m.s.loop.over, GA_LOOP_OVER_SERIAL);
-	assert_non_null(ga_loop_budget_note(&m.s, buf, sizeof(buf)));
-	assert_non_null(strstr(buf, "909-launch iteration"));
+	tf_run(&m, 100, 0, 1, 7, &st);
+	tf_all_measured(&m, 0, 1, 1);
+	assert_int_equal(m.serialized, 0);
+	assert_int_equal(m.s.loop.passes, 0);
+	assert_int_equal(m.s.loop.broken_passes, 0);
+	assert_false(m.s.loop.off);
+	assert_int_equal(m.s.waiting, 0);
+	assert_null(ga_loop_budget_note(&m.s, buf, sizeof(buf)));
+	/* the kernels launched only in the first step were replayed too */
+	assert_int_equal(slot(&m, "_Z4tunev")->profiled, 1);
+	assert_int_equal(slot(&m, "_Z5statev")->profiled, 1);
 	ga_sched_free(&m.s);
 }
 
@@ -775,29 +782,34 @@ static void test_transformer_step(void **state)
  * backward layer's second and third are its fourth and fifth.  The layers'
  * loop (40) breaks a pass at the head, is turned, breaks again in the
  * backward, and inner loops are tried and rejected in the first steps.
- * Before, that cost 7 broken passes and 25,796 launches serialized (the
- * step's loop then took its 4 sets).  Now a broken pass of an inner loop
- * hands over to the step's loop once that has shown two copies, none
- * breaks after that, and the budget ends loop replay after one set of the
- * step. */
+ * Played with three metric sets of 7 passes (what --max-passes 7 makes of
+ * a chip needing 21), so that the loop has sets to take.  Before, that
+ * cost 7 broken passes and 25,796 launches serialized.  Now a broken pass
+ * of an inner loop hands over to the step's loop once that has shown two
+ * copies, none breaks after that, and the budget ends loop replay after
+ * one set of the step, and the report says why. */
 static void test_transformer_sub_period(void **state)
 {
 	sim m;
 	tf_stats st;
+	char buf[512];
 	(void)state;
-	tf_run(&m, 100, 1, &st);
+	tf_run(&m, 100, 1, 3, 7, &st);
 	assert_int_equal(st.longest, 909);
-	tf_all_measured(&m, 1);
+	tf_all_measured(&m, 1, 2, 5);
 	assert_true(m.serialized <= GA_LOOP_BUDGET_SERIAL);
 	/* the inner loops tried in the first steps broke, not the step's */
 	assert_int_equal(st.broken_late, 0);
 	assert_true(m.s.loop.broken_passes < GA_LOOP_BUDGET_BROKEN);
 	assert_true(m.s.loop.aborted < GA_LOOP_MAX_FAILS);
 	assert_int_equal(m.s.loop.over, GA_LOOP_OVER_SERIAL);
+	assert_non_null(ga_loop_budget_note(&m.s, buf, sizeof(buf)));
+	assert_non_null(strstr(buf, "909-launch iteration"));
 	ga_sched_free(&m.s);
 }
 
-/* A loop that never gives a 7-pass set 7 clean passes in a row: a layer of
+/* A loop that never gives a 3-pass set 3 clean passes in a row (two sets,
+ * so the loop has one to take): a layer of
  * 40 launches whose every other copy has an extra launch at a new place.
  * The clean passes in between keep the period from being rejected (that
  * takes GA_LOOP_MAX_BROKEN breaks in a row), so before the budget the loop
@@ -810,18 +822,17 @@ static void test_loop_broken_budget(void **state)
 	char name[16], buf[512];
 	unsigned x = 7;
 	(void)state;
-	sim_init(&m, 1);
-	m.s.full = 1;
+	sim_init(&m, 2);
 	m.s.max_per_kernel = 5;
 	for (int copy = 0; copy < 400 && !m.s.loop.off; copy++) {
 		size_t extra = copy < 3 || copy % 2 ? 99 : 1 + tf_rand(&x, 38);
 		for (size_t i = 0; i < 40; i++) {
 			if (i == extra) {
 				snprintf(name, sizeof(name), "_Z2ex%d", copy % 50);
-				loop_launch(&m, name, 7);
+				loop_launch(&m, name, 3);
 			}
 			snprintf(name, sizeof(name), "_Z2ly%zu", i);
-			loop_launch(&m, name, 7);
+			loop_launch(&m, name, 3);
 		}
 	}
 	assert_true(m.s.loop.off);
