@@ -1024,6 +1024,114 @@ static void on_segv(int sig)
 	_exit(139);
 }
 
+/* T16 (PROBE_URANGE=1): a "step" of L launches of which every (L/S)-th is
+ * selected.  Plain: the step's wall time with a sync at its end.  Auto:
+ * user replay with auto range, every launch a range (what loop replay
+ * does).  User: user replay with user ranges, a PushRange/PopRange around
+ * each selected launch only; the others run outside any range.  Prints each
+ * pass's wall time and, after the decode, each range's instructions and
+ * DRAM bytes, which must be those of its own launch (selected launches
+ * have n = N/16 * (1 + j % 4), the others n = N: a range that took in a
+ * neighbour shows it). */
+static int urange_n(int i, int L, int S, int *sel)
+{
+	int step = L / S;
+	*sel = i % step == step / 2;
+	return *sel ? N / 16 * (1 + (i / step) % 4) : N;
+}
+
+static void urange_step(int L, int S, int ranges, int push)
+{
+	for (int i = 0; i < L; i++) {
+		int sel, n = urange_n(i, L, S, &sel);
+		float a = 1.0001f;
+		void *args[] = {&dy, &dx, &a, &n};
+		if (sel && push) {
+			CUpti_RangeProfiler_PushRange_Params pr = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+			char name[32];
+			snprintf(name, sizeof name, "r%d", i);
+			pr.pRangeProfilerObject = rp;
+			pr.pRangeName = name;
+			cp(cuptiRangeProfilerPushRange(&pr), "push");
+		}
+		CK(cuLaunchKernel(fn, (n + 255) / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+		if (sel && push) {
+			CUpti_RangeProfiler_PopRange_Params po = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+			po.pRangeProfilerObject = rp;
+			cp(cuptiRangeProfilerPopRange(&po), "pop");
+		}
+	}
+	(void)ranges;
+}
+
+static void urange_run(mset *m, int L, int S, CUpti_ProfilerRange range)
+{
+	size_t ranges = range == CUPTI_UserRange ? (size_t)S : (size_t)L;
+	cdata c;
+	int all = 0;
+	CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+	double t0 = now_ms();
+
+	enable();
+	c = cd_new_ranges(m, ranges);
+	cd_init(&c);
+	p.pRangeProfilerObject = rp;
+	p.configSize = m->cfg_size;
+	p.pConfig = m->cfg;
+	p.counterDataImageSize = c.size;
+	p.pCounterDataImage = c.d;
+	p.range = range;
+	p.replayMode = CUPTI_UserReplay;
+	p.maxRangesPerPass = ranges;
+	p.numNestingLevels = 1;
+	p.minNestingLevel = 1;
+	p.passIndex = 0;
+	p.targetNestingLevel = 1;
+	cp(cuptiRangeProfilerSetConfig(&p), "setconfig");
+	printf("  %s range, %zu ranges a pass, set %s (%zu passes), setup %.1f ms\n",
+	       range == CUPTI_UserRange ? "user" : "auto", ranges, m->label, m->passes, now_ms() - t0);
+	for (int pass = 0; pass < 12 && !all; pass++) {
+		CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+		CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+		double a = now_ms(), b, d;
+		st.pRangeProfilerObject = rp;
+		cp(cuptiRangeProfilerStart(&st), "start");
+		b = now_ms();
+		urange_step(L, S, (int)ranges, range == CUPTI_UserRange);
+		d = now_ms();
+		sp.pRangeProfilerObject = rp;
+		cp(cuptiRangeProfilerStop(&sp), "stop");
+		CK(cuCtxSynchronize());
+		all = sp.isAllPassSubmitted;
+		printf("    pass %d: start %.1f, launches %.1f, stop+sync %.1f, total %.1f ms; all %d\n",
+		       pass, b - a, d - b, now_ms() - d, now_ms() - a, all);
+	}
+	decode_ranges(m, &c);
+	disable();
+	free(c.d);
+}
+
+static void urange(mset *m)
+{
+	int L = getenv("PROBE_L") ? atoi(getenv("PROBE_L")) : 200;
+	int S = getenv("PROBE_S") ? atoi(getenv("PROBE_S")) : 10;
+
+	for (int r = 0; r < 3; r++) {
+		double t = now_ms();
+		urange_step(L, S, 0, 0);
+		CK(cuCtxSynchronize());
+		printf("T16 plain step of %d launches (%d selected): %.2f ms\n", L, S, now_ms() - t);
+	}
+	printf("T16 expected per selected launch: n = N/16 * (1..4) = %d..%d, DRAM bytes about 12 n\n",
+	       N / 16, N / 4);
+	printf("T16a user replay, user ranges around the selected launches only\n");
+	urange_run(m, L, S, CUPTI_UserRange);
+	printf("T16b user replay, auto range (every launch a range, as loop replay does)\n");
+	urange_run(m, L, S, CUPTI_AutoRange);
+	printf("T16c user ranges again (after a fresh object)\n");
+	urange_run(m, L, S, CUPTI_UserRange);
+}
+
 int main(int argc, char **argv)
 {
 	CUdevice dev;
@@ -1095,6 +1203,11 @@ int main(int argc, char **argv)
 		printf("plain launch + sync %.2f ms\n", now_ms() - t);
 	}
 
+	if (getenv("PROBE_URANGE")) {
+		urange(&A);   /* T16 */
+		printf("done\n");
+		return 0;
+	}
 	if (getenv("PROBE_LOOP"))
 		goto loop;   /* T9 and T10 only */
 	if (getenv("PROBE_BATCH"))
