@@ -497,6 +497,8 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 				stop_profiling_everywhere();
 		} else if (inj.pending == PENDING_LOOP_PASS) {
 			loop_exit_launch();
+		} else if (inj.pending == PENDING_LOOP_RANGE) {
+			loop_exit_range();
 		} else {
 			on_exit_launch();
 		}
@@ -550,8 +552,21 @@ static void at_exit(void)
 	}
 	{
 		char note[512];
+		long never = 0, never_launches = 0;
 		if (ga_loop_budget_note(&sched, note, sizeof(note)))
 			ga_rec_error("loop_replay", "%s", note);
+		/* Kernels that waited for a loop to measure them and were not
+		 * launched again inside one (nor after the wait) */
+		for (size_t i = 0; i < sched.n_repeats; i++)
+			if (sched.repeats[i].profiled == 0 && sched.repeats[i].waiting) {
+				never++;
+				never_launches += sched.repeats[i].count;
+			}
+		if (never && inj.enabled)
+			ga_rec_error("loop_replay", "%ld kernel(s) (%ld launch(es)) were not measured: "
+			             "first launched once the program repeated, they waited for a "
+			             "loop's iterations that did not hold them (--no-loop-replay "
+			             "measures every kernel at its first launch)", never, never_launches);
 	}
 	double setup_s = inj.phase_s[PH_INIT] + inj.phase_s[PH_PACK], measure_s = 0;
 	for (int i = PH_ENABLE; i <= PH_RECORD; i++)

@@ -67,6 +67,7 @@ typedef enum {
 	PENDING_RANGE,            /* measured by the range profiler (on_exit_launch) */
 	PENDING_SASS,             /* SASS metrics or PC sampling (sass.c) */
 	PENDING_LOOP_PASS,        /* the last launch of a loop iteration (loopreplay.c) */
+	PENDING_LOOP_RANGE,       /* a launch of an iteration in a user range of its own */
 } pending_kind;
 
 typedef struct {
@@ -143,8 +144,10 @@ int measure_begin(ctx_state *cs, size_t set);
 size_t counter_data_size(ctx_state *cs, const metric_set *ms, size_t ranges);
 int counter_data_init(ctx_state *cs, uint8_t *data, size_t size);
 int set_config(ctx_state *cs, const metric_set *ms, uint8_t *data, size_t size,
-               CUpti_ProfilerReplayMode mode, size_t ranges);
+               CUpti_ProfilerReplayMode mode, CUpti_ProfilerRange range, size_t ranges);
 CUptiResult range_start(const ctx_state *cs);
+CUptiResult range_push(const ctx_state *cs, size_t pos);
+CUptiResult range_pop(const ctx_state *cs);
 CUptiResult range_stop(const ctx_state *cs, int *all);
 CUptiResult range_decode(const ctx_state *cs, size_t *dropped);
 /* inject.c: wait for CUPTI's metrics library, loaded early. */
@@ -170,8 +173,10 @@ void launch_free(ga_launch *l);
 /* A selected launch, profiling on: 1 when loop replay took it. */
 int loop_launch(const ga_repeat_slot *rep, const CUpti_CallbackData *cb, const launch_args *a,
                 int in_a_row);
-/* EXIT of an iteration's last launch (PENDING_LOOP_PASS). */
+/* EXIT of an iteration's last launch (PENDING_LOOP_PASS), or of one in a
+ * user range (PENDING_LOOP_RANGE). */
 void loop_exit_launch(void);
+void loop_exit_range(void);
 void loop_context_gone(const ctx_state *cs);
 /* A CUDA graph launched: inside a pass, the pass is broken. */
 void loop_graph_launch(const CUpti_CallbackData *cb);

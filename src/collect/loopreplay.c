@@ -4,12 +4,15 @@
  * steps, a benchmark's repetitions) can have its kernels measured without
  * replaying any launch.  Once the last 2p launches are two copies of the
  * same p (loop.c: p up to GA_PERIOD_MAX, found by a rolling hash;
- * ga_loop_detect), the range profiler is set up for user
- * replay with a range per launch (auto range), and each following iteration
- * of the program is one pass over all p launches.  A 3-pass metric set then
- * costs three iterations of the program's own work and one object's first
- * start (about 135 ms) instead of a save, restore and three replays of
- * every launch (50 to 80 ms each in PyTorch, bench/phases.sh).  The values
+ * ga_loop_detect), the range profiler is set up for user replay with user
+ * ranges: each following iteration of the program is one pass, in which
+ * the first launch of each kernel that wants the set is in a range of its
+ * own (range_push at its ENTER, range_pop at its EXIT) and every other
+ * launch runs outside the ranges at full speed (a range costs about 1.2 ms
+ * on an H200, a launch outside them nothing: bench/probe/rp_probe.c T16).
+ * A 7-pass metric set then costs seven iterations and one object's first
+ * start (about 135 ms) instead of a save, restore and seven replays of
+ * every launch (about 170 ms a kernel in PyTorch, bench/phases.sh).  The values
  * of a launch come from the same position in consecutive iterations, as
  * with ncu's application replay, so a kernel whose work changes between
  * iterations is measured over several (--no-loop-replay measures each
@@ -35,8 +38,9 @@ static struct {
 	ctx_state *cs;
 	uint8_t *cdata;
 	size_t cdata_size;
-	ga_launch *meta;          /* the launches of the set's first pass */
+	ga_launch *meta;          /* the launches of the set's first pass, by position */
 	size_t n_meta;
+	int pushed;               /* the launch in flight is in a range */
 } loop_rp;
 
 /* After a launch: is the run repeating, with kernels that want a set? */
@@ -97,8 +101,8 @@ void loop_context_gone(const ctx_state *cs)
 		loop_abort(0);
 }
 
-/* A fresh range-profiler object for the loop's set, user replay, a range
- * per launch of the iteration. */
+/* A fresh range-profiler object for the loop's set, user replay, a user
+ * range per launch the set measures. */
 static int loop_configure(void)
 {
 	ctx_state *cs = loop_rp.cs;
@@ -112,7 +116,7 @@ static int loop_configure(void)
 	if (measure_enable(cs) != 0)
 		return -1;
 	phase(PH_ENABLE, &t);
-	size = counter_data_size(cs, ms, sched.loop.period);
+	size = counter_data_size(cs, ms, sched.loop.n_sel);
 	if (!size)
 		return -1;
 	if (sched.loop.period > loop_rp.n_meta) {
@@ -130,7 +134,7 @@ static int loop_configure(void)
 		return -1;
 	phase(PH_CDATA, &t);
 	if (set_config(cs, ms, loop_rp.cdata, loop_rp.cdata_size, CUPTI_UserReplay,
-	               sched.loop.period) != 0)
+	               CUPTI_UserRange, sched.loop.n_sel) != 0)
 		return -1;
 	phase(PH_CONFIG, &t);
 	cs->cur_set = -1;         /* not a configuration measure_begin can use */
@@ -139,7 +143,8 @@ static int loop_configure(void)
 }
 
 /* A launch while iterations are measured: 1 when it is part of the loop
- * (its EXIT ends the pass when inj.pending is PENDING_LOOP_PASS). */
+ * (its EXIT ends the pass when inj.pending is PENDING_LOOP_PASS, and its
+ * range when the set measures it). */
 static int loop_take(const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
                      const launch_args *a)
 {
@@ -176,14 +181,26 @@ static int loop_take(const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
 		}
 		phase(PH_START, &t);
 	}
-	if (sched.loop.pass == 0) {
-		double t = now_seconds();
-		launch_meta(&loop_rp.meta[sched.loop.pos], cs, a, cb->contextUid, NULL);
-		loop_rp.meta[sched.loop.pos].metric_set = (int)sched.loop.set;
-		phase(PH_META, &t);
+	loop_rp.pushed = ga_loop_takes(&sched, sched.loop.pos);
+	if (loop_rp.pushed) {
+		CUptiResult r;
+		if (sched.loop.pass == 0) {
+			double t = now_seconds();
+			launch_meta(&loop_rp.meta[sched.loop.pos], cs, a, cb->contextUid, NULL);
+			loop_rp.meta[sched.loop.pos].metric_set = (int)sched.loop.set;
+			phase(PH_META, &t);
+		}
+		if ((r = range_push(cs, sched.loop.pos)) != CUPTI_SUCCESS) {
+			cupti_failed(r, "pushing a range for a loop iteration's launch");
+			loop_rp.pushed = 0;
+			loop_give_up();
+			return 0;
+		}
 	}
 	if (ga_loop_advance(&sched))
 		inj.pending = PENDING_LOOP_PASS;
+	else if (loop_rp.pushed)
+		inj.pending = PENDING_LOOP_RANGE;
 	return 1;
 }
 
@@ -200,22 +217,45 @@ int loop_launch(const ga_repeat_slot *rep, const CUpti_CallbackData *cb, const l
 	return 0;
 }
 
-/* After the set's last pass: every launch of the first pass gets its
- * values from its range. */
+/* After the set's last pass: every launch the set measured gets its
+ * values from its range, the ranges in the order of the positions. */
 static void loop_values(const metric_set *ms)
 {
 	double *vals = ga_xcalloc(ms->n_names, sizeof(*vals));
 	ga_error err = {0};
+	size_t range = 0;
 
-	for (size_t r = 0; r < sched.loop.period; r++) {
-		if (!ga_loop_takes(&sched, r))
+	for (size_t i = 0; i < sched.loop.period; i++) {
+		if (!ga_loop_takes(&sched, i))
 			continue;
-		ga_host_evaluate(ms->host, loop_rp.cdata, loop_rp.cdata_size, r, ms->names, ms->n_names,
-		                 vals, &err);
-		launch_done(&loop_rp.meta[r], ms, vals, &sched.repeats[sched.loop.keys[r]]);
-		ga_loop_measured(&sched, r);
+		ga_host_evaluate(ms->host, loop_rp.cdata, loop_rp.cdata_size, range++, ms->names,
+		                 ms->n_names, vals, &err);
+		launch_done(&loop_rp.meta[i], ms, vals, &sched.repeats[sched.loop.keys[i]]);
+		ga_loop_measured(&sched, i);
 	}
 	free(vals);
+}
+
+/* EXIT of a launch in a range of its own: the range ends. */
+static int range_end(void)
+{
+	CUptiResult r;
+
+	if (!loop_rp.pushed)
+		return 0;
+	loop_rp.pushed = 0;
+	if ((r = range_pop(loop_rp.cs)) != CUPTI_SUCCESS) {
+		cupti_failed(r, "popping a loop iteration's range");
+		loop_give_up();
+		return -1;
+	}
+	return 0;
+}
+
+void loop_exit_range(void)
+{
+	inj.pending = PENDING_NONE;
+	range_end();
 }
 
 void loop_exit_launch(void)
@@ -227,6 +267,8 @@ void loop_exit_launch(void)
 	ga_error err = {0};
 
 	inj.pending = PENDING_NONE;
+	if (range_end() != 0)
+		return;
 	{
 		CUptiResult r;
 		int all = 0;
@@ -244,7 +286,7 @@ void loop_exit_launch(void)
 		size_t dropped = 0;
 		if (range_decode(cs, &dropped) != CUPTI_SUCCESS || dropped ||
 		    ga_host_num_ranges(loop_rp.cdata, loop_rp.cdata_size, &nranges, &err) != 0 ||
-		    nranges != sched.loop.period) {
+		    nranges != sched.loop.n_sel) {
 			/* Kernels launched outside the callbacks (a CUDA graph's)
 			 * would be ranges too. */
 			loop_abort(1);

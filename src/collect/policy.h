@@ -42,15 +42,16 @@
 #define GA_LOOP_MAX_BROKEN 3
 #define GA_LOOP_MAX_FAILS 4
 
-/* What loop replay may cost a process, whatever the detector finds.  Every
- * launch of a pass is a range of its own, serialized: the H200 transformer
- * run (docs/PERFORMANCE.md) put that at about 1 ms a launch, its 909-launch
- * step at about 1.2 s a pass against 24 ms plain.  No set is started whose
- * passes (as many as the last set's) would take the launches serialized
- * in the process past GA_LOOP_BUDGET_SERIAL, or past GA_LOOP_BUDGET_PERIODS
- * periods of the loop when that is more (one set of any loop fits: 7
- * passes on GH100); GA_LOOP_BUDGET_BROKEN broken passes end it too.  Then
- * loop replay is off in the process and the report says why. */
+/* What loop replay may cost a process, whatever the detector finds.  A
+ * pass measures one launch of each kernel that wants the set, in a range
+ * of its own (about 1.2 ms a range on the H200, whatever else the
+ * iteration launches: bench/probe/rp_probe.c T16); the other launches run
+ * outside the ranges at full speed.  No set is started whose passes (as
+ * many as the last set's) would take the ranges in the process past
+ * GA_LOOP_BUDGET_SERIAL, or past GA_LOOP_BUDGET_PERIODS periods of the loop
+ * when that is more (one set of any loop fits: 7 passes on GH100);
+ * GA_LOOP_BUDGET_BROKEN broken passes end it too.  Then loop replay is off
+ * in the process and the report says why. */
 #define GA_LOOP_BUDGET_SERIAL 8192
 #define GA_LOOP_BUDGET_PERIODS 8
 #define GA_LOOP_BUDGET_BROKEN 8
@@ -66,6 +67,7 @@ typedef struct {
 	char *mangled;
 	unsigned grid[3], block[3];
 	long count;               /* launches seen after --launch-skip */
+	long first_matched;       /* ga_sched.matched at its first launch */
 	long profiled;            /* of those, measured by the range profiler */
 	long per_set[GA_MAX_SETS];/* profiled launches per metric set */
 	double dur_sum;           /* measured durations (ns), for its share of GPU time */
@@ -84,7 +86,10 @@ typedef struct {
 	int active;               /* measuring iterations */
 	size_t period;
 	long *keys;               /* repeat slot at each position */
+	unsigned char *sel;       /* positions measured by the set: a user range each */
 	size_t cap_keys;
+	size_t n_sel;             /* of them, in the set being measured */
+	int seen;                 /* a period was found: the program repeats */
 	size_t pos;               /* position of the next launch */
 	long skipped;             /* launches out of the pattern in a row at position 0 */
 	long broken;              /* passes broken in a row, none done in between */
@@ -222,7 +227,8 @@ const char *ga_loop_budget_note(const ga_sched *s, char *buf, size_t len);
 int ga_loop_advance(ga_sched *s);
 /* The pass ended: position 0, one more pass. */
 void ga_loop_pass_done(ga_sched *s);
-/* Does the kernel at position i take the set's values (--max-per-kernel)? */
+/* Is position i of the iteration measured by the set (a range of its own:
+ * the first launch in the iteration of each kernel wanting the set)? */
 int ga_loop_takes(const ga_sched *s, size_t i);
 /* ... it did. */
 void ga_loop_measured(ga_sched *s, size_t i);

@@ -279,10 +279,11 @@ out:
 	return -1;
 }
 
-/* Configure the context's object for set ms: auto range, `ranges` ranges
- * a pass, into the image data. */
+/* Configure the context's object for set ms: auto range (a range per
+ * launch) or user range (range_push/range_pop), `ranges` ranges a pass,
+ * into the image data. */
 int set_config(ctx_state *cs, const metric_set *ms, uint8_t *data, size_t size,
-               CUpti_ProfilerReplayMode mode, size_t ranges)
+               CUpti_ProfilerReplayMode mode, CUpti_ProfilerRange range, size_t ranges)
 {
 	CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 	p.pRangeProfilerObject = cs->rp;
@@ -290,7 +291,7 @@ int set_config(ctx_state *cs, const metric_set *ms, uint8_t *data, size_t size,
 	p.pConfig = ms->config;
 	p.counterDataImageSize = size;
 	p.pCounterDataImage = data;
-	p.range = CUPTI_AutoRange;
+	p.range = range;
 	p.replayMode = mode;
 	p.maxRangesPerPass = ranges;
 	p.numNestingLevels = 1;
@@ -310,6 +311,25 @@ CUptiResult range_start(const ctx_state *cs)
 	CUpti_RangeProfiler_Start_Params p = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 	p.pRangeProfilerObject = cs->rp;
 	return cuptiRangeProfilerStart(&p);
+}
+
+/* A user range around one launch; its name is the launch's position in
+ * the loop's iteration (the values are read back by range index). */
+CUptiResult range_push(const ctx_state *cs, size_t pos)
+{
+	CUpti_RangeProfiler_PushRange_Params p = {CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+	char name[32];
+	snprintf(name, sizeof(name), "%zu", pos);
+	p.pRangeProfilerObject = cs->rp;
+	p.pRangeName = name;
+	return cuptiRangeProfilerPushRange(&p);
+}
+
+CUptiResult range_pop(const ctx_state *cs)
+{
+	CUpti_RangeProfiler_PopRange_Params p = {CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+	p.pRangeProfilerObject = cs->rp;
+	return cuptiRangeProfilerPopRange(&p);
 }
 
 CUptiResult range_stop(const ctx_state *cs, int *all)
@@ -363,7 +383,8 @@ int measure_begin(ctx_state *cs, size_t set)
 		goto out;
 	phase(PH_CDATA, t);
 	if (cs->cur_set != (long)set) {
-		if (set_config(cs, ms, cs->cdata[set], cs->cdata_size[set], CUPTI_KernelReplay, 1) != 0)
+		if (set_config(cs, ms, cs->cdata[set], cs->cdata_size[set], CUPTI_KernelReplay,
+		               CUPTI_AutoRange, 1) != 0)
 			goto out;
 		cs->cur_set = (long)set;
 		phase(PH_CONFIG, t);

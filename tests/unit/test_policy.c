@@ -291,8 +291,9 @@ static int loop_step(sim *m, ga_repeat_slot *r, int in_a_row, int *pass_end)
 				m->cur = -1;
 			return 0;
 		}
+		/* a range only around the launches the set measures */
+		m->serialized += ga_loop_takes(&m->s, m->s.loop.pos);
 		*pass_end = ga_loop_advance(&m->s);
-		m->serialized++;
 		return 1;
 	}
 	if (!in_a_row)
@@ -568,15 +569,24 @@ static void long_loop(size_t len, size_t n_sets, long passes)
 	assert_int_equal(slot(&m, "_Z4tunev")->profiled, 1);
 	assert_int_equal(slot(&m, "_Z5extrav")->profiled, 1);
 	assert_int_equal(slot(&m, "_Z4evali0")->profiled, 1);
-	/* one replay per kernel: the step's, tuning, extra, 30 evaluation */
-	assert_int_equal(m.s.profiled - m.s.loop.launches, (long)distinct + 2 + 30);
-	assert_int_equal(replays_early, (long)distinct + 1);
-	assert_int_equal(m.s.loop.launches, (long)(n_sets - 1) * (long)distinct);
 	assert_int_equal(m.serialized, m.s.loop.serialized);
 	if (n_sets == 1) {
-		assert_int_equal(m.s.loop.passes, 0);
-		assert_int_equal(m.serialized, 0);
+		/* each kernel measured once, by its replay or by the loop: the
+		 * step's, tuning, extra, 30 evaluation */
+		assert_int_equal(m.s.profiled, (long)distinct + 2 + 30);
+		/* replays in the first two steps, before the step's loop, and of
+		 * the kernels launched only now and then (the evaluation pass's
+		 * 30, the extra launch) at their first launch after waiting
+		 * GA_LOOP_MAX_PERIOD launches for a loop */
+		assert_int_equal(replays_early + 30 + 1, m.s.profiled - m.s.loop.launches);
+		/* a range a kernel a pass, never a whole step */
+		assert_true(m.s.loop.serialized <=
+		            (m.s.loop.passes + m.s.loop.broken_passes) * (long)distinct);
 	} else {
+		/* one replay per kernel, the other sets from the loop */
+		assert_int_equal(m.s.profiled - m.s.loop.launches, (long)distinct + 2 + 30);
+		assert_int_equal(replays_early, (long)distinct + 1);
+		assert_int_equal(m.s.loop.launches, (long)(n_sets - 1) * (long)distinct);
 		/* a set measures a kernel at most once */
 		assert_true(m.s.loop.passes >= passes * (long)(n_sets - 1));
 		assert_true(m.s.loop.broken_passes >= 1);
@@ -755,8 +765,14 @@ static void tf_all_measured(sim *m, int variant, long lo, long hi)
  * step's loop took 4 sets of 7 passes, 28 steps with every launch in a
  * range (25,827 launches serialized; the H200 run did the same, at about
  * 1.2 s a step), then, under the budget, one set (7 steps, the loop x4.85
- * on the H200).  Now every kernel has every metric from its first launch,
- * and no step is serialized at all. */
+ * on the H200).  Then every kernel took every metric at its first launch,
+ * 7 replays with device memory saved and restored each time (about 170 ms
+ * a kernel in PyTorch, the process x1.77).  Now the kernels first seen once
+ * the program has shown a repeating iteration wait for a loop to measure
+ * them, a range each in 7 iterations, and every other launch of those
+ * iterations runs outside the ranges: every kernel measured once, fewer
+ * replays than kernels, and fewer ranges in all than one pass of the step
+ * used to serialize. */
 static void test_transformer_step(void **state)
 {
 	sim m;
@@ -765,9 +781,13 @@ static void test_transformer_step(void **state)
 	(void)state;
 	tf_run(&m, 100, 0, 1, 7, &st);
 	tf_all_measured(&m, 0, 1, 1);
-	assert_int_equal(m.serialized, 0);
-	assert_int_equal(m.s.loop.passes, 0);
-	assert_int_equal(m.s.loop.broken_passes, 0);
+	/* each kernel of the run (the step's, tuning, AdamW's state) once */
+	assert_int_equal(m.s.profiled, (long)m.s.n_repeats);
+	assert_true(m.s.loop.launches > 0);
+	assert_true(m.s.profiled - m.s.loop.launches < (long)m.s.n_repeats / 2);
+	assert_int_equal(m.serialized, m.s.loop.serialized);
+	assert_true(m.serialized < 909);
+	assert_true(m.serialized <= (m.s.loop.passes + m.s.loop.broken_passes) * TF_KERNELS);
 	assert_false(m.s.loop.off);
 	assert_int_equal(m.s.waiting, 0);
 	assert_null(ga_loop_budget_note(&m.s, buf, sizeof(buf)));
@@ -784,10 +804,12 @@ static void test_transformer_step(void **state)
  * backward, and inner loops are tried and rejected in the first steps.
  * Played with three metric sets of 7 passes (what --max-passes 7 makes of
  * a chip needing 21), so that the loop has sets to take.  Before, that
- * cost 7 broken passes and 25,796 launches serialized.  Now a broken pass
- * of an inner loop hands over to the step's loop once that has shown two
- * copies, none breaks after that, and the budget ends loop replay after
- * one set of the step, and the report says why. */
+ * cost 7 broken passes and 25,796 launches serialized.  A broken pass of
+ * an inner loop hands over to the step's loop once that has shown two
+ * copies and none breaks after that; with a range only around the
+ * launches the set measures, both other sets of every kernel fit the
+ * budget (with a range per launch of the step, the budget ended loop
+ * replay after one). */
 static void test_transformer_sub_period(void **state)
 {
 	sim m;
@@ -796,15 +818,15 @@ static void test_transformer_sub_period(void **state)
 	(void)state;
 	tf_run(&m, 100, 1, 3, 7, &st);
 	assert_int_equal(st.longest, 909);
-	tf_all_measured(&m, 1, 2, 5);
+	tf_all_measured(&m, 1, 3, 3);
 	assert_true(m.serialized <= GA_LOOP_BUDGET_SERIAL);
+	assert_int_equal(m.serialized, m.s.loop.serialized);
 	/* the inner loops tried in the first steps broke, not the step's */
 	assert_int_equal(st.broken_late, 0);
 	assert_true(m.s.loop.broken_passes < GA_LOOP_BUDGET_BROKEN);
 	assert_true(m.s.loop.aborted < GA_LOOP_MAX_FAILS);
-	assert_int_equal(m.s.loop.over, GA_LOOP_OVER_SERIAL);
-	assert_non_null(ga_loop_budget_note(&m.s, buf, sizeof(buf)));
-	assert_non_null(strstr(buf, "909-launch iteration"));
+	assert_int_equal(m.s.loop.over, GA_LOOP_WITHIN_BUDGET);
+	assert_null(ga_loop_budget_note(&m.s, buf, sizeof(buf)));
 	ga_sched_free(&m.s);
 }
 
