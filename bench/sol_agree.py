@@ -3,8 +3,10 @@
 run agree with the Speed-of-Light class of ncu's own SpeedOfLight section
 on the same program in the same session?
 
-Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV
+Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV [MIN_SHARE_PCT]
   PROFILE  gpuadvise's profile of the program (-o)
+  MIN_SHARE_PCT  only kernels holding at least this share of the GPU time
+           in gpuadvise's report (default 0: every kernel)
   NCU_CSV  ncu --section SpeedOfLight --csv output (metric labels or, with
            --print-metric-name name, metric names), best with
            --print-kernel-base mangled: ncu and gpuadvise demangle C++
@@ -95,6 +97,7 @@ def ncu_values(path):
 
 def main():
     ga, profile, sol_csv = sys.argv[1:4]
+    min_share = float(sys.argv[4]) / 100 if len(sys.argv) > 4 else 0.0
     try:
         rep = json.loads(subprocess.run([ga, "--import", profile, "-f", "json"],
                                         capture_output=True, text=True, check=True).stdout)
@@ -106,6 +109,8 @@ def main():
     # gpuadvise's kernels are (name, grid, block), as ncu's rows are.
     ours = {}
     for k in rep["kernels"]:
+        if k.get("share", 0) < min_share:
+            continue
         name = k.get("mangled") or k["name"] if mangled else key(k["name"])
         ours[(name, tuple(k["grid"]), tuple(k["block"]))] = (base(k["name"]), k["class"])
     agree = total = 0
