@@ -204,13 +204,14 @@ GA_PAIR("sfu-exp", "sfu-heavy-math", false,
 // poly-expanded (pipe-saturation): each power rebuilt by a loop of
 // multiplications (degree squared multiplies per point). Fast: Horner.
 //
-// poly-pow keeps sfu-heavy-math (25x measured, the rule did not fire): the
-// rule's fix names this case (Horner's rule instead of pow), and the slow
-// side's time is powf's full-precision sequence (XU 41 %, ALU 66 %, issue
-// 96 %), whose logarithm and exponential run on the XU with the
-// conversions powf makes for its integer-exponent test. The rule counts
-// those conversions as division or promotion work (transcendental share
-// 0), which is what kept it silent, not the label.
+// poly-pow keeps sfu-heavy-math (25x measured): the rule's fix names this
+// case (Horner's rule instead of pow), and the slow side's time is powf's
+// full-precision sequence (XU 41 %, ALU 66 %, issue 96 %, about 18 issued
+// instructions per MUFU), whose logarithm and exponential run on the XU.
+// The conversions powf makes for its integer-exponent test run off the XU
+// on Hopper; the first recorded run counted them as divisions, which kept
+// the rule silent until the division count was bounded by the XU and
+// integer instructions too.
 // ---------------------------------------------------------------------------
 namespace poly {
 const int DEG = 12, POINTS = 64;

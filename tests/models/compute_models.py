@@ -184,14 +184,44 @@ def transc_share(k):
     return clamp(max(xu_inst - promotions(k) - 3 * divisions(k), 0) / max(xu_inst, 1), 0, 1)
 
 
+def transc_insts(k):
+    """MUFU warp instructions: the XU's less promotions and divisions."""
+    return k("sm__inst_executed_pipe_xu.sum") * transc_share(k)
+
+
+def fp32_insts(k):
+    return (k(SASS % "ffma") + k(SASS % "fmul") + k(SASS % "fadd")) / max(lanes(k), 1)
+
+
+def mem_headroom(k, x):
+    """A fraction saved, no more than the memory part of the roofline."""
+    return clamp(x, 0.0, clamp(1 - mem(k) / 100, 0, 1))
+
+
 def sfu_heavy_math(k):
+    """Issue slots: after the fix the kernel takes as long as the busiest of
+    the issue of what is left, the XU work left and the units the fix leaves
+    alone, over its busiest unit now."""
     fires = k(XU) > 40 and sm_busy(k) >= 60 and transc_share(k) >= 0.5
 
     def model():
-        t = k(XU) / 100 * transc_share(k)
-        return (fit(k, t * (1 - xu_rate(k))),
-                fit(k, t * (1 - xu_rate(k)) * k(XU) / max(sm_busy(k), 1)),
-                fit(k, t))
+        n = k(WARP_INST)
+        xu_inst = k("sm__inst_executed_pipe_xu.sum")
+        m = transc_insts(k)
+        alone = max(k(LSU), mem(k), k(FP64), k(TENSOR))
+        busy = max(sm_busy(k), 1)
+        # avoided: one FP32 instruction per MUFU; the XU keeps the rest
+        avoided = max(k(ISSUE) * min(m / n, 1), k(XU) * (1 - transc_share(k)), alone)
+        # intrinsic: the FP32 beyond one per MUFU goes; XU and ALU keep theirs
+        wrapper = max(fp32_insts(k) - m, 0)
+        intrinsic = max(k(ISSUE) * (1 - min(wrapper / n, 1)), k(XU), k(ALU), alone)
+        # rewrite: one instruction per call of up to two MUFU; every XU
+        # instruction but the promotions' a transcendental
+        calls = (xu_inst - promotions(k)) / 2
+        rewrite = max(k(ISSUE) * min(calls / n, 1),
+                      k(XU) * clamp(promotions(k) / max(xu_inst, 1), 0, 1), alone)
+        return (mem_headroom(k, 1 - avoided / busy), mem_headroom(k, 1 - intrinsic / busy),
+                mem_headroom(k, 1 - rewrite / busy))
     return fires, model
 
 
@@ -312,8 +342,12 @@ def pipe_saturation(k):
     def model():
         b = stall_share(k, "math_pipe_throttle")
         nxt = max(min(k(FMA), k(ALU)), mem(k), k(FP64), k(XU), k(LSU))
-        return (fit(k, b), fit(k, min(b, 1 - k(ISSUE) / 100)),
-                fit(k, max(b, 1 - nxt / max(busy, 1))))
+        top = max(k(ISSUE), busy, 1)
+        # the overhead: integer instructions and FMUL/FADD pairs an FFMA does
+        overhead = (k(SASS % "integer") + min(k(SASS % "fmul"), k(SASS % "fadd"))) / max(lanes(k), 1)
+        left = max(k(ISSUE) * (1 - clamp(overhead / max(k(WARP_INST), 1), 0, 1)), nxt)
+        return (fit(k, 1 - left / top), fit(k, min(b, 1 - k(ISSUE) / 100)),
+                fit(k, max(b, 1 - nxt / top)))
     return fires, model
 
 
@@ -461,6 +495,10 @@ def profiles(srcdir, files=None):
     if not given:
         files = sorted(glob.glob(os.path.join(srcdir, "tests/fixtures/recorded/*.json")))
         files += sorted(glob.glob(os.path.join(srcdir, "tests/fixtures/models/*.json")))
+        # The accuracy bench's recorded run: each slow side's report embeds
+        # its profile (the pairs where sfu-heavy-math and pipe-saturation
+        # fire on real routines and loops).
+        files += sorted(glob.glob(os.path.join(srcdir, "bench/accuracy/recorded/*.json")))
     for path in files:
         with open(path) as fh:
             doc = json.load(fh)
@@ -470,6 +508,8 @@ def profiles(srcdir, files=None):
                 yield "%s/%s" % (name, v["name"]), v["profile"]
         elif doc.get("format") == "gpuadvise-profile":
             yield name, doc
+        elif doc.get("format") == "gpuadvise-report" and "profile" in doc:
+            yield name, doc["profile"]
     if not given:
         yield from derived(srcdir)
 
