@@ -326,13 +326,23 @@ def tensor_cores_unused(k):
              and max(k(FMA), l1_busy()) >= 50)
 
     def model():
-        l1 = l1_busy()
-        frac = k.peaks["FP32"] / k.peaks["tensor"]
+        """The WMMA example's fragment loads at the L1 roof: 1 KiB (two
+        16x16 half fragments) per 16x16x16 product of 8192 FLOP, 16 bytes
+        per L1 wavefront, one wavefront per SM cycle; no faster than the
+        DRAM bytes at the peak bandwidth."""
         flops = sum(k(SASS % op) for op in ("fadd", "fmul", "hadd", "hmul")) \
             + 2 * (k(SASS % "ffma") + k(SASS % "hfma"))
-        roof = flops / k.peaks["tensor"] * 1e9 / max(k.mean_duration(), 1)
-        return (fit(k, max(k(FMA), l1) / 100 * (1 - frac)),
-                fit(k, k(FMA) / 100 * (1 - frac)), fit(k, 1 - roof))
+        wavefronts = flops / 8192 * 1024 / 16
+        per_s = k.device["sm_count"] * k("l1tex__cycles_elapsed.avg.per_second")
+        frag_ns = wavefronts / per_s * 1e9
+        dram_ns = k("dram__bytes.sum") / (k.device["mem_bandwidth_gbs"] * 1e9) * 1e9
+        t = max(k.mean_duration(), 1)
+
+        def saved(ns):
+            return clamp(1 - max(ns, dram_ns) / t, 0, 1)
+        # low: the L1 at the classifier's throughput line (60 %); high: 2x2
+        # tiles per warp, each fragment loaded for two products
+        return saved(frag_ns), saved(frag_ns / 0.6), saved(frag_ns / 2)
     return fires, model
 
 
