@@ -48,6 +48,7 @@ class Kernel:
             if den > 0:
                 self.values[name] = num / den
         self.mean_ns = kernel["mean_ns"]
+        self.launch0 = launches[0]     # the engine's launch__* come from the first
         self.device = profile["device"]
         self.peaks = report["roofline"]["flops_per_s"]
         self.bws = report["roofline"]["bytes_per_s"]
@@ -259,8 +260,15 @@ def thread_divergence(k):
     fires = k(WARP_INST) > 0 and threads_per_inst(k) < 24
 
     def model():
+        """Lanes: the waves' full part shrinks by the idle-lane share; the
+        ramp and tail (warp slots the occupancy permits left empty) stay."""
         idle = 1 - threads_per_inst(k) / 32
-        return fit(k, idle), fit(k, idle * clamp(sm_busy(k) / 100, 0, 1)), fit(k, idle)
+        warps = k("sm__warps_active.avg.pct_of_peak_sustained_active")
+        launch = k.launch0.get("occupancy") or {}
+        permitted = launch.get("theoretical_pct") or 100.0
+        fill = clamp(warps / permitted, 0, 1)
+        return (fit(k, idle * fill), fit(k, idle * fill * clamp(sm_busy(k) / 100, 0, 1)),
+                fit(k, idle))
     return fires, model
 
 
