@@ -296,9 +296,23 @@ def warp_shuffle_reduction(k):
              and threads_per_inst(k) < 31 and k(FMA) < 40 and glob_mem < 80)
 
     def model():
-        est, low, high = gpa(k, stall_share(k, "barrier"))
-        pipe = k("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed") / 100
-        return est, low, max(high, fit(k, pipe))
+        """Instruction count: each tree level is 10 warp instructions, 3 of
+        them shared loads and stores on the LSU pipe (one warp instruction
+        per SM cycle against four issue slots); the shuffle form issues 12
+        per warp instead of 10 per level."""
+        issue = k(ISSUE) / 100
+        lsu_insts = k(LSU) / 100 / 4 / max(issue, 1e-5)
+        global_insts = (k("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+                        + k("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")) / max(k(WARP_INST), 1)
+        tree = clamp((lsu_insts - global_insts) * 10 / 3, 0, 1)
+        block = k.launch0["block"][0] * k.launch0["block"][1] * k.launch0["block"][2]
+        levels = 5
+        while levels < 10 and 2 ** levels < block:
+            levels += 1
+        saved = tree * (1 - 12 / (10 * levels))
+        latency_hiding = gpa(k, stall_share(k, "barrier"))[0]
+        return (max(fit(k, saved), latency_hiding), fit(k, issue * saved),
+                fit(k, 1 - issue * (1 - saved)))
     return fires, model
 
 
