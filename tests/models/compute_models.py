@@ -282,7 +282,27 @@ def barrier_stalls(k):
     fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.2
              and not (smem_per_inst(k) >= 0.05 and k(FMA) < 40 and threads_per_inst(k) < 31)
              and sm_busy(k) < 60 and mem(k) < 60)
-    return fires, lambda: gpa(k, stall_share(k, "barrier"))
+
+    def other_insts():
+        """The share of issued instructions no counted class explains: the
+        most the barrier instructions can be (1/2 without the counts)."""
+        try:
+            ops = ("fadd", "fmul", "ffma", "hadd", "hmul", "hfma", "dadd", "dmul", "dfma", "integer")
+            threads = sum(k(SASS % op) for op in ops) \
+                + k("smsp__sass_thread_inst_executed_op_conversion_pred_on.sum")
+            counted = (threads / max(threads_per_inst(k), 1) / max(k(WARP_INST), 1)
+                       + k(LSU) / max(4 * k(ISSUE), 0.001)
+                       + k("sm__inst_executed_pipe_xu.sum") / max(k(WARP_INST), 1))
+            return clamp(1 - counted, 0, 1)
+        except Missing:
+            return 0.5
+
+    def model():
+        est, low, seq = gpa(k, stall_share(k, "barrier"))
+        # high: the barriers and their instructions gone, the rest issued
+        # at the full rate; at least the sequential form
+        return est, low, max(seq, fit(k, 1 - k(ISSUE) / 100 * (1 - other_insts())))
+    return fires, model
 
 
 def warp_shuffle_reduction(k):
