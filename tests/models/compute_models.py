@@ -233,7 +233,23 @@ def fp64_in_fp32_code(k):
 
         def within(x):
             return clamp(x, 0, cap)
-        return (within((1 - fp32 / max(bind / 100, 0.01)) * bound),
+        # A double routine: n FP64 instructions per promoted value (two
+        # conversions), at most 200; a float routine does its work in 24/53
+        # of the instructions it does not share with FP32 arithmetic and
+        # the LSU, issued without the FP64 pipe's throttle stalls.
+        n = fp64_insts(k) / max(promo / 2, 1)
+        routine = clamp(1 - 1 / max(n, 1), 0, 1) if n <= 200 else 0.0
+        fp32_ops = sum(k(SASS % op) for op in ("fadd", "fmul", "ffma", "hadd", "hmul", "hfma"))
+        shortened = clamp(1 - fp32_ops / max(lanes(k), 1) / max(k(WARP_INST), 1)
+                          - k(LSU) / max(4 * k(ISSUE), 0.001), 0, 1)
+        try:
+            throttle = clamp(k("smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio")
+                             / k("smsp__average_warp_latency_per_inst_issued.ratio"), 0, 1)
+        except Missing:
+            throttle = 0.0
+        routine_time = (1 - routine * shortened * (1 - 24 / 53)) * max(k(ISSUE) / 100, 1 - throttle)
+        pipe = (1 - fp32 / max(bind / 100, 0.01)) * bound
+        return (within(max(pipe, 1 - routine_time)),
                 within(bind / 100 - fp32),
                 within((1 - other / max(bind, 1)) * bound))
     return fires, model
