@@ -48,6 +48,7 @@ class Kernel:
             if den > 0:
                 self.values[name] = num / den
         self.mean_ns = kernel["mean_ns"]
+        self.launch0 = launches[0]     # the engine's launch__* come from the first
         self.device = profile["device"]
         self.peaks = report["roofline"]["flops_per_s"]
         self.bws = report["roofline"]["bytes_per_s"]
@@ -262,7 +263,23 @@ def fp64_in_fp32_code(k):
 
         def within(x):
             return clamp(x, 0, cap)
-        return (within((1 - fp32 / max(bind / 100, 0.01)) * bound),
+        # A double routine: n FP64 instructions per promoted value (two
+        # conversions), at most 200; a float routine does its work in 24/53
+        # of the instructions it does not share with FP32 arithmetic and
+        # the LSU, issued without the FP64 pipe's throttle stalls.
+        n = fp64_insts(k) / max(promo / 2, 1)
+        routine = clamp(1 - 1 / max(n, 1), 0, 1) if n <= 200 else 0.0
+        fp32_ops = sum(k(SASS % op) for op in ("fadd", "fmul", "ffma", "hadd", "hmul", "hfma"))
+        shortened = clamp(1 - fp32_ops / max(lanes(k), 1) / max(k(WARP_INST), 1)
+                          - k(LSU) / max(4 * k(ISSUE), 0.001), 0, 1)
+        try:
+            throttle = clamp(k("smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio")
+                             / k("smsp__average_warp_latency_per_inst_issued.ratio"), 0, 1)
+        except Missing:
+            throttle = 0.0
+        routine_time = (1 - routine * shortened * (1 - 24 / 53)) * max(k(ISSUE) / 100, 1 - throttle)
+        pipe = (1 - fp32 / max(bind / 100, 0.01)) * bound
+        return (within(max(pipe, 1 - routine_time)),
                 within(bind / 100 - fp32),
                 within((1 - other / max(bind, 1)) * bound))
     return fires, model
@@ -289,8 +306,15 @@ def thread_divergence(k):
     fires = k(WARP_INST) > 0 and threads_per_inst(k) < 24
 
     def model():
+        """Lanes: the waves' full part shrinks by the idle-lane share; the
+        ramp and tail (warp slots the occupancy permits left empty) stay."""
         idle = 1 - threads_per_inst(k) / 32
-        return fit(k, idle), fit(k, idle * clamp(sm_busy(k) / 100, 0, 1)), fit(k, idle)
+        warps = k("sm__warps_active.avg.pct_of_peak_sustained_active")
+        launch = k.launch0.get("occupancy") or {}
+        permitted = launch.get("theoretical_pct") or 100.0
+        fill = clamp(warps / permitted, 0, 1)
+        return (fit(k, idle * fill), fit(k, idle * fill * clamp(sm_busy(k) / 100, 0, 1)),
+                fit(k, idle))
     return fires, model
 
 
@@ -304,7 +328,27 @@ def barrier_stalls(k):
     fires = (k(ISSUE) > 0 and stall_share(k, "barrier") > 0.2
              and not (smem_per_inst(k) >= 0.05 and k(FMA) < 40 and threads_per_inst(k) < 31)
              and sm_busy(k) < 60 and mem(k) < 60)
-    return fires, lambda: gpa(k, stall_share(k, "barrier"))
+
+    def other_insts():
+        """The share of issued instructions no counted class explains: the
+        most the barrier instructions can be (1/2 without the counts)."""
+        try:
+            ops = ("fadd", "fmul", "ffma", "hadd", "hmul", "hfma", "dadd", "dmul", "dfma", "integer")
+            threads = sum(k(SASS % op) for op in ops) \
+                + k("smsp__sass_thread_inst_executed_op_conversion_pred_on.sum")
+            counted = (threads / max(threads_per_inst(k), 1) / max(k(WARP_INST), 1)
+                       + k(LSU) / max(4 * k(ISSUE), 0.001)
+                       + k("sm__inst_executed_pipe_xu.sum") / max(k(WARP_INST), 1))
+            return clamp(1 - counted, 0, 1)
+        except Missing:
+            return 0.5
+
+    def model():
+        est, low, seq = gpa(k, stall_share(k, "barrier"))
+        # high: the barriers and their instructions gone, the rest issued
+        # at the full rate; at least the sequential form
+        return est, low, max(seq, fit(k, 1 - k(ISSUE) / 100 * (1 - other_insts())))
+    return fires, model
 
 
 def warp_shuffle_reduction(k):
@@ -318,9 +362,23 @@ def warp_shuffle_reduction(k):
              and threads_per_inst(k) < 31 and k(FMA) < 40 and glob_mem < 80)
 
     def model():
-        est, low, high = gpa(k, stall_share(k, "barrier"))
-        pipe = k("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed") / 100
-        return est, low, max(high, fit(k, pipe))
+        """Instruction count: each tree level is 10 warp instructions, 3 of
+        them shared loads and stores on the LSU pipe (one warp instruction
+        per SM cycle against four issue slots); the shuffle form issues 12
+        per warp instead of 10 per level."""
+        issue = k(ISSUE) / 100
+        lsu_insts = k(LSU) / 100 / 4 / max(issue, 1e-5)
+        global_insts = (k("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+                        + k("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum")) / max(k(WARP_INST), 1)
+        tree = clamp((lsu_insts - global_insts) * 10 / 3, 0, 1)
+        block = k.launch0["block"][0] * k.launch0["block"][1] * k.launch0["block"][2]
+        levels = 5
+        while levels < 10 and 2 ** levels < block:
+            levels += 1
+        saved = tree * (1 - 12 / (10 * levels))
+        latency_hiding = gpa(k, stall_share(k, "barrier"))[0]
+        return (max(fit(k, saved), latency_hiding), fit(k, issue * saved),
+                fit(k, 1 - issue * (1 - saved)))
     return fires, model
 
 
@@ -360,13 +418,23 @@ def tensor_cores_unused(k):
              and max(k(FMA), l1_busy()) >= 50)
 
     def model():
-        l1 = l1_busy()
-        frac = k.peaks["FP32"] / k.peaks["tensor"]
+        """The WMMA example's fragment loads at the L1 roof: 1 KiB (two
+        16x16 half fragments) per 16x16x16 product of 8192 FLOP, 16 bytes
+        per L1 wavefront, one wavefront per SM cycle; no faster than the
+        DRAM bytes at the peak bandwidth."""
         flops = sum(k(SASS % op) for op in ("fadd", "fmul", "hadd", "hmul")) \
             + 2 * (k(SASS % "ffma") + k(SASS % "hfma"))
-        roof = flops / k.peaks["tensor"] * 1e9 / max(k.mean_duration(), 1)
-        return (fit(k, max(k(FMA), l1) / 100 * (1 - frac)),
-                fit(k, k(FMA) / 100 * (1 - frac)), fit(k, 1 - roof))
+        wavefronts = flops / 8192 * 1024 / 16
+        per_s = k.device["sm_count"] * k("l1tex__cycles_elapsed.avg.per_second")
+        frag_ns = wavefronts / per_s * 1e9
+        dram_ns = k("dram__bytes.sum") / (k.device["mem_bandwidth_gbs"] * 1e9) * 1e9
+        t = max(k.mean_duration(), 1)
+
+        def saved(ns):
+            return clamp(1 - max(ns, dram_ns) / t, 0, 1)
+        # low: the L1 at the classifier's throughput line (60 %); high: 2x2
+        # tiles per warp, each fragment loaded for two products
+        return saved(frag_ns), saved(frag_ns / 0.6), saved(frag_ns / 2)
     return fires, model
 
 
