@@ -49,7 +49,7 @@ def strip(prof, keep):
 def classes(ga, prof):
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(prof, f)
-    out = subprocess.run([ga, "--import", f.name, "-f", "json"], capture_output=True, text=True)
+    out = subprocess.run([ga, "--import", f.name, "--format", "json"], capture_output=True, text=True)
     os.unlink(f.name)
     return json.loads(out.stdout)
 

@@ -105,7 +105,7 @@ run_train2() { # name, script options...
 		for tool in $tools; do
 			case $tool in
 			plain) set -- "${cmd[@]}";;
-			ga) set -- "$GA" --log-file /dev/null -o "$T/t2.json" "${cmd[@]}";;
+			ga) set -- "$GA" -f --log-file /dev/null -o "$T/t2.json" "${cmd[@]}";;
 			sol) set -- ncu --section SpeedOfLight --csv --print-kernel-base mangled \
 				--launch-count "$n" --log-file "$T/t2.sol.csv" "${cmd[@]}";;
 			esac

@@ -99,7 +99,7 @@ def main():
     ga, profile, sol_csv = sys.argv[1:4]
     min_share = float(sys.argv[4]) / 100 if len(sys.argv) > 4 else 0.0
     try:
-        rep = json.loads(subprocess.run([ga, "--import", profile, "-f", "json"],
+        rep = json.loads(subprocess.run([ga, "--import", profile, "--format", "json"],
                                         capture_output=True, text=True, check=True).stdout)
         sol, mangled = ncu_values(sol_csv)
     except (OSError, ValueError, subprocess.CalledProcessError) as e:
