@@ -287,8 +287,8 @@ void loop_exit_launch(void)
 		if (range_decode(cs, &dropped) != CUPTI_SUCCESS || dropped ||
 		    ga_host_num_ranges(loop_rp.cdata, loop_rp.cdata_size, &nranges, &err) != 0 ||
 		    nranges != sched.loop.n_sel) {
-			/* Kernels launched outside the callbacks (a CUDA graph's)
-			 * would be ranges too. */
+			/* The passes did not push the same ranges: the values
+			 * cannot be placed. */
 			loop_abort(1);
 			return;
 		}
