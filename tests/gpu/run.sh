@@ -406,6 +406,13 @@ else
 	echo "ok - # SKIP operations from NVTX ranges: torch is not installed"
 fi
 
+# 8. A real training loop: the transformer, step by step and as a CUDA
+# graph (tests/gpu/train2.sh; skipped without torch).
+GPUADVISE=$GA "$HERE/train2.sh" >"$T/train2.out" 2>&1
+st=$?
+cat "$T/train2.out"
+[ $st -ne 77 ] && fails=$((fails + st))
+
 echo "$fails failed"
 rm -rf "$T"
 [ $fails -eq 0 ]
