@@ -67,11 +67,14 @@ chmod +x "$T/bin/"*.sh
 
 PIDS=$T/pids
 export PIDS
-# env(1) of coreutils 8.31 or later resets SIGINT and execs at once.
-if env --default-signal=INT true 2>/dev/null; then
-	DEFAULT_INT="env --default-signal=INT"
+# env(1) of coreutils 8.31 or later resets the signals and execs at once.
+# SIGHUP and SIGTERM too: under nohup SIGHUP comes ignored, and gpuadvise
+# keeps a signal ignored at its start ignored (by design), so the SIGHUP
+# check would hang for the test's environment, not for gpuadvise's.
+if env --default-signal=INT,HUP,TERM true 2>/dev/null; then
+	DEFAULT_INT="env --default-signal=INT,HUP,TERM"
 else
-	printf 'import os, signal, sys\nsignal.signal(signal.SIGINT, signal.SIG_DFL)\n%s\n' \
+	printf 'import os, signal, sys\nfor s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):\n    signal.signal(s, signal.SIG_DFL)\n%s\n' \
 		'os.execv(sys.argv[1], sys.argv[1:])' >"$T/default-int.py"
 	DEFAULT_INT="python3 $T/default-int.py"
 fi
