@@ -226,7 +226,8 @@ int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
 		return GA_EXIT_USAGE;
 	}
 	printf("%s: %s\n", r->id, r->title);
-	printf("class %s, order %d (lower is fixed first), severity %s, expected speedup %g-%gx\n",
+	printf("class %s, order %d (lower is fixed first), severity %s, typical speedup %g-%gx "
+	       "(each finding's range comes from the model below)\n",
 	       ga_class_name(r->klass), r->checklist, ga_severity_name(r->severity),
 	       r->speedup_min, r->speedup_max);
 	printf("file: %s\n", r->path ? r->path : "?");

@@ -151,6 +151,8 @@ cases() {
 0 out 'applies to: cublas, cudnn, cutlass, triton, aten'    --explain framework-tf32
 0 out '^  mem = max\(dram__throughput'                  --explain uncoalesced-global-access
 0 out '^Source lines measured when: wasted_share_wide >= 0\.1$' --explain uncoalesced-global-access
+# the rule file's stock range is labelled as typical, not as this kernel's
+0 out 'severity high, typical speedup 2-10x \(each finding.s range comes from the model below\)$' --explain uncoalesced-global-access
 2 err "no rule 'no-such-rule'"                           --explain no-such-rule
 0 out '^ID +CLASS +ORDER +SEVERITY +TITLE'               --list-rules
 0 out '^uncoalesced-global-access +memory +1 +high'      --list-rules
