@@ -17,21 +17,9 @@
 # Environment (tests/meson.build sets them): GPUADVISE, SRCDIR, FAKECUDA_DIR.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$(cd "$here/../.." && pwd)}
-GPUADVISE=${GPUADVISE:-$SRCDIR/build/gpuadvise}
-FAKECUDA_DIR=${FAKECUDA_DIR:-$SRCDIR/build/tests}
-NO_COLOR=1
-export NO_COLOR
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpuadvise-habits.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
-XDG_CONFIG_HOME=$T/config
-export XDG_CONFIG_HOME
-unset GPUADVISE_RULES_DIR GPUADVISE_MAX_INPUT
-REC=$SRCDIR/tests/fixtures/recorded
-mkdir -p "$T/tmp"
-
 . "$here/tap.sh"
+cli_setup habits
+REC=$SRCDIR/tests/fixtures/recorded
 
 # run ARGS...: gpuadvise (stand-in driver, private TMPDIR) from $T; stdout
 # in $T/out, stderr in $T/err, status in $rc.

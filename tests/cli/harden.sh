@@ -21,20 +21,9 @@
 # Environment (tests/meson.build sets them): GPUADVISE, SRCDIR, FAKECUDA_DIR.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$(cd "$here/../.." && pwd)}
-GPUADVISE=${GPUADVISE:-$SRCDIR/build/gpuadvise}
-FAKECUDA_DIR=${FAKECUDA_DIR:-$SRCDIR/build/tests}
-NO_COLOR=1
-export NO_COLOR
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpuadvise-harden.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
-XDG_CONFIG_HOME=$T/config
-export XDG_CONFIG_HOME
-unset GPUADVISE_RULES_DIR GPUADVISE_MAX_INPUT
-REC=$SRCDIR/tests/fixtures/recorded
-
 . "$here/tap.sh"
+cli_setup harden
+REC=$SRCDIR/tests/fixtures/recorded
 
 # run SECONDS ARGS...: timed_run (tap.sh).
 run() {

@@ -20,19 +20,9 @@
 # Environment (tests/meson.build sets them): GPUADVISE, SRCDIR.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$(cd "$here/../.." && pwd)}
-GPUADVISE=${GPUADVISE:-$SRCDIR/build/gpuadvise}
-NO_COLOR=1
-export NO_COLOR
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpuadvise-limits.XXXXXX") || exit 1
-trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
-XDG_CONFIG_HOME=$T/config
-export XDG_CONFIG_HOME
-unset GPUADVISE_RULES_DIR
-REC=$SRCDIR/tests/fixtures/recorded
-
 . "$here/tap.sh"
+cli_setup limits
+REC=$SRCDIR/tests/fixtures/recorded
 
 # run SECONDS ARGS...: timed_run (tap.sh).
 run() {

@@ -11,20 +11,10 @@
 # Environment (tests/meson.build sets them): GPUADVISE, SRCDIR, FAKECUDA_DIR.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-SRCDIR=${SRCDIR:-$(cd "$here/../.." && pwd)}
-GPUADVISE=${GPUADVISE:-$SRCDIR/build/gpuadvise}
-FAKECUDA_DIR=${FAKECUDA_DIR:-$SRCDIR/build/tests}
-NO_COLOR=1
-export NO_COLOR
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpuadvise-nvtx.XXXXXX") || exit 1
-trap 'rm -rf "$T"' EXIT INT TERM
-XDG_CONFIG_HOME=$T/config
-export XDG_CONFIG_HOME
-unset GPUADVISE_RULES_DIR NVTX_INJECTION64_PATH
-mkdir -p "$T/tmp" "$T/bin"
-
 . "$here/tap.sh"
+cli_setup nvtx
+unset NVTX_INJECTION64_PATH
+mkdir -p "$T/bin"
 
 run() {
 	(cd "$T" && TMPDIR=$T/tmp LD_LIBRARY_PATH=$FAKECUDA_DIR NVTX_ENV_OUT=$T/env \

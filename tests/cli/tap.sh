@@ -1,5 +1,25 @@
 # tests/cli/tap.sh: the "ok -" / "not ok -" lines and counters of the
-# command-line test scripts (sourced by run.sh and limits.sh).
+# command-line test scripts (sourced by run.sh, limits.sh, habits.sh,
+# harden.sh and nvtx.sh), and their common set-up (cli_setup).
+# cli_setup NAME: the environment of a stand-alone test script ($here is
+# its directory): SRCDIR, GPUADVISE and FAKECUDA_DIR default to the source
+# tree's build, no colours, a private directory $T (removed at exit, made
+# writable first) holding the config home and $T/tmp, and no rules
+# directory or input limit from the caller's environment.
+cli_setup() {
+	SRCDIR=${SRCDIR:-$(cd "$here/../.." && pwd)}
+	GPUADVISE=${GPUADVISE:-$SRCDIR/build/gpuadvise}
+	FAKECUDA_DIR=${FAKECUDA_DIR:-$SRCDIR/build/tests}
+	NO_COLOR=1
+	export NO_COLOR
+	T=$(mktemp -d "${TMPDIR:-/tmp}/gpuadvise-$1.XXXXXX") || exit 1
+	trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT INT TERM
+	XDG_CONFIG_HOME=$T/config
+	export XDG_CONFIG_HOME
+	unset GPUADVISE_RULES_DIR GPUADVISE_MAX_INPUT
+	mkdir -p "$T/tmp"
+}
+
 passed=0
 failed=0
 skipped=0
