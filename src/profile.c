@@ -132,11 +132,47 @@ ga_launch *ga_profile_add_launch(ga_profile *p)
 	l = &p->launches[p->n_launches++];
 	memset(l, 0, sizeof(*l));
 	l->duration_ns = NAN;
+	l->range_ns = NAN;
 	l->metric_set = -1;
 	l->values = ga_xmalloc(p->n_metrics * sizeof(*l->values));
 	for (i = 0; i < p->n_metrics; i++)
 		l->values[i] = NAN;
 	return l;
+}
+
+double ga_launch_range_correct(const char *const *names, size_t n, double *values,
+                               double *duration_ns)
+{
+	long dur = -1, act = -1, ela = -1;
+	double range, f;
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(names[i], "gpu__time_duration.sum") == 0)
+			dur = (long)i;
+		else if (strcmp(names[i], "gr__cycles_active.max") == 0)
+			act = (long)i;
+		else if (strcmp(names[i], "gr__cycles_elapsed.max") == 0)
+			ela = (long)i;
+	}
+	if (dur < 0 || act < 0 || ela < 0 || !(values[dur] > 0) || !(values[act] > 0) ||
+	    !(values[ela] > values[act] * 1.02))
+		return NAN;
+	range = values[dur];
+	f = values[ela] / values[act];
+	for (size_t i = 0; i < n; i++) {
+		const char *m = names[i];
+		if (!isfinite(values[i]) || (long)i == dur)
+			continue;
+		if (strstr(m, "pct_of_peak_sustained_elapsed"))
+			values[i] = fmin(values[i] * f, 100);
+		else if (strstr(m, "per_cycle_elapsed") ||
+		         (strstr(m, ".per_second") && !strstr(m, "cycles_elapsed")))
+			values[i] *= f;
+	}
+	values[dur] = range / f;
+	if (duration_ns)
+		*duration_ns = values[dur];
+	return range;
 }
 
 double ga_launch_total_threads(const ga_launch *l)

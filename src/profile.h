@@ -71,6 +71,11 @@ typedef struct {
 	uint64_t stream;         /* stream id, 0 = default */
 	int context;             /* context id */
 	double duration_ns;      /* gpu__time_duration.sum, NAN if unknown */
+	/* A launch measured in a range of its own inside a loop's iteration
+	 * (loop replay): the range's duration, GPU idle time included, before
+	 * ga_launch_range_correct took the kernel's own time; NAN when not
+	 * corrected. */
+	double range_ns;
 	int metric_set;          /* which metric set measured it (0-based), -1 unknown */
 	/* Theoretical occupancy, computed from launch configuration and device
 	 * limits (not a CUPTI metric). */
@@ -131,6 +136,21 @@ size_t ga_profile_append_metric(ga_profile *p, const char *name);
 /* Append a zeroed launch with values all NAN; returns it (valid until next append). */
 ga_launch *ga_profile_add_launch(ga_profile *p);
 double ga_launch_total_threads(const ga_launch *l);
+/* A range around one launch, pushed on the CPU (loop replay), also holds
+ * the GPU's idle time until the launch arrives: its gpu__time_duration is
+ * that of the range (5 to 25 times a small kernel's own on an H200), and
+ * every metric normalised by elapsed cycles is diluted by the same ratio.
+ * The graphics engine's cycles tell the two apart: gr__cycles_active.max
+ * counts those it had work, gr__cycles_elapsed.max all of the range's (in
+ * kernel replay they are equal).  With both measured and the range more
+ * than 2 % idle, the duration becomes duration x active / elapsed and the
+ * elapsed-normalised values (names holding "pct_of_peak_sustained_elapsed"
+ * or "per_cycle_elapsed", and per-second rates other than clocks) are
+ * scaled by elapsed / active, percentages capped at 100.  values[] is
+ * indexed like names[].  Returns the range's duration when it corrected,
+ * NAN otherwise; *duration_ns gets the corrected one. */
+double ga_launch_range_correct(const char *const *names, size_t n, double *values,
+                               double *duration_ns);
 /* The resource allowing the fewest blocks per SM, from the occ_limit_* values:
  * "blocks", "warps", "registers" or "shared_memory".  Ties go to the launch
  * shape first (blocks, then warps): a 32-thread block with no shared memory

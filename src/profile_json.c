@@ -260,6 +260,8 @@ void *ga_launch_to_json(const ga_profile *p, const ga_launch *l)
 	put_int(o, "stream", l->stream > (uint64_t)INT64_MAX ? INT64_MAX : (long long)l->stream);
 	put_int(o, "context", l->context);
 	put(o, "duration_ns", jnumber(l->duration_ns));
+	if (isfinite(l->range_ns))
+		put(o, "range_ns", jnumber(l->range_ns));
 	if (l->metric_set >= 0)
 		put_int(o, "metric_set", l->metric_set);
 	if (l->nvtx)
@@ -654,6 +656,7 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, ga_map *ix)
 
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.duration_ns = NAN;
+	tmp.range_ns = NAN;
 	tmp.metric_set = -1;
 	if (!json_is_object(o)) {
 		field_fail(c, "", "expected an object");
@@ -671,6 +674,7 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, ga_map *ix)
 	    get_integer(c, o, "stream", 0, 0, LLONG_MAX, &stream) ||
 	    get_int(c, o, "context", 0, INT_MIN, &tmp.context) ||
 	    get_double(c, o, "duration_ns", &tmp.duration_ns) ||
+	    get_double(c, o, "range_ns", &tmp.range_ns) ||
 	    get_int(c, o, "metric_set", 0, 0, &tmp.metric_set) ||
 	    get_string(c, o, "nvtx", 0, &tmp.nvtx))
 		goto out;

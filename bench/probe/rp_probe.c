@@ -1132,6 +1132,85 @@ static void urange(mset *m)
 	urange_run(m, L, S, CUPTI_UserRange);
 }
 
+/* T17 (PROBE_REUSE=1): can one range-profiler object serve several loops?
+ * The injection library creates a fresh object for each loop it measures
+ * (170 to 210 ms at its first start).  Here one object, enabled once, is
+ * configured again with the same metric set for rounds of user replay with
+ * user ranges: a new counter-data image sized for S ranges, SetConfig
+ * (passIndex 0), passes until all are submitted, decode.  The rounds use
+ * different S (different launches selected, different range counts), and
+ * one is abandoned after two passes (a loop's pass broken).  Each round prints
+ * the first start's time and every range's values: instructions and DRAM
+ * bytes must be those of the round's own selected launches (n = N/16 *
+ * (1..4)). */
+static void reuse_round_n(mset *m, int L, int S, const char *label, int max_passes);
+static void reuse_round(mset *m, int L, int S, const char *label)
+{
+	reuse_round_n(m, L, S, label, 12);
+}
+
+static void reuse_round_n(mset *m, int L, int S, const char *label, int max_passes)
+{
+	cdata c = cd_new_ranges(m, (size_t)S);
+	CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+	int all = 0;
+	double t0 = now_ms();
+
+	cd_init(&c);
+	p.pRangeProfilerObject = rp;
+	p.configSize = m->cfg_size;
+	p.pConfig = m->cfg;
+	p.counterDataImageSize = c.size;
+	p.pCounterDataImage = c.d;
+	p.range = CUPTI_UserRange;
+	p.replayMode = CUPTI_UserReplay;
+	p.maxRangesPerPass = (size_t)S;
+	p.numNestingLevels = 1;
+	p.minNestingLevel = 1;
+	p.passIndex = 0;
+	p.targetNestingLevel = 1;
+	cp(cuptiRangeProfilerSetConfig(&p), "setconfig");
+	printf("T17 %s: user ranges, %d of %d launches, setup %.1f ms\n", label, S, L, now_ms() - t0);
+	for (int pass = 0; pass < max_passes && !all; pass++) {
+		CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+		CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+		double a = now_ms(), b, d;
+		st.pRangeProfilerObject = rp;
+		cp(cuptiRangeProfilerStart(&st), "start");
+		b = now_ms();
+		urange_step(L, S, S, 1);
+		d = now_ms();
+		sp.pRangeProfilerObject = rp;
+		cp(cuptiRangeProfilerStop(&sp), "stop");
+		CK(cuCtxSynchronize());
+		all = sp.isAllPassSubmitted;
+		printf("    pass %d: start %.1f, launches %.1f, stop+sync %.1f ms; all %d\n", pass,
+		       b - a, d - b, now_ms() - d, all);
+	}
+	if (all)
+		decode_ranges(m, &c);
+	else
+		printf("    abandoned after %d passes (no decode)\n", max_passes);
+	free(c.d);
+}
+
+static void reuse(mset *m)
+{
+	int L = getenv("PROBE_L") ? atoi(getenv("PROBE_L")) : 200;
+	double t = now_ms();
+
+	enable();
+	printf("T17 enable %.1f ms\n", now_ms() - t);
+	reuse_round(m, L, 10, "round 1 (10 ranges)");
+	reuse_round_n(m, L, 8, "round 1b (8 ranges, abandoned after 2 passes)", 2);
+	reuse_round(m, L, 5, "round 2 (5 ranges, other launches)");
+	/* Kernel replay on this object after user replay: SIGSEGV inside
+	 * CUPTI (H200, CUPTI 13.0, 2026-11-25), so the injection library
+	 * still takes a fresh object for kernel replay. */
+	reuse_round(m, L, 20, "round 3 (20 ranges)");
+	disable();
+}
+
 int main(int argc, char **argv)
 {
 	CUdevice dev;
@@ -1203,6 +1282,11 @@ int main(int argc, char **argv)
 		printf("plain launch + sync %.2f ms\n", now_ms() - t);
 	}
 
+	if (getenv("PROBE_REUSE")) {
+		reuse(&A);   /* T17 */
+		printf("done\n");
+		return 0;
+	}
 	if (getenv("PROBE_URANGE")) {
 		urange(&A);   /* T16 */
 		printf("done\n");

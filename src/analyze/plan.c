@@ -8,6 +8,10 @@
 #include "roofline.h"
 
 #define M_DURATION "gpu__time_duration.sum"
+/* The graphics engine's active and elapsed cycles: the kernel's own share
+ * of a loop's range (ga_launch_range_correct); they cost no pass. */
+#define M_GR_ACTIVE "gr__cycles_active.max"
+#define M_GR_ELAPSED "gr__cycles_elapsed.max"
 
 /* Add name to bundle unless it is planned already (the first bundle holds). */
 static void add(ga_plan *p, const char *name, size_t bundle)
@@ -58,6 +62,8 @@ void ga_plan_metrics(const ga_ruleset *rs, const ga_plan_opts *o, ga_plan *out)
 		if (bundle[i] == 0)
 			add(out, names[i], 0);
 	add(out, M_DURATION, 0);
+	add(out, M_GR_ACTIVE, 0);
+	add(out, M_GR_ELAPSED, 0);
 	if (!o->quick)
 		next += add_roofline(out, next);
 	for (size_t i = 0; i < n; i++)

@@ -209,6 +209,10 @@ void launch_done(ga_launch *l, const metric_set *ms, const double *vals, ga_repe
 		if (strcmp(ms->names[i], "gpu__time_duration.sum") == 0)
 			l->duration_ns = vals[i];
 	}
+	/* Before the duration feeds the kernel's mean: a loop's range also
+	 * timed the GPU waiting for the launch. */
+	l->range_ns = ga_launch_range_correct((const char *const *)inj.prof.metrics,
+	                                      inj.prof.n_metrics, l->values, &l->duration_ns);
 	ga_sched_note_duration(&sched, rep, l->duration_ns);
 	ga_nvtx_profiled(ga_sched_slot(&sched, rep), l->nvtx);
 	ga_sass_note(l->mangled, (uint32_t)l->context, inj.prof.metrics, l->values, inj.prof.n_metrics);
@@ -241,8 +245,13 @@ static int source_launch(const CUpti_CallbackData *cb, ga_repeat_slot *rep, cons
 	if (!ga_sass_wants(mangled, cb->contextUid))
 		return 0;
 	cs = ctx_get(cb->context, cb->contextUid);
-	if (cs->ok && ga_sched_source_turn(&sched, rep, cs->cfg->n_sets) &&
-	    ga_sass_begin(cs->ctx, cs->cudev, cs->uid, mangled, grid, block) == 0) {
+	if (!cs->ok || !ga_sched_source_turn(&sched, rep, cs->cfg->n_sets))
+		return 0;
+	/* A loop's idle object beside SASS patching is untried: drop it (the
+	 * next loop takes a fresh one). */
+	if (cs->loop_set >= 0)
+		measure_drop(cs);
+	if (ga_sass_begin(cs->ctx, cs->cudev, cs->uid, mangled, grid, block) == 0) {
 		ga_sched_uncount(&sched, rep);
 		inj.pending = PENDING_SASS;
 		inj.pending_ctx = cs;

@@ -48,6 +48,8 @@ typedef struct ctx_state {
 	uint8_t **cdata;          /* counter data, one image per metric set */
 	size_t *cdata_size;
 	long cur_set;             /* set the range profiler is configured for, -1 none */
+	long loop_set;            /* or the set a loop configured it for (user replay), -1 none:
+	                           * the next loop of that set keeps the object */
 	chip_cfg *cfg;
 	ga_device dev;
 	CUdevice cudev;

@@ -167,6 +167,7 @@ void launch_meta(ga_launch *l, ctx_state *cs, const launch_args *a, uint32_t ctx
 	}
 	l->context = (int)ctx_uid;
 	l->duration_ns = NAN;
+	l->range_ns = NAN;
 	l->nvtx = ga_nvtx_path();
 	occupancy(cs, a->f, l);
 }

@@ -51,24 +51,40 @@ static void set_free(metric_set *m)
 	free(m->slot);
 }
 
+/* The metrics every set takes (profile indices, -1: not collected): the
+ * duration, which every launch needs, and the graphics engine's active and
+ * elapsed cycles, which correct a loop's ranges (ga_launch_range_correct);
+ * none costs a pass. */
+enum { N_EVERY = 3 };
+
+static int every_set(const long *every, size_t i)
+{
+	for (size_t k = 0; k < N_EVERY; k++)
+		if (every[k] >= 0 && (size_t)every[k] == i)
+			return 1;
+	return 0;
+}
+
 /* Configure set ms from the valid metrics v[0..nv) whose set_of is s, plus
- * the duration (every launch needs it, and it costs no pass). */
+ * those of every[]. */
 static int set_build(const char *chip, const uint8_t *avail, metric_set *ms, const size_t *v,
-                     size_t nv, const size_t *set_of, size_t s, long duration)
+                     size_t nv, const size_t *set_of, size_t s, const long *every)
 {
 	ga_error err = {0};
 
-	ms->names = ga_xcalloc(nv + 1, sizeof(*ms->names));
-	ms->slot = ga_xcalloc(nv + 1, sizeof(*ms->slot));
+	ms->names = ga_xcalloc(nv + N_EVERY, sizeof(*ms->names));
+	ms->slot = ga_xcalloc(nv + N_EVERY, sizeof(*ms->slot));
 	for (size_t i = 0; i < nv; i++) {
-		if (set_of[i] != s || (long)v[i] == duration)
+		if (set_of[i] != s || every_set(every, v[i]))
 			continue;
 		ms->slot[ms->n_names] = v[i];
 		ms->names[ms->n_names++] = inj.prof.metrics[v[i]];
 	}
-	if (duration >= 0) {
-		ms->slot[ms->n_names] = (size_t)duration;
-		ms->names[ms->n_names++] = inj.prof.metrics[duration];
+	for (size_t k = 0; k < N_EVERY; k++) {
+		if (every[k] < 0)
+			continue;
+		ms->slot[ms->n_names] = (size_t)every[k];
+		ms->names[ms->n_names++] = inj.prof.metrics[every[k]];
 	}
 	ms->host = ga_host_new(chip, avail, &err);
 	if (!ms->host || ga_host_config(ms->host, ms->names, ms->n_names, &ms->config,
@@ -97,6 +113,8 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avai
 	size_t *v, nv = 0, *set_of, *bundle;
 	const char **names;
 	long duration = ga_profile_metric_index(&inj.prof, "gpu__time_duration.sum");
+	long every[N_EVERY] = {duration, ga_profile_metric_index(&inj.prof, "gr__cycles_active.max"),
+	                       ga_profile_metric_index(&inj.prof, "gr__cycles_elapsed.max")};
 
 	if ((c = chip_find(chip)))
 		return c;
@@ -111,11 +129,13 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avai
 	set_of = ga_xcalloc(inj.prof.n_metrics, sizeof(*set_of));
 	for (size_t i = 0; i < inj.prof.n_metrics; i++) {
 		if (ga_host_metric_valid(h, inj.prof.metrics[i])) {
-			if ((long)i != duration) {
+			if (!every_set(every, i)) {
 				names[nv] = inj.prof.metrics[i];
 				bundle[nv] = inj.bundle[i];
 				v[nv++] = i;
 			}
+		} else if ((long)i == every[1] || (long)i == every[2]) {
+			every[i == (size_t)every[1] ? 1 : 2] = -1;   /* no correction, no error */
 		} else {
 			ga_rec_bad_metric(inj.prof.metrics[i]);
 		}
@@ -129,7 +149,7 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avai
 	c->sets = ga_xcalloc(c->n_sets, sizeof(*c->sets));
 	int ok = nv > 0 || duration >= 0;
 	for (size_t s = 0; ok && s < c->n_sets; s++)
-		ok = set_build(chip, avail, &c->sets[s], v, nv, set_of, s, duration) == 0;
+		ok = set_build(chip, avail, &c->sets[s], v, nv, set_of, s, every) == 0;
 	if (!ok && nv == 0 && duration < 0)
 		ga_rec_error("cupti", "no valid metric to collect");
 	free(v);
@@ -217,6 +237,7 @@ void measure_disable(ctx_state *cs)
 		cuptiRangeProfilerDisable(&p);
 		cs->rp = NULL;
 	}
+	cs->loop_set = -1;
 }
 
 /* ... and its counter-data images with it: an image belongs to the object
@@ -243,6 +264,7 @@ int measure_enable(ctx_state *cs)
 		CUPTI_TRY(cuptiRangeProfilerEnable(&p), "enabling the range profiler");
 		cs->rp = p.pRangeProfilerObject;
 		cs->cur_set = -1;
+		cs->loop_set = -1;
 	}
 	return 0;
 out:
@@ -369,6 +391,11 @@ int measure_begin(ctx_state *cs, size_t set)
 
 	if (cs->rp && cs->cur_set >= 0 && cs->cur_set != (long)set)
 		measure_drop(cs);
+	/* An object a loop configured for user replay cannot take kernel
+	 * replay: SetConfig succeeds and the launch crashes in CUPTI
+	 * (bench/probe/rp_probe.c T17, H200). */
+	if (cs->rp && cs->loop_set >= 0)
+		measure_drop(cs);
 	if (measure_enable(cs) != 0)
 		goto out;
 	phase(PH_ENABLE, t);
@@ -431,6 +458,8 @@ ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	cs = ga_xcalloc(1, sizeof(*cs));
 	cs->ctx = ctx;
 	cs->uid = uid;
+	cs->cur_set = -1;
+	cs->loop_set = -1;
 	cs->next = inj.ctxs;
 	inj.ctxs = cs;
 

@@ -158,7 +158,7 @@ cases() {
 0 out '^uncoalesced-global-access +memory +1 +high'      --list-rules
 0 out '^gpu__time_duration\.sum$'                        --list-metrics
 0 out '^dram__throughput\.avg\.pct_of_peak_sustained_elapsed$' --list-metrics
-0 out '^# 9 metrics on GH100: 1 set of at most 1 replay pass per launch'  --quick --list-metrics --chip GH100
+0 out '^# 11 metrics on GH100: 1 set of at most 1 replay pass per launch'  --quick --list-metrics --chip GH100
 0 out '^# 6[0-9] metrics on GH100: 3 sets of at most 3 replay passes per launch, .*\(all at once: [6-9] passes\)$' --max-passes 3 --list-metrics --chip GH100
 0 out '^# 6[0-9] metrics on GH100: 1 set of at most [6-9] replay passes per launch$' --list-metrics --chip GH100
 0 out '^# 6[0-9] metrics on GH100: 1 set of at most [6-9] replay passes per launch' --max-passes 0 --list-metrics --chip GH100

@@ -27,6 +27,8 @@
 #endif
 
 #define DURATION "gpu__time_duration.sum"
+#define GR_ACTIVE "gr__cycles_active.max"
+#define GR_ELAPSED "gr__cycles_elapsed.max"
 
 static ga_ruleset shipped;
 
@@ -73,6 +75,8 @@ static void reference_plan(int quick, char **extra, size_t n_extra, ga_plan *mp)
 		if (bundle[i] == 0)
 			ref_add(mp, names[i], 0);
 	ref_add(mp, DURATION, 0);
+	ref_add(mp, GR_ACTIVE, 0);   /* loop ranges: the kernel's own time */
+	ref_add(mp, GR_ELAPSED, 0);
 	next = 1;
 	if (!quick) {
 		const char **roof = NULL;

@@ -148,6 +148,7 @@ static void build_sample(ga_profile *p)
 	l->stream = 13;
 	l->context = 1;
 	l->duration_ns = 123456.789;
+	l->range_ns = 131456.25;           /* measured in a loop's range */
 	l->occ_theoretical_pct = 200.0 / 3.0; /* needs all 17 digits */
 	l->occ_limit_blocks = 32;
 	l->occ_limit_registers = 6;
@@ -250,6 +251,7 @@ static void compare_profiles(const ga_profile *a, const ga_profile *b)
 		assert_int_equal(x->stream, y->stream);
 		assert_int_equal(x->context, y->context);
 		assert_same_double(x->duration_ns, y->duration_ns);
+		assert_same_double(x->range_ns, y->range_ns);
 		assert_same_double(x->occ_theoretical_pct, y->occ_theoretical_pct);
 		assert_int_equal(x->occ_limit_blocks, y->occ_limit_blocks);
 		assert_int_equal(x->occ_limit_registers, y->occ_limit_registers);
@@ -283,6 +285,7 @@ static void test_init_and_model(void **state)
 	l = ga_profile_add_launch(&p);
 	assert_true(isnan(l->values[0]));
 	assert_true(isnan(l->duration_ns));
+	assert_true(isnan(l->range_ns));
 	assert_int_equal(l->grid[0], 0);
 	assert_null(l->name);
 	l->values[0] = 1.5;
@@ -418,6 +421,54 @@ static void test_round_trip(void **state)
 	ga_profile_free(&a);
 	ga_profile_free(&b);
 	ga_profile_free(&c);
+}
+
+/* A loop's range: duration and elapsed-normalised values back to the
+ * kernel's own share of it (graphics engine active / elapsed cycles);
+ * other values untouched. */
+static void test_range_correct(void **state)
+{
+	const char *names[] = {
+		"gpu__time_duration.sum",                              /* 0 */
+		"gr__cycles_active.max",                               /* 1 */
+		"gr__cycles_elapsed.max",                              /* 2 */
+		"dram__throughput.avg.pct_of_peak_sustained_elapsed",  /* 3 */
+		"lts__t_sectors.avg.pct_of_peak_sustained_elapsed",    /* 4: capped */
+		"smsp__issue_active.avg.pct_of_peak_sustained_active", /* 5: active, kept */
+		"sm__cycles_elapsed.avg.per_second",                   /* 6: a clock, kept */
+		"dram__bytes.sum.per_second",                          /* 7: a rate */
+		"smsp__warps_launched.avg.per_cycle_elapsed",          /* 8 */
+		"dram__bytes.sum",                                     /* 9: a count, kept */
+		"l1tex__t_sectors.avg.pct_of_peak_sustained_elapsed",  /* 10: missing */
+	};
+	/* A 12 us range in which the engine was active a quarter of the time. */
+	double v[] = {12000, 6000, 24000, 20, 30, 55, 1.98e9, 1e11, 0.5, 4096, NAN};
+	double dur = 12000, r;
+
+	(void)state;
+	r = ga_launch_range_correct(names, 11, v, &dur);
+	assert_true(r == 12000);
+	assert_true(dur == 3000 && v[0] == 3000);
+	assert_true(v[1] == 6000 && v[2] == 24000);
+	assert_true(fabs(v[3] - 80) < 1e-9);        /* 20 x 24000/6000 */
+	assert_true(v[4] == 100);                   /* 120, capped */
+	assert_true(v[5] == 55 && v[6] == 1.98e9 && v[9] == 4096);
+	assert_true(fabs(v[7] - 4e11) < 1);
+	assert_true(fabs(v[8] - 2) < 1e-12);
+	assert_true(isnan(v[10]));
+
+	/* Within 2 %: kernel replay's ranges hold the kernel only. */
+	double w[] = {3050, 6000, 6100, 20, 30, 55, 1.98e9, 1e11, 0.5, 4096, NAN};
+	dur = 3050;
+	assert_true(isnan(ga_launch_range_correct(names, 11, w, &dur)));
+	assert_true(dur == 3050 && w[0] == 3050 && w[3] == 20);
+
+	/* No engine cycles (an older profile, a chip without them): nothing. */
+	double u[] = {12000, NAN, 24000, 20, 30, 55, 1.98e9, 1e11, 0.5, 4096, NAN};
+	dur = 12000;
+	assert_true(isnan(ga_launch_range_correct(names, 11, u, &dur)));
+	assert_true(dur == 12000 && u[3] == 20);
+	assert_true(isnan(ga_launch_range_correct(names, 2, v, &dur)));
 }
 
 /* Fixed key order, NAN as null, optional strings omitted. */
@@ -1098,6 +1149,7 @@ int main(void)
 		cmocka_unit_test(test_init_and_model),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_range_correct),
 		cmocka_unit_test(test_output_layout),
 		cmocka_unit_test(test_non_finite),
 		cmocka_unit_test(test_invalid_utf8),
