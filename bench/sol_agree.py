@@ -3,7 +3,7 @@
 run agree with the Speed-of-Light class of ncu's own SpeedOfLight section
 on the same program in the same session?
 
-Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV [MIN_SHARE_PCT]
+Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV|SOL_PROFILE [MIN_SHARE_PCT]
   PROFILE  gpuadvise's profile of the program (-o)
   MIN_SHARE_PCT  only kernels holding at least this share of the GPU time
            in gpuadvise's report (default 0: every kernel)
@@ -12,6 +12,13 @@ Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV [MIN_SHARE_PCT]
            --print-kernel-base mangled: ncu and gpuadvise demangle C++
            names differently ("at::<unnamed>::" against
            "at::native::(anonymous namespace)::")
+  SOL_PROFILE  instead of ncu's CSV, a gpuadvise profile (.json) of the
+           same program run with --no-loop-replay --metrics
+           sm__throughput.avg.pct_of_peak_sustained_elapsed,
+           gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed:
+           the two metrics of ncu's SpeedOfLight verdict, measured by
+           kernel replay as ncu measures them, at a fraction of ncu's time
+           (it does not lock the clocks; percentages of peak barely move)
 Prints "AGREE/KERNELS" (a kernel gpuadvise calls divergent counts as
 agreeing, as in bench/classes_vs_sol.py: divergence is not a SOL class),
 or "?" when the inputs cannot be read; the kernels that differ go to
@@ -95,13 +102,28 @@ def ncu_values(path):
     return out, mangled
 
 
+def profile_values(path):
+    """The same, from a gpuadvise profile holding the two composites:
+    each kernel's first launch, keyed by mangled name, grid and block."""
+    with open(path) as f:
+        prof = json.load(f)
+    out = {}
+    for l in prof.get("launches", []):
+        k = (l.get("mangled") or l["name"], tuple(l["grid"]), tuple(l["block"]))
+        v = l.get("values", {})
+        if k not in out and v.get(SM) is not None and v.get(MEM) is not None:
+            out[k] = {SM: v[SM], MEM: v[MEM]}
+    return out, True
+
+
 def main():
     ga, profile, sol_csv = sys.argv[1:4]
     min_share = float(sys.argv[4]) / 100 if len(sys.argv) > 4 else 0.0
     try:
         rep = json.loads(subprocess.run([ga, "--import", profile, "--format", "json"],
                                         capture_output=True, text=True, check=True).stdout)
-        sol, mangled = ncu_values(sol_csv)
+        sol, mangled = (profile_values(sol_csv) if sol_csv.endswith(".json")
+                        else ncu_values(sol_csv))
     except (OSError, ValueError, subprocess.CalledProcessError) as e:
         print(f"sol_agree: {e}", file=sys.stderr)
         print("?")
