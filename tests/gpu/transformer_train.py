@@ -17,11 +17,25 @@ graph (torch.cuda.graphs, after the warm-up on a side stream, as the
 PyTorch documentation's "whole network capture" example does) and replays
 it with cudaGraphLaunch.
 
+PHASES=1 prints `phase <name> <seconds since the epoch>` on standard
+error at the script's start, once CUDA is up, once the model is on the
+GPU, after the warm-up and at the end: where a profiler's added time goes.
+
 Exits 77 without torch or a GPU."""
 import argparse
 import os
 import sys
 import time
+
+PHASES = os.environ.get("PHASES") == "1"
+
+
+def phase(name):
+    if PHASES:
+        print(f"phase {name} {time.time():.3f}", file=sys.stderr, flush=True)
+
+
+phase("start")
 
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
 
@@ -85,9 +99,11 @@ def main():
     steps = int(os.environ.get("STEPS", "100"))
     warmup = int(os.environ.get("WARMUP", "5"))
     layers = int(os.environ.get("LAYERS", "6"))
+    phase("imported")
     if not torch.cuda.is_available():
         print("no CUDA device")
         sys.exit(77)
+    phase("cuda")
     # Fixed seeds and deterministic algorithms: the printed loss is the
     # check that a profiler changed nothing the program computes (cuBLAS
     # needs a fixed workspace for that: PyTorch's reproducibility notes).
@@ -107,6 +123,8 @@ def main():
     # A fixed set of batches, cycled: the same data plain and profiled.
     data = torch.randint(0, VOCAB, (16, BATCH, SEQ + 1), device=dev, generator=gen)
     tokens = torch.empty(BATCH, SEQ, dtype=torch.long, device=dev)
+    torch.cuda.synchronize()
+    phase("model")
     target = torch.empty(BATCH, SEQ, dtype=torch.long, device=dev)
 
     def load(i):
@@ -160,6 +178,7 @@ def main():
     for i in range(steps):
         if i == warmup:
             torch.cuda.synchronize()
+            phase("warmup")
             t0 = time.perf_counter()
         loss = run(i)
         if (i + 1) % 10 == 0 or i + 1 == steps:
@@ -168,6 +187,7 @@ def main():
     loop_s = time.perf_counter() - t0 if t0 is not None else 0.0
     print(f"steps {steps} warmup {warmup} graph {int(args.graph)}")
     print(f"loop_s {loop_s:.4f}")
+    phase("end")
 
 
 if __name__ == "__main__":
