@@ -128,7 +128,10 @@ t = {}
 for l in open(rows):
     tool, w, *loop = l.split()
     t.setdefault(tool, []).append((float(w), float(loop[0]) if loop else float("nan")))
-med = lambda tool, i: statistics.median(r[i] for r in t[tool])
+# ncu's rounds can be none (BENCH_NCU_ROUNDS=0): its time is then nan.
+med = lambda tool, i: statistics.median(r[i] for r in t[tool]) if tool in t else float("nan")
+spread = lambda tool, i: (f"{min(r[i] for r in t[tool]):.2f}-{max(r[i] for r in t[tool]):.2f}"
+                          if tool in t else "-")
 try:
     p = json.load(open(prof))
     c = p["collection"]
@@ -138,10 +141,11 @@ try:
             "graph_launches": c.get("graph_launches", 0)}
 except (KeyError, ValueError, OSError):
     mech = {}
-print(f"{name}: process plain {med('plain', 0):.2f} s, gpuadvise {med('ga', 0):.2f} s "
+print(f"{name}: process plain {med('plain', 0):.2f} s ({spread('plain', 0)}), "
+      f"gpuadvise {med('ga', 0):.2f} s ({spread('ga', 0)}) "
       f"(x{med('ga', 0) / med('plain', 0):.2f}), ncu SOL -c {n} {med('sol', 0):.2f} s; "
-      f"loop plain {med('plain', 1):.3f} s, gpuadvise {med('ga', 1):.3f} s "
-      f"(x{med('ga', 1) / med('plain', 1):.2f}); classes agreeing {agree}; "
+      f"loop plain {med('plain', 1):.3f} s ({spread('plain', 1)}), gpuadvise {med('ga', 1):.3f} s "
+      f"({spread('ga', 1)}) (x{med('ga', 1) / med('plain', 1):.2f}); classes agreeing {agree}; "
       f"measured {mech}")
 PY
 }
