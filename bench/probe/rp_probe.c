@@ -1064,22 +1064,16 @@ static void urange_step(int L, int S, int ranges, int push)
 	(void)ranges;
 }
 
-static void urange_run(mset *m, int L, int S, CUpti_ProfilerRange range)
+/* SetConfig for user replay on the current object: range mode, `ranges`
+ * ranges a pass, pass 0, into image c. */
+static void setconfig_user(mset *m, cdata *c, CUpti_ProfilerRange range, size_t ranges)
 {
-	size_t ranges = range == CUPTI_UserRange ? (size_t)S : (size_t)L;
-	cdata c;
-	int all = 0;
 	CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-	double t0 = now_ms();
-
-	enable();
-	c = cd_new_ranges(m, ranges);
-	cd_init(&c);
 	p.pRangeProfilerObject = rp;
 	p.configSize = m->cfg_size;
 	p.pConfig = m->cfg;
-	p.counterDataImageSize = c.size;
-	p.pCounterDataImage = c.d;
+	p.counterDataImageSize = c->size;
+	p.pCounterDataImage = c->d;
 	p.range = range;
 	p.replayMode = CUPTI_UserReplay;
 	p.maxRangesPerPass = ranges;
@@ -1088,16 +1082,21 @@ static void urange_run(mset *m, int L, int S, CUpti_ProfilerRange range)
 	p.passIndex = 0;
 	p.targetNestingLevel = 1;
 	cp(cuptiRangeProfilerSetConfig(&p), "setconfig");
-	printf("  %s range, %zu ranges a pass, set %s (%zu passes), setup %.1f ms\n",
-	       range == CUPTI_UserRange ? "user" : "auto", ranges, m->label, m->passes, now_ms() - t0);
-	for (int pass = 0; pass < 12 && !all; pass++) {
+}
+
+/* Passes of a step (urange_step) until all are submitted or max_passes;
+ * each pass's times printed.  Returns isAllPassSubmitted. */
+static int user_passes(int L, int S, int push, int max_passes)
+{
+	int all = 0;
+	for (int pass = 0; pass < max_passes && !all; pass++) {
 		CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 		CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 		double a = now_ms(), b, d;
 		st.pRangeProfilerObject = rp;
 		cp(cuptiRangeProfilerStart(&st), "start");
 		b = now_ms();
-		urange_step(L, S, (int)ranges, range == CUPTI_UserRange);
+		urange_step(L, S, S, push);
 		d = now_ms();
 		sp.pRangeProfilerObject = rp;
 		cp(cuptiRangeProfilerStop(&sp), "stop");
@@ -1106,6 +1105,22 @@ static void urange_run(mset *m, int L, int S, CUpti_ProfilerRange range)
 		printf("    pass %d: start %.1f, launches %.1f, stop+sync %.1f, total %.1f ms; all %d\n",
 		       pass, b - a, d - b, now_ms() - d, now_ms() - a, all);
 	}
+	return all;
+}
+
+static void urange_run(mset *m, int L, int S, CUpti_ProfilerRange range)
+{
+	size_t ranges = range == CUPTI_UserRange ? (size_t)S : (size_t)L;
+	cdata c;
+	double t0 = now_ms();
+
+	enable();
+	c = cd_new_ranges(m, ranges);
+	cd_init(&c);
+	setconfig_user(m, &c, range, ranges);
+	printf("  %s range, %zu ranges a pass, set %s (%zu passes), setup %.1f ms\n",
+	       range == CUPTI_UserRange ? "user" : "auto", ranges, m->label, m->passes, now_ms() - t0);
+	user_passes(L, S, range == CUPTI_UserRange, 12);
 	decode_ranges(m, &c);
 	disable();
 	free(c.d);
@@ -1152,42 +1167,12 @@ static void reuse_round(mset *m, int L, int S, const char *label)
 static void reuse_round_n(mset *m, int L, int S, const char *label, int max_passes)
 {
 	cdata c = cd_new_ranges(m, (size_t)S);
-	CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-	int all = 0;
 	double t0 = now_ms();
 
 	cd_init(&c);
-	p.pRangeProfilerObject = rp;
-	p.configSize = m->cfg_size;
-	p.pConfig = m->cfg;
-	p.counterDataImageSize = c.size;
-	p.pCounterDataImage = c.d;
-	p.range = CUPTI_UserRange;
-	p.replayMode = CUPTI_UserReplay;
-	p.maxRangesPerPass = (size_t)S;
-	p.numNestingLevels = 1;
-	p.minNestingLevel = 1;
-	p.passIndex = 0;
-	p.targetNestingLevel = 1;
-	cp(cuptiRangeProfilerSetConfig(&p), "setconfig");
+	setconfig_user(m, &c, CUPTI_UserRange, (size_t)S);
 	printf("T17 %s: user ranges, %d of %d launches, setup %.1f ms\n", label, S, L, now_ms() - t0);
-	for (int pass = 0; pass < max_passes && !all; pass++) {
-		CUpti_RangeProfiler_Start_Params st = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-		CUpti_RangeProfiler_Stop_Params sp = {CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-		double a = now_ms(), b, d;
-		st.pRangeProfilerObject = rp;
-		cp(cuptiRangeProfilerStart(&st), "start");
-		b = now_ms();
-		urange_step(L, S, S, 1);
-		d = now_ms();
-		sp.pRangeProfilerObject = rp;
-		cp(cuptiRangeProfilerStop(&sp), "stop");
-		CK(cuCtxSynchronize());
-		all = sp.isAllPassSubmitted;
-		printf("    pass %d: start %.1f, launches %.1f, stop+sync %.1f ms; all %d\n", pass,
-		       b - a, d - b, now_ms() - d, all);
-	}
-	if (all)
+	if (user_passes(L, S, 1, max_passes))
 		decode_ranges(m, &c);
 	else
 		printf("    abandoned after %d passes (no decode)\n", max_passes);
