@@ -138,7 +138,7 @@ ga_launch *ga_profile_add_launch(ga_profile *p);
 double ga_launch_total_threads(const ga_launch *l);
 /* A range around one launch, pushed on the CPU (loop replay), also holds
  * the GPU's idle time until the launch arrives: its gpu__time_duration is
- * that of the range (5 to 25 times a small kernel's own on an H200), and
+ * that of the range (up to 29 times a small kernel's own on an H200), and
  * every metric normalised by elapsed cycles is diluted by the same ratio.
  * The graphics engine's cycles tell the two apart: gr__cycles_active.max
  * counts those it had work, gr__cycles_elapsed.max all of the range's (in
