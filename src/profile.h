@@ -142,15 +142,24 @@ double ga_launch_total_threads(const ga_launch *l);
  * every metric normalised by elapsed cycles is diluted by the same ratio.
  * The graphics engine's cycles tell the two apart: gr__cycles_active.max
  * counts those it had work, gr__cycles_elapsed.max all of the range's (in
- * kernel replay they are equal).  With both measured and the range more
- * than 2 % idle, the duration becomes duration x active / elapsed and the
- * elapsed-normalised values (names holding "pct_of_peak_sustained_elapsed"
- * or "per_cycle_elapsed", and per-second rates other than clocks) are
- * scaled by elapsed / active, percentages capped at 100.  values[] is
- * indexed like names[].  Returns the range's duration when it corrected,
- * NAN otherwise; *duration_ns gets the corrected one. */
+ * kernel replay they are equal).  The engine also works on the range's own
+ * markers: marker_cycles of its active cycles are not the kernel's
+ * (ga_range_marker_cycles; 0: unknown).  The kernel's share of the range
+ * is then (active - marker_cycles) / elapsed, or active / 2 / elapsed when
+ * the markers would take more than half the active cycles.  With both
+ * counters measured and the engine idle for more than 2 % of the range
+ * (never in kernel replay, whose ranges hold the kernel alone), the
+ * duration is scaled by
+ * the share and the elapsed-normalised values (names holding
+ * "pct_of_peak_sustained_elapsed" or "per_cycle_elapsed", and per-second
+ * rates other than clocks) by its inverse, percentages capped at 100.
+ * values[] is indexed like names[].  Returns the range's duration when it
+ * corrected, NAN otherwise; *duration_ns gets the corrected one. */
 double ga_launch_range_correct(const char *const *names, size_t n, double *values,
-                               double *duration_ns);
+                               double *duration_ns, double marker_cycles);
+/* The graphics engine's active cycles a loop's range markers take on this
+ * chip (CUPTI's chip name), measured; 0 where not measured. */
+double ga_range_marker_cycles(const char *chip);
 /* The resource allowing the fewest blocks per SM, from the occ_limit_* values:
  * "blocks", "warps", "registers" or "shared_memory".  Ties go to the launch
  * shape first (blocks, then warps): a 32-thread block with no shared memory

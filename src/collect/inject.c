@@ -197,6 +197,15 @@ void stop_profiling_everywhere(void)
 		cuptiEnableDomain(0, inj.sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
+/* The chip of the context a launch ran in, NULL if unknown. */
+static const char *launch_chip(const ga_launch *l)
+{
+	for (const ctx_state *cs = inj.ctxs; cs; cs = cs->next)
+		if ((int)cs->uid == l->context && cs->cfg)
+			return cs->cfg->chip;
+	return NULL;
+}
+
 /* A measured launch: its metric set's values vals[] into the profile's
  * metric order, its duration into the kernel's mean, its record out. */
 void launch_done(ga_launch *l, const metric_set *ms, const double *vals, ga_repeat_slot *rep)
@@ -212,7 +221,8 @@ void launch_done(ga_launch *l, const metric_set *ms, const double *vals, ga_repe
 	/* Before the duration feeds the kernel's mean: a loop's range also
 	 * timed the GPU waiting for the launch. */
 	l->range_ns = ga_launch_range_correct((const char *const *)inj.prof.metrics,
-	                                      inj.prof.n_metrics, l->values, &l->duration_ns);
+	                                      inj.prof.n_metrics, l->values, &l->duration_ns,
+	                                      ga_range_marker_cycles(launch_chip(l)));
 	ga_sched_note_duration(&sched, rep, l->duration_ns);
 	ga_nvtx_profiled(ga_sched_slot(&sched, rep), l->nvtx);
 	ga_sass_note(l->mangled, (uint32_t)l->context, inj.prof.metrics, l->values, inj.prof.n_metrics);

@@ -446,7 +446,7 @@ static void test_range_correct(void **state)
 	double dur = 12000, r;
 
 	(void)state;
-	r = ga_launch_range_correct(names, 11, v, &dur);
+	r = ga_launch_range_correct(names, 11, v, &dur, 0);
 	assert_true(r == 12000);
 	assert_true(dur == 3000 && v[0] == 3000);
 	assert_true(v[1] == 6000 && v[2] == 24000);
@@ -460,15 +460,32 @@ static void test_range_correct(void **state)
 	/* Within 2 %: kernel replay's ranges hold the kernel only. */
 	double w[] = {3050, 6000, 6100, 20, 30, 55, 1.98e9, 1e11, 0.5, 4096, NAN};
 	dur = 3050;
-	assert_true(isnan(ga_launch_range_correct(names, 11, w, &dur)));
+	assert_true(isnan(ga_launch_range_correct(names, 11, w, &dur, 3570)));
 	assert_true(dur == 3050 && w[0] == 3050 && w[3] == 20);
 
 	/* No engine cycles (an older profile, a chip without them): nothing. */
 	double u[] = {12000, NAN, 24000, 20, 30, 55, 1.98e9, 1e11, 0.5, 4096, NAN};
 	dur = 12000;
-	assert_true(isnan(ga_launch_range_correct(names, 11, u, &dur)));
+	assert_true(isnan(ga_launch_range_correct(names, 11, u, &dur, 0)));
 	assert_true(dur == 12000 && u[3] == 20);
-	assert_true(isnan(ga_launch_range_correct(names, 2, v, &dur)));
+	assert_true(isnan(ga_launch_range_correct(names, 2, v, &dur, 0)));
+
+	/* The range markers' own engine cycles are not the kernel's: 2,000 of
+	 * 6,000 active, so the kernel had 4,000 of 24,000 elapsed. */
+	double x[] = {12000, 6000, 24000, 10, 30, 55, 1.98e9, 1e11, 0.5, 4096, NAN};
+	dur = 12000;
+	assert_true(ga_launch_range_correct(names, 11, x, &dur, 2000) == 12000);
+	assert_true(dur == 2000 && x[0] == 2000);
+	assert_true(fabs(x[3] - 10 * 24000.0 / 4000) < 1e-9);
+	/* Markers over half the active cycles: half of them is kept. */
+	double y[] = {12000, 6000, 24000, 10, 30, 55, 1.98e9, 1e11, 0.5, 4096, NAN};
+	dur = 12000;
+	ga_launch_range_correct(names, 11, y, &dur, 5000);
+	assert_true(dur == 1500 && fabs(y[3] - 10 * 24000.0 / 3000) < 1e-9);
+
+	/* Measured for GH100 only. */
+	assert_true(ga_range_marker_cycles("GH100") > 0);
+	assert_true(ga_range_marker_cycles("AD102") == 0 && ga_range_marker_cycles(NULL) == 0);
 }
 
 /* Fixed key order, NAN as null, optional strings omitted. */
