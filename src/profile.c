@@ -142,10 +142,10 @@ ga_launch *ga_profile_add_launch(ga_profile *p)
 
 /* GH100 (H100, H200): the engine's active cycles in a loop's range less
  * those of the same kernel by kernel replay, the median over 18 kernels of
- * a transformer training step (H200, 2026-11-25; 1,500 to 6,300 cycles,
- * the small kernels' own 3,000 to 6,600); on a second run, 56 kernels of
- * at least 5 us then came to 0.94 of kernel replay's durations (median,
- * 0.56 to 1.08) against 1.09 with no markers taken off
+ * a transformer training step (H200, 2026-11-25; 1,500 to 6,300 cycles;
+ * 2,834 and 2,777 on two later runs).  With it, the later run's 56
+ * loop-measured kernels of at least 5 us took 0.93 of kernel replay's
+ * durations (median; 0.58 to 1.07), against 1.09 without
  * (docs/PERFORMANCE.md, tenth session). */
 static const struct { const char *chip; double cycles; } range_markers[] = {
 	{"GH100", 3570},
