@@ -108,6 +108,10 @@ typedef struct {
 	long avail_reads;         /* contexts whose availability image was read */
 	double ctx_created_at;    /* CLOCK_REALTIME of the first context creation */
 	double first_launch_at;   /* ... of the first launch seen */
+	long objects;             /* range-profiler objects enabled (a first start each) */
+	long objects_kept;        /* loops that kept the previous loop's object */
+	long loop_drops[3];       /* a loop's object dropped: by a broken or ended
+	                           * set, for kernel replay, for SASS patching */
 } inject_state;
 
 extern inject_state inj;      /* inject.c */

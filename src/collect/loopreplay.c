@@ -76,8 +76,10 @@ static void passes_drop(int cupti_ok, int in_pass)
 {
 	if (cupti_ok && in_pass && loop_rp.cs->rp)
 		range_stop(loop_rp.cs, NULL);
-	if (cupti_ok && loop_rp.configured)
+	if (cupti_ok && loop_rp.configured) {
+		inj.loop_drops[0]++;
 		measure_drop(loop_rp.cs);
+	}
 	loop_rp.configured = 0;
 }
 
@@ -119,6 +121,8 @@ static int loop_configure(void)
 	 * (bench/probe/rp_probe.c T17, H200). */
 	if (cs->rp && cs->loop_set != (long)sched.loop.set)
 		measure_drop(cs);
+	else if (cs->rp)
+		inj.objects_kept++;
 	if (measure_enable(cs) != 0)
 		return -1;
 	phase(PH_ENABLE, &t);

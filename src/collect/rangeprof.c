@@ -262,6 +262,7 @@ int measure_enable(ctx_state *cs)
 		CUpti_RangeProfiler_Enable_Params p = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
 		p.ctx = cs->ctx;
 		CUPTI_TRY(cuptiRangeProfilerEnable(&p), "enabling the range profiler");
+		inj.objects++;
 		cs->rp = p.pRangeProfilerObject;
 		cs->cur_set = -1;
 		cs->loop_set = -1;
@@ -394,8 +395,10 @@ int measure_begin(ctx_state *cs, size_t set)
 	/* An object a loop configured for user replay cannot take kernel
 	 * replay: SetConfig succeeds and the launch crashes in CUPTI
 	 * (bench/probe/rp_probe.c T17, H200). */
-	if (cs->rp && cs->loop_set >= 0)
+	if (cs->rp && cs->loop_set >= 0) {
+		inj.loop_drops[1]++;
 		measure_drop(cs);
+	}
 	if (measure_enable(cs) != 0)
 		goto out;
 	phase(PH_ENABLE, t);
