@@ -197,18 +197,10 @@ void stop_profiling_everywhere(void)
 		cuptiEnableDomain(0, inj.sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
-/* The chip of the context a launch ran in, NULL if unknown. */
-static const char *launch_chip(const ga_launch *l)
-{
-	for (const ctx_state *cs = inj.ctxs; cs; cs = cs->next)
-		if ((int)cs->uid == l->context && cs->cfg)
-			return cs->cfg->chip;
-	return NULL;
-}
-
 /* A measured launch: its metric set's values vals[] into the profile's
  * metric order, its duration into the kernel's mean, its record out. */
-void launch_done(ga_launch *l, const metric_set *ms, const double *vals, ga_repeat_slot *rep)
+void launch_done(ga_launch *l, const chip_cfg *chip, const metric_set *ms, const double *vals,
+                 ga_repeat_slot *rep)
 {
 	l->values = ga_xmalloc(inj.prof.n_metrics * sizeof(double));
 	for (size_t i = 0; i < inj.prof.n_metrics; i++)
@@ -222,7 +214,7 @@ void launch_done(ga_launch *l, const metric_set *ms, const double *vals, ga_repe
 	 * timed the GPU waiting for the launch. */
 	l->range_ns = ga_launch_range_correct((const char *const *)inj.prof.metrics,
 	                                      inj.prof.n_metrics, l->values, &l->duration_ns,
-	                                      ga_range_marker_cycles(launch_chip(l)));
+	                                      chip->range_marker_cycles);
 	ga_sched_note_duration(&sched, rep, l->duration_ns);
 	ga_nvtx_profiled(ga_sched_slot(&sched, rep), l->nvtx);
 	ga_sass_note(l->mangled, (uint32_t)l->context, inj.prof.metrics, l->values, inj.prof.n_metrics);
@@ -262,7 +254,7 @@ static int source_launch(const CUpti_CallbackData *cb, ga_repeat_slot *rep, cons
 	 * the loops' values matched those of a run that dropped the object
 	 * (median ratio 1.00 over 93 launches; loss lines identical). */
 	if (cs->loop_set >= 0)
-		inj.loop_drops[2]++;   /* counted, not dropped */
+		inj.loop_sass_beside++;
 	if (ga_sass_begin(cs->ctx, cs->cudev, cs->uid, mangled, grid, block) == 0) {
 		ga_sched_uncount(&sched, rep);
 		inj.pending = PENDING_SASS;
@@ -445,7 +437,7 @@ static void on_exit_launch(void)
 	vals = ga_xcalloc(c->n_names, sizeof(*vals));
 	ga_host_evaluate(c->host, cdata, cdata_size, nranges - 1, c->names, c->n_names, vals, &err);
 	phase(PH_EVAL, &inj.ph_t);
-	launch_done(l, c, vals, &sched.repeats[inj.pending_slot]);
+	launch_done(l, cs->cfg, c, vals, &sched.repeats[inj.pending_slot]);
 	phase(PH_RECORD, &inj.ph_t);
 	if (ga_sched_measured(&sched))
 		stop_profiling_everywhere();
@@ -543,14 +535,14 @@ static void timing_log(void)
 	        "loop_aborted %ld loop_skips %ld loop_broken %ld loop_serialized %ld loop_over %d "
 	        "graph_launches %ld captured %ld "
 	        "nvperf_preload %d nvperf_load %.4f nvperf_wait %.4f objects %ld objects_kept %ld "
-	        "loop_drops_broken %ld loop_drops_replay %ld loop_drops_sass %ld",
+	        "loop_drops_broken %ld loop_drops_replay %ld loop_sass_beside %ld",
 	        (long)inj.pid, inj.init_at, inj.ctx_created_at, inj.first_launch_at, real_seconds(),
 	        sched.profiled, sched.set_changes, inj.init_profiler_s, inj.init_supported_s,
 	        inj.init_avail_s, inj.avail_reads, sched.loop.launches, sched.loop.passes,
 	        sched.loop.aborted, sched.loop.skips, sched.loop.broken_passes, sched.loop.serialized,
 	        (int)sched.loop.over, sched.graph_launches,
 	        sched.captured, nvperf.loaded, nvperf.load_s, nvperf.wait_s, inj.objects,
-	        inj.objects_kept, inj.loop_drops[0], inj.loop_drops[1], inj.loop_drops[2]);
+	        inj.objects_kept, inj.loop_drops_broken, inj.loop_drops_replay, inj.loop_sass_beside);
 	for (int i = 0; i < PH_N; i++)
 		if (inj.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], inj.phase_s[i], inj.phase_n[i]);

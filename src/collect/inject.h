@@ -35,6 +35,7 @@ typedef struct {
 
 typedef struct chip_cfg {
 	char *chip;
+	double range_marker_cycles;   /* ga_range_marker_cycles(chip), once */
 	metric_set *sets;
 	size_t n_sets;
 	struct chip_cfg *next;
@@ -110,8 +111,9 @@ typedef struct {
 	double first_launch_at;   /* ... of the first launch seen */
 	long objects;             /* range-profiler objects enabled (a first start each) */
 	long objects_kept;        /* loops that kept the previous loop's object */
-	long loop_drops[3];       /* a loop's object dropped: by a broken or ended
-	                           * set, for kernel replay, for SASS patching */
+	long loop_drops_broken;   /* a loop's object dropped with a broken or ended set */
+	long loop_drops_replay;   /* ... before a kernel replay */
+	long loop_sass_beside;    /* SASS launches beside a loop's idle object */
 } inject_state;
 
 extern inject_state inj;      /* inject.c */
@@ -126,7 +128,8 @@ int hold_counters(void);
 void stop_profiling_everywhere(void);
 /* A measured launch: its metric set's values vals[] into the profile's
  * metric order, its duration into the kernel's mean, its record out. */
-void launch_done(ga_launch *l, const metric_set *ms, const double *vals, ga_repeat_slot *rep);
+void launch_done(ga_launch *l, const chip_cfg *chip, const metric_set *ms, const double *vals,
+                 ga_repeat_slot *rep);
 
 /* rangeprof.c */
 void cupti_failed(CUptiResult r, const char *what);

@@ -77,7 +77,7 @@ static void passes_drop(int cupti_ok, int in_pass)
 	if (cupti_ok && in_pass && loop_rp.cs->rp)
 		range_stop(loop_rp.cs, NULL);
 	if (cupti_ok && loop_rp.configured) {
-		inj.loop_drops[0]++;
+		inj.loop_drops_broken++;
 		measure_drop(loop_rp.cs);
 	}
 	loop_rp.configured = 0;
@@ -241,7 +241,8 @@ static void loop_values(const metric_set *ms)
 			continue;
 		ga_host_evaluate(ms->host, loop_rp.cdata, loop_rp.cdata_size, range++, ms->names,
 		                 ms->n_names, vals, &err);
-		launch_done(&loop_rp.meta[i], ms, vals, &sched.repeats[sched.loop.keys[i]]);
+		launch_done(&loop_rp.meta[i], loop_rp.cs->cfg, ms, vals,
+		            &sched.repeats[sched.loop.keys[i]]);
 		ga_loop_measured(&sched, i);
 	}
 	free(vals);

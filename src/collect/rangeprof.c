@@ -134,8 +134,10 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avai
 				bundle[nv] = inj.bundle[i];
 				v[nv++] = i;
 			}
-		} else if ((long)i == every[1] || (long)i == every[2]) {
-			every[i == (size_t)every[1] ? 1 : 2] = -1;   /* no correction, no error */
+		} else if ((long)i == every[1]) {
+			every[1] = -1;   /* a chip without it: no correction, no error */
+		} else if ((long)i == every[2]) {
+			every[2] = -1;
 		} else {
 			ga_rec_bad_metric(inj.prof.metrics[i]);
 		}
@@ -143,6 +145,7 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avai
 	ga_host_free(h);
 	c = ga_xcalloc(1, sizeof(*c));
 	c->chip = ga_xstrdup(chip);
+	c->range_marker_cycles = ga_range_marker_cycles(chip);
 	c->n_sets = nv ? ga_host_pack(chip, avail, avail_size, names, bundle, nv,
 	                             (size_t)inj.max_passes, set_of)
 	               : 1;
@@ -396,7 +399,7 @@ int measure_begin(ctx_state *cs, size_t set)
 	 * replay: SetConfig succeeds and the launch crashes in CUPTI
 	 * (bench/probe/rp_probe.c T17, H200). */
 	if (cs->rp && cs->loop_set >= 0) {
-		inj.loop_drops[1]++;
+		inj.loop_drops_replay++;
 		measure_drop(cs);
 	}
 	if (measure_enable(cs) != 0)
