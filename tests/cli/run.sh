@@ -545,7 +545,7 @@ for pat in \
 	'^ 2\. FP32 matrix products off the tensor cores \(enable TF32 or bf16\)$' \
 	'^      cutlass::Kernel2<…>\(…\) \(cuBLAS\)$' \
 	'^at::native::reduce_kernel<…>\(…\) #1 \(ATen\) \[memory\]$' \
-	'^at::native::reduce_kernel<…>\(…\) #2 \(ATen\) \[memory\]$' \
+	'^at::native::reduce_kernel<…>\(…\) #2 \(ATen\) \[latency\]$' \
 	'^cutlass::Kernel2<…>\(…\) \(cuBLAS\) \[compute\]$' \
 	'^  6\.9% of GPU time, 1 launch \(\+2 not profiled\), mean 41\.8 us, grid 1x528x1,$' \
 	'^   2\.3%  at::native::reduce_kernel<… #3 \(ATen\) \[memory\]: framework-torch-compile$' \
