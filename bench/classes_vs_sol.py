@@ -5,9 +5,11 @@ GH100)?  Reads recordings that were collected with both (tests/gpu/
 run-on-device.sh adds the composites with --metrics) and runs gpuadvise on
 each.  Usage: bench/classes_vs_sol.py GPUADVISE RECORDING...
 
-The composite verdict follows the seeds' Speed-of-Light table: SM >= 60 and
-ahead -> compute; memory >= 60 and ahead -> memory; both < 40 -> latency; in
-between, the higher of the two.  Divergence is not a SOL class, so a kernel
+The composite verdict is Nsight Compute's own (its SOLBottleneck rule): both
+below 60 % -> latency ("latency issues", or "grid too small" for less than a
+wave); otherwise the higher of the two ("more heavily utilized"), and, both
+under 80 %, within 10 points of each other "well-balanced", which either
+class matches.  Divergence is not a SOL class, so a kernel
 gpuadvise calls divergent is compared on the SOL class it would otherwise get
 and listed separately.  It also replays each recording as --quick would have
 collected it (only the classifier's required metrics) and compares."""
@@ -17,10 +19,31 @@ SM = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
 MEM = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
 
 
+# Nsight Compute's SOLBottleneck thresholds (sections/SpeedOfLight.py of
+# Nsight Compute 2025.3): both units under LATENCY_LINE % of peak ->
+# latency; under HIGH, two units within BALANCED points -> "well-balanced";
+# otherwise the busier unit (compute on a tie).
+LATENCY_LINE = 60.0
+BALANCED = 10.0
+HIGH = 80.0
+
+
 def sol_class(sm, mem):
-    if max(sm, mem) < 40:
-        return "latency"
-    return "compute" if sm > mem else "memory"
+    """ncu's Speed-of-Light verdict from its two composites: "latency",
+    "compute", "memory" or "balanced" (compute and memory both match)."""
+    if sm < HIGH and mem < HIGH:
+        if sm < LATENCY_LINE and mem < LATENCY_LINE:
+            return "latency"
+        if abs(sm - mem) < BALANCED:
+            return "balanced"
+    return "compute" if sm >= mem else "memory"
+
+
+def agrees(ours, sol):
+    """A class agrees with the verdict: the same, either unit of a balanced
+    one, or divergence (not a SOL class)."""
+    return (ours == sol or ours == "divergence"
+            or (sol == "balanced" and ours in ("compute", "memory")))
 
 
 def profiles(path):
@@ -70,7 +93,7 @@ def main():
                     continue
                 sol = sol_class(sm, mem)
                 ours = k["class"]
-                ok = ours == sol or ours == "divergence"
+                ok = agrees(ours, sol)
                 q = quick.get((k["name"], tuple(k["grid"]), tuple(k["block"])), "?")
                 total += 1
                 agree += ok

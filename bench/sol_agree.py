@@ -19,6 +19,12 @@ Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV|SOL_PROFILE [MIN_SHARE_PCT]
            the two metrics of ncu's SpeedOfLight verdict, measured by
            kernel replay as ncu measures them, at a fraction of ncu's time
            (it does not lock the clocks; percentages of peak barely move)
+The verdict is the one ncu printed (its SOLBottleneck rule's message in the
+CSV: "grid too small" and "latency issues" are latency, "more heavily
+utilized" names the unit, "well-balanced" matches compute and memory);
+without that message (a SOL profile, or a high-throughput message) it is
+rebuilt from the two composites with the rule's thresholds
+(classes_vs_sol.sol_class: both under 60 % latency, 10 points balanced).
 Prints "AGREE/KERNELS" (a kernel gpuadvise calls divergent counts as
 agreeing, as in bench/classes_vs_sol.py: divergence is not a SOL class),
 or "?" when the inputs cannot be read; the kernels that differ go to
@@ -28,10 +34,29 @@ them."""
 import csv, json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from classes_vs_sol import MEM, SM, sol_class  # noqa: E402
+from classes_vs_sol import MEM, SM, agrees, sol_class  # noqa: E402
 
 # The same metrics under the labels ncu prints without --print-metric-name.
 LABELS = {"Compute (SM) Throughput": SM, "Memory Throughput": MEM}
+# ncu's verdict: the SOLBottleneck rule's message, by its opening words.
+VERDICT = "verdict"
+VERDICTS = (("This kernel grid is too small", "latency"),
+            ("This workload exhibits low compute throughput", "latency"),
+            ("Memory is more heavily utilized", "memory"),
+            ("Compute is more heavily utilized", "compute"),
+            ("Compute and Memory are well-balanced", "balanced"))
+
+
+def verdict(rule, text):
+    """The class ncu's SpeedOfLight section printed for a kernel, or None
+    (another rule, or a message this table does not know, such as the
+    high-throughput one: the composites decide those)."""
+    if rule != "SOLBottleneck":
+        return None
+    for start, cls in VERDICTS:
+        if (text or "").startswith(start):
+            return cls
+    return None
 
 
 def base(name):
@@ -89,12 +114,17 @@ def ncu_values(path):
     for row in rows:
         name, metric = row.get("Kernel Name"), row.get("Metric Name")
         metric = LABELS.get(metric, metric)
-        if not name or metric not in (SM, MEM):
+        if not name:
             continue
         k = (name if mangled else key(name), dims(row.get("Grid Size")),
              dims(row.get("Block Size")))
         first_id.setdefault(k, row.get("ID"))
         if row.get("ID") != first_id[k]:
+            continue
+        v = verdict(row.get("Rule Name"), row.get("Rule Description"))
+        if v is not None:
+            out.setdefault(k, {})[VERDICT] = v
+        if metric not in (SM, MEM):
             continue
         v = number(row.get("Metric Value", ""))
         if v is not None:
@@ -141,9 +171,9 @@ def main():
         if SM not in v or MEM not in v:
             print(f"sol_agree: {name} {k[1]}x{k[2]}: not in ncu's output", file=sys.stderr)
             continue
-        want = sol_class(v[SM], v[MEM])
+        want = v.get(VERDICT) or sol_class(v[SM], v[MEM])
         total += 1
-        if cls == want or cls == "divergence":
+        if agrees(cls, want):
             agree += 1
         else:
             print(f"sol_agree: {name} {k[1]}x{k[2]}: gpuadvise {cls}, SOL {want} "
