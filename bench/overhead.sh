@@ -111,8 +111,13 @@ run_train2() { # name, script options...
 			esac
 			w=$(wall_to "$T/t2.out" "$@")
 			echo "$tool $w $(awk '/^loop_s/ { print $2 }' "$T/t2.out")" >>"$T/t2"
+			# The printed loss, plain and under gpuadvise (last round's).
+			[ "$tool" = sol ] || grep '^loss' "$T/t2.out" >"$T/t2.$tool.loss"
 		done
 	done
+	local loss=differs
+	[ -s "$T/t2.plain.loss" ] && cmp -s "$T/t2.plain.loss" "$T/t2.ga.loss" &&
+		loss="identical ($(wc -l <"$T/t2.plain.loss") lines)"
 	if [ -n "${BENCH_KEEP:-}" ]; then
 		cp "$T/t2.json" "$BENCH_KEEP/${name//[ ,]/_}.json" 2>/dev/null
 		cp "$T/t2.sol.csv" "$BENCH_KEEP/${name//[ ,]/_}.sol.csv" 2>/dev/null
@@ -121,9 +126,9 @@ run_train2() { # name, script options...
 	local agree=-
 	# the issue's bar: kernels of at least 1 % of the GPU time
 	[ -s "$T/t2.sol.csv" ] && agree=$(python3 "$HERE/sol_agree.py" "$GA" "$T/t2.json" "$T/t2.sol.csv" 1)
-	python3 - "$name" "$T/t2" "$T/t2.json" "$agree" "$n" <<'PY'
+	python3 - "$name" "$T/t2" "$T/t2.json" "$agree" "$n" "$loss" <<'PY'
 import json, statistics, sys
-name, rows, prof, agree, n = sys.argv[1:]
+name, rows, prof, agree, n, loss = sys.argv[1:]
 t = {}
 for l in open(rows):
     tool, w, *loop = l.split()
@@ -146,13 +151,14 @@ print(f"{name}: process plain {med('plain', 0):.2f} s ({spread('plain', 0)}), "
       f"(x{med('ga', 0) / med('plain', 0):.2f}), ncu SOL -c {n} {med('sol', 0):.2f} s; "
       f"loop plain {med('plain', 1):.3f} s ({spread('plain', 1)}), gpuadvise {med('ga', 1):.3f} s "
       f"({spread('ga', 1)}) (x{med('ga', 1) / med('plain', 1):.2f}); classes agreeing {agree}; "
-      f"measured {mech}")
+      f"loss {loss}; measured {mech}")
 PY
 }
 if [ -n "${BENCH_TRAIN2:-}" ]; then
-	# BENCH_TRAIN2=1: the transformer rows alone.
-	run_train2 "transformer 100 steps"
-	run_train2 "transformer 100 steps, CUDA graph" --graph
+	# BENCH_TRAIN2=1: the transformer rows alone; =step or =graph: one of
+	# them (each with ncu on 1,000 launches takes about 7 minutes).
+	[ "$BENCH_TRAIN2" = graph ] || run_train2 "transformer 100 steps"
+	[ "$BENCH_TRAIN2" = step ] || run_train2 "transformer 100 steps, CUDA graph" --graph
 	rm -rf "$T"
 	exit 0
 fi
