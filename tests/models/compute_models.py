@@ -329,25 +329,47 @@ def barrier_stalls(k):
              and not (smem_per_inst(k) >= 0.05 and k(FMA) < 40 and threads_per_inst(k) < 31)
              and sm_busy(k) < 60 and mem(k) < 60)
 
+    def counted():
+        """The share of issued instructions the counted classes explain."""
+        ops = ("fadd", "fmul", "ffma", "hadd", "hmul", "hfma", "dadd", "dmul", "dfma", "integer")
+        threads = sum(k(SASS % op) for op in ops) \
+            + k("smsp__sass_thread_inst_executed_op_conversion_pred_on.sum")
+        return (threads / max(threads_per_inst(k), 1) / max(k(WARP_INST), 1)
+                + k(LSU) / max(4 * k(ISSUE), 0.001)
+                + k("sm__inst_executed_pipe_xu.sum") / max(k(WARP_INST), 1))
+
     def other_insts():
         """The share of issued instructions no counted class explains: the
         most the barrier instructions can be (1/2 without the counts)."""
         try:
-            ops = ("fadd", "fmul", "ffma", "hadd", "hmul", "hfma", "dadd", "dmul", "dfma", "integer")
-            threads = sum(k(SASS % op) for op in ops) \
-                + k("smsp__sass_thread_inst_executed_op_conversion_pred_on.sum")
-            counted = (threads / max(threads_per_inst(k), 1) / max(k(WARP_INST), 1)
-                       + k(LSU) / max(4 * k(ISSUE), 0.001)
-                       + k("sm__inst_executed_pipe_xu.sum") / max(k(WARP_INST), 1))
-            return clamp(1 - counted, 0, 1)
+            return clamp(1 - counted(), 0, 1)
         except Missing:
             return 0.5
 
+    def barrier_insts():
+        """The barriers' share of the issued instructions: the unexplained
+        ones less the branches (0 without the opcode counts)."""
+        try:
+            c = counted()
+        except Missing:
+            return 0.0
+        try:
+            branches = k("smsp__sass_inst_executed_op_branch.sum") / max(k(WARP_INST), 1)
+        except Missing:
+            branches = 0.0
+        return clamp(1 - c - branches, 0, 1)
+
     def model():
-        est, low, seq = gpa(k, stall_share(k, "barrier"))
+        _, low, seq = gpa(k, stall_share(k, "barrier"))
+        # estimate: GPA's latency hiding over the instructions left once the
+        # barriers go, no faster than those at the full issue rate
+        a = 1 - k(ISSUE) / 100
+        b = barrier_insts()
+        left = max((1 - min(a, stall_share(k, "barrier"))) * (1 - b), k(ISSUE) / 100 * (1 - b))
         # high: the barriers and their instructions gone, the rest issued
         # at the full rate; at least the sequential form
-        return est, low, max(seq, fit(k, 1 - k(ISSUE) / 100 * (1 - other_insts())))
+        return (fit(k, 1 - left), low,
+                max(seq, fit(k, 1 - k(ISSUE) / 100 * (1 - other_insts()))))
     return fires, model
 
 
