@@ -88,13 +88,18 @@ PY
 
 # The transformer's training loop (tests/gpu/transformer_train.py), its
 # step run plain and captured in a CUDA graph (--graph): in rounds, plain,
-# gpuadvise with default settings and ncu Speed-of-Light on the first
-# BENCH_NCU_LAUNCHES launches (default 2000, so that it finishes; in the
-# first BENCH_NCU_ROUNDS rounds, default all), each
-# run's own loop time (steps after the warm-up) and the process's; medians.
+# gpuadvise with default settings and ncu Speed-of-Light (in the first
+# BENCH_NCU_ROUNDS rounds, default all), each run's own loop time (steps
+# after the warm-up) and the process's; medians.  ncu measures the first
+# launch of each launch configuration (name, grid, block: what
+# bench/sol_agree.py compares), every kernel of the run in a minute or two;
+# BENCH_NCU_LAUNCHES=N measures the first N launches instead (1,000 took
+# about 7 minutes and held 29 of the step's 37 kernels of 1 % share).
 run_train2() { # name, script options...
 	local name=$1; shift
-	local cmd=(python3 tests/gpu/transformer_train.py "$@") n=${BENCH_NCU_LAUNCHES:-2000}
+	local cmd=(python3 tests/gpu/transformer_train.py "$@") n=${BENCH_NCU_LAUNCHES:-}
+	local filter=(--filter-mode per-launch-config --launch-count 1) what="1 per config"
+	[ -n "$n" ] && filter=(--launch-count "$n") what="-c $n"
 	local ncu_rounds=${BENCH_NCU_ROUNDS:-$REPS} round=0 tools
 	: >"$T/t2"
 	for _ in $(seq "$REPS"); do
@@ -107,7 +112,7 @@ run_train2() { # name, script options...
 			plain) set -- "${cmd[@]}";;
 			ga) set -- "$GA" -f --log-file /dev/null -o "$T/t2.json" "${cmd[@]}";;
 			sol) set -- ncu --section SpeedOfLight --csv --print-kernel-base mangled \
-				--launch-count "$n" --log-file "$T/t2.sol.csv" "${cmd[@]}";;
+				"${filter[@]}" --log-file "$T/t2.sol.csv" "${cmd[@]}";;
 			esac
 			w=$(wall_to "$T/t2.out" "$@")
 			echo "$tool $w $(awk '/^loop_s/ { print $2 }' "$T/t2.out")" >>"$T/t2"
@@ -126,7 +131,7 @@ run_train2() { # name, script options...
 	local agree=-
 	# the issue's bar: kernels of at least 1 % of the GPU time
 	[ -s "$T/t2.sol.csv" ] && agree=$(python3 "$HERE/sol_agree.py" "$GA" "$T/t2.json" "$T/t2.sol.csv" 1)
-	python3 - "$name" "$T/t2" "$T/t2.json" "$agree" "$n" "$loss" <<'PY'
+	python3 - "$name" "$T/t2" "$T/t2.json" "$agree" "$what" "$loss" <<'PY'
 import json, statistics, sys
 name, rows, prof, agree, n, loss = sys.argv[1:]
 t = {}
@@ -148,7 +153,7 @@ except (KeyError, ValueError, OSError):
     mech = {}
 print(f"{name}: process plain {med('plain', 0):.2f} s ({spread('plain', 0)}), "
       f"gpuadvise {med('ga', 0):.2f} s ({spread('ga', 0)}) "
-      f"(x{med('ga', 0) / med('plain', 0):.2f}), ncu SOL -c {n} {med('sol', 0):.2f} s; "
+      f"(x{med('ga', 0) / med('plain', 0):.2f}), ncu SOL ({n}) {med('sol', 0):.2f} s; "
       f"loop plain {med('plain', 1):.3f} s ({spread('plain', 1)}), gpuadvise {med('ga', 1):.3f} s "
       f"({spread('ga', 1)}) (x{med('ga', 1) / med('plain', 1):.2f}); classes agreeing {agree}; "
       f"loss {loss}; measured {mech}")
