@@ -28,6 +28,8 @@
  * than take a replay each, unless it runs in a row: a loop of one kernel is
  * cheaper replayed (ga_sched_decide).  What to measure is policy.c's
  * (sched.loop); the CUPTI side is here. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "inject.h"
@@ -43,6 +45,36 @@ static struct {
 	int pushed;               /* the launch in flight is in a range */
 } loop_rp;
 
+/* GA_ENV_LOOP_LOG=FILE: a line per loop event (found, pass, broken, first
+ * skip of a run, measured, ended), with the selected launch's count and
+ * the kernels expected and seen, for finding what breaks a program's
+ * passes.  Opened at the first event; nothing when unset. */
+static void loop_log(const char *event, const ga_repeat_slot *got, const char *fmt, ...)
+{
+	static FILE *f;
+	static int tried;
+	va_list ap;
+
+	if (!tried) {
+		const char *path = getenv(GA_ENV_LOOP_LOG);
+		tried = 1;
+		if (path && *path && (f = fopen(path, "a")))
+			setvbuf(f, NULL, _IOLBF, 0);
+	}
+	if (!f)
+		return;
+	fprintf(f, "%ld %s n=%zu period=%zu pos=%zu set=%zu pass=%ld sel=%zu", (long)inj.pid, event,
+	        sched.loop.det.n, sched.loop.period, sched.loop.pos, sched.loop.set,
+	        sched.loop.pass, sched.loop.n_sel);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	if (got && sched.loop.period)
+		fprintf(f, " expected=%s got=%s",
+		        sched.repeats[sched.loop.keys[sched.loop.pos]].mangled, got->mangled);
+	fputc('\n', f);
+}
+
 /* After a launch: is the run repeating, with kernels that want a set? */
 static void loop_detect(const CUpti_CallbackData *cb)
 {
@@ -52,6 +84,7 @@ static void loop_detect(const CUpti_CallbackData *cb)
 		return;
 	if (!ga_loop_detect(&sched, cs->cfg->n_sets))
 		return;
+	loop_log("found", NULL, "");
 	loop_rp.cs = cs;
 	loop_rp.configured = 0;
 }
@@ -86,6 +119,7 @@ static void passes_drop(int cupti_ok, int in_pass)
 /* The loop broke (or its context went). */
 static void loop_abort(int cupti_ok)
 {
+	loop_log("abort", NULL, "");
 	passes_drop(cupti_ok, sched.loop.pos > 0);
 	loop_clear(1);
 }
@@ -168,7 +202,12 @@ static int loop_take(const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
 	if (!ga_loop_expected(&sched, rep)) {
 		/* Before ga_loop_mismatch moves the position. */
 		int in_pass = sched.loop.pos > 0;
-		ga_loop_miss m = ga_loop_mismatch(&sched);
+		ga_loop_miss m;
+		if (in_pass || sched.loop.skipped == 0)
+			loop_log(in_pass ? "miss" : "skip", rep, "");
+		m = ga_loop_mismatch(&sched);
+		if (m == GA_LOOP_ENDED)
+			loop_log("ended", NULL, " broken_passes=%ld", sched.loop.broken_passes);
 		if (m != GA_LOOP_SKIP)
 			passes_drop(1, in_pass);
 		if (m == GA_LOOP_BROKEN_PASS)
@@ -291,6 +330,7 @@ void loop_exit_launch(void)
 		}
 		ga_loop_pass_done(&sched);
 		phase(PH_STOP, &t);
+		loop_log("pass", NULL, " all=%d", all);
 		if (!all)
 			return;
 	}
@@ -308,8 +348,10 @@ void loop_exit_launch(void)
 	}
 	loop_values(&c->sets[sched.loop.set]);
 	phase(PH_RECORD, &t);
+	loop_log("measured", NULL, " launches=%ld", sched.loop.launches);
 	loop_clear(0);            /* the object stays for the next loop of this set */
-	ga_loop_next_set(&sched, c->n_sets);   /* the next set, from the next iteration */
+	if (ga_loop_next_set(&sched, c->n_sets))   /* the next set, from the next iteration */
+		loop_log("next", NULL, "");
 }
 
 void loop_graph_launch(const CUpti_CallbackData *cb)

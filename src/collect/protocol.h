@@ -40,6 +40,13 @@
  * one of its profiled launches; the source record's "trigger" then names
  * the rules that held ("rule ID", "rules ID, ID").  Neither part holds a
  * tab or a newline.  Unset or empty: none (but "force"). */
+/* Kernels the default ("auto") source mode never measures: those of the
+ * owners whose source the user cannot edit (rules/owners.yaml: cuBLAS,
+ * cuDNN, PyTorch's ATen, ...).  The owners' name patterns in file order,
+ * one a line, "glob<TAB>PATTERN" or "regex<TAB>PATTERN" ('!' before an
+ * editable owner's), matched as ga_names_match matches (util.h); the
+ * first match decides (ga_ruleset_source_skip). */
+#define GA_ENV_SOURCE_SKIP    "GPUADVISE_SOURCE_SKIP"
 #define GA_ENV_SOURCE_WHEN    "GPUADVISE_SOURCE_WHEN"
 #define GA_ENV_STALLS         "GPUADVISE_STALLS"         /* stall run: file of kernels to PC-sample */
 #define GA_ENV_MIN_SHARE      "GPUADVISE_MIN_SHARE"      /* percent of GPU time for more profiled launches */
@@ -57,6 +64,7 @@
 #define GA_ENV_LOCK_WAIT      "GPUADVISE_LOCK_WAIT"      /* seconds to wait for the run's counters */
 #define GA_ENV_TIMING_LOG     "GPUADVISE_TIMING_LOG"     /* FILE: a line of phase times per process */
 #define GA_ENV_SOURCE_LOG     "GPUADVISE_SOURCE_LOG"     /* FILE: every SASS/PC-sampling CUPTI call */
+#define GA_ENV_LOOP_LOG       "GPUADVISE_LOOP_LOG"       /* FILE: a line per loop-replay event */
 #define GA_ENV_PCSAMP_PERIOD  "GPUADVISE_PCSAMP_PERIOD"  /* 5..31: sample every 2^N cycles */
 
 /* The records of a .rec file. */
