@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -568,4 +570,21 @@ void ga_timing_mark(const char *what)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	fprintf(f, "mark %s %.3f\n", what, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
 	fclose(f);
+}
+
+int ga_names_match(const char *glob, const void *regex, const char *name, const char *mangled)
+{
+	const char *names[2] = {name, mangled};
+
+	if (name && ga_str_has_prefix(name, "void "))
+		names[0] = name + strlen("void ");
+	for (int i = 0; i < 2; i++) {
+		if (!names[i])
+			continue;
+		if (glob && fnmatch(glob, names[i], 0) == 0)
+			return 1;
+		if (regex && regexec(regex, names[i], 0, NULL, 0) == 0)
+			return 1;
+	}
+	return 0;
 }

@@ -116,6 +116,13 @@ size_t ga_strmap_put(ga_map *m, const char *key, size_t val);
 int ga_str_has_prefix(const char *s, const char *prefix);
 int ga_str_has_suffix(const char *s, const char *suffix);
 
+/* Does a kernel-name pattern of rules/owners.yaml match?  A glob
+ * (fnmatch(3), no flags) matches the whole demangled name, without its
+ * leading "void ", or the whole mangled name; a regex (regex_t, POSIX
+ * extended) matches anywhere in either.  Either name may be NULL.  The
+ * analysis (owner.c) and the collector (trigger.c) share it. */
+int ga_names_match(const char *glob, const void *regex, const char *name, const char *mangled);
+
 /* For bench/phases.sh: append "mark WHAT SECONDS" (CLOCK_REALTIME) to the
  * file named by GPUADVISE_TIMING_LOG, if set. */
 void ga_timing_mark(const char *what);

@@ -20,22 +20,16 @@ static const ga_owner builtin_user = {
 	.name = GA_OWNER_DEFAULT, .display = "user code", .editable = 1,
 };
 
-static int pattern_matches(const ga_owner_pattern *pt, const char *const names[2],
+static int pattern_matches(const ga_owner_pattern *pt, const char *name, const char *mangled,
                            const char *module)
 {
 	switch (pt->how) {
 	case GA_OWNER_MODULE:
 		return module && fnmatch(pt->pattern, module, 0) == 0;
 	case GA_OWNER_GLOB:
-		for (int i = 0; i < 2; i++)
-			if (names[i] && fnmatch(pt->pattern, names[i], 0) == 0)
-				return 1;
-		return 0;
+		return ga_names_match(pt->pattern, NULL, name, mangled);
 	case GA_OWNER_REGEX:
-		for (int i = 0; i < 2; i++)
-			if (names[i] && regexec(pt->regex, names[i], 0, NULL, 0) == 0)
-				return 1;
-		return 0;
+		return ga_names_match(NULL, pt->regex, name, mangled);
 	}
 	return 0;
 }
@@ -43,17 +37,14 @@ static int pattern_matches(const ga_owner_pattern *pt, const char *const names[2
 const ga_owner *ga_owner_of(const ga_ruleset *rs, const char *name, const char *mangled,
                             const char *module, const char **kind)
 {
-	const char *names[2] = { name, mangled };
 	const ga_owner *fallback;
 
-	if (name && ga_str_has_prefix(name, "void "))
-		names[0] = name + strlen("void ");
 	if (kind)
 		*kind = NULL;
 	for (size_t i = 0; rs && i < rs->n_owners; i++) {
 		const ga_owner *o = &rs->owners[i];
 		for (size_t k = 0; k < o->n_patterns; k++) {
-			if (!pattern_matches(&o->patterns[k], names, module))
+			if (!pattern_matches(&o->patterns[k], name, mangled, module))
 				continue;
 			if (kind)
 				*kind = o->patterns[k].kind;

@@ -73,8 +73,10 @@ void ga_plan_metrics(const ga_ruleset *rs, const ga_plan_opts *o, ga_plan *out)
 		next += bundle[n - 1];
 	for (size_t i = 0; i < o->n_extra; i++)
 		add(out, o->extra[i], next);
-	if (!o->quick)
+	if (!o->quick) {
 		out->source_when = ga_ruleset_source_trigger(rs);
+		out->source_skip = ga_ruleset_source_skip(rs);
+	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -88,5 +90,6 @@ void ga_plan_free(ga_plan *p)
 	free(p->names);
 	free(p->bundle);
 	free(p->source_when);
+	free(p->source_skip);
 	memset(p, 0, sizeof(*p));
 }

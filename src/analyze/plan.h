@@ -35,6 +35,9 @@ typedef struct {
 	 * rule, over metric names (ga_ruleset_source_trigger), malloc'd; NULL when no rule has one,
 	 * and with --quick, which collects none of their metrics. */
 	char *source_when;
+	/* ... and the kernels it never measures them for, library kernels
+	 * (ga_ruleset_source_skip), malloc'd; NULL: none. */
+	char *source_skip;
 } ga_plan;
 
 /* Fill *out (freed with ga_plan_free) for rule set rs; o may be NULL (no

@@ -81,6 +81,7 @@ int ga_cmd_demo(const ga_config *cfg, const ga_ruleset *rs)
 		.bundles = mp.bundle,
 		.n_metrics = mp.n,
 		.source_when = mp.source_when,
+		.source_skip = mp.source_skip,
 		.color = ga_cmd_use_color(cfg, out),
 		.out = out,
 		.reporter = other_format ? ga_reporter_find(cfg->format) : NULL,

@@ -37,6 +37,9 @@ typedef struct {
 	 * NULL or "": no kernel gets them automatically ("force" still gives
 	 * every profiled kernel its source lines). */
 	const char *source_when;
+	/* The library kernels "auto" leaves out (ga_ruleset_source_skip),
+	 * passed as GA_ENV_SOURCE_SKIP; NULL or "": none. */
+	const char *source_skip;
 	int stalls;                 /* run again with PC sampling on the kernels with sources */
 	int progress;               /* one updating stderr line while the program runs */
 } ga_live_opts;

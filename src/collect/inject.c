@@ -217,7 +217,7 @@ void launch_done(ga_launch *l, const chip_cfg *chip, const metric_set *ms, const
 	                                      chip->range_marker_cycles);
 	ga_sched_note_duration(&sched, rep, l->duration_ns);
 	ga_nvtx_profiled(ga_sched_slot(&sched, rep), l->nvtx);
-	ga_sass_note(l->mangled, (uint32_t)l->context, inj.prof.metrics, l->values, inj.prof.n_metrics);
+	ga_sass_note(l->mangled, l->name, (uint32_t)l->context, inj.prof.metrics, l->values, inj.prof.n_metrics);
 	ga_rec_launch(&inj.prof, l);
 }
 

@@ -230,6 +230,10 @@ static void child_env(const ga_live_opts *o, const char *dir, const char *metric
 		setenv(GA_ENV_SOURCE_WHEN, o->source_when, 1);
 	else
 		unsetenv(GA_ENV_SOURCE_WHEN);
+	if (o->source_skip && *o->source_skip)
+		setenv(GA_ENV_SOURCE_SKIP, o->source_skip, 1);
+	else
+		unsetenv(GA_ENV_SOURCE_SKIP);
 	if (stalls)
 		setenv(GA_ENV_STALLS, stalls, 1);
 	else

@@ -37,8 +37,10 @@ void ga_sass_context_destroyed(CUcontext ctx);
 int ga_sass_enabled(void);
 void ga_sass_module_loaded(const void *module_resource_data);
 /* A profiled launch's metric values (NAN: not collected); flags the kernel
- * for source collection when the trigger holds over them (trigger.h). */
-void ga_sass_note(const char *mangled, uint32_t ctx_uid, char *const *names,
+ * for source collection when the trigger holds over them (trigger.h),
+ * unless GA_ENV_SOURCE_SKIP names it (a library's kernel; name is the
+ * demangled name, or NULL). */
+void ga_sass_note(const char *mangled, const char *name, uint32_t ctx_uid, char *const *names,
                   const double *values, size_t n);
 /* 1 when some flagged kernel still waits for its measurement. */
 int ga_sass_outstanding(void);

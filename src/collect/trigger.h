@@ -34,4 +34,17 @@ void ga_trigger_free(ga_trigger *t);
 int ga_trigger_holds(const ga_trigger *t, char *const *names, const double *values, size_t n,
                      char **why);
 
+/* Kernels left out of the default source lines (GA_ENV_SOURCE_SKIP,
+ * protocol.h): lines "glob<TAB>PATTERN" or "regex<TAB>PATTERN", the first
+ * that matches deciding: out, unless the line starts with '!' (an editable
+ * owner's).  A line that is neither, or whose regex does not compile, is
+ * left out and passed to bad.  NULL when no line is left. */
+typedef struct ga_name_filter ga_name_filter;
+ga_name_filter *ga_name_filter_parse(const char *text, ga_trigger_bad_fn bad, void *ctx);
+/* Is the kernel left out: does a pattern match it (ga_names_match; either
+ * name may be NULL), the first that does without '!'?  0 for a NULL
+ * filter. */
+int ga_name_filter_matches(const ga_name_filter *f, const char *name, const char *mangled);
+void ga_name_filter_free(ga_name_filter *f);
+
 #endif

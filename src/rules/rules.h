@@ -223,5 +223,15 @@ size_t ga_ruleset_metric_bundles(const ga_ruleset *rs, char ***out, size_t **bun
  * or nested beyond the parser's limits, is left out (ga_ruleset_validate
  * reports it). */
 char *ga_ruleset_source_trigger(const ga_ruleset *rs);
+/* The owners' kernel-name patterns (glob and regex) in the owners file's
+ * order, one a line "glob<TAB>PATTERN" or "regex<TAB>PATTERN", with a
+ * leading '!' for an editable owner's: the text of GA_ENV_SOURCE_SKIP.
+ * The first line that matches a kernel decides, as the first owner does;
+ * without '!' the kernel is a library's, whose source lines point at code
+ * nobody in the program can change (and libraries carry no line tables),
+ * so the default source mode leaves it out.  Module patterns are not in
+ * it (the collector does not know a kernel's module).  malloc'd; NULL
+ * when no owner that is not editable has a name pattern. */
+char *ga_ruleset_source_skip(const ga_ruleset *rs);
 
 #endif

@@ -5,14 +5,17 @@ files).  Usage:
   check_train2.py PLAIN_OUT PROFILED_OUT REPORT_JSON PLAIN_WALL_S PROFILED_WALL_S
 PLAIN_OUT and PROFILED_OUT are transformer_train.py's standard output,
 REPORT_JSON the JSON report of the profiled run.  Checks that the `loss`
-lines are identical and that every kernel of at least 1 % of the GPU time
-had every rule checked; prints the loop's and the process's time ratios
+lines are identical, that every kernel of at least 1 % of the GPU time
+had every rule checked, and that no library kernel (an owner other than
+the user's or Triton's) was measured for source lines; prints the loop's and the process's time ratios
 and how many launches each mechanism measured.  Exit 1 when a check
 fails."""
 import json
 import sys
 
 SHARE = 0.01
+# The owners whose kernels the user edits (rules/owners.yaml's editable).
+EDITABLE = ("user", "triton")
 
 
 def lines(path, prefix):
@@ -47,6 +50,10 @@ def main(argv):
     ok = ok and not partial and bool(big)
     print(f"{'ok  ' if not partial and big else 'FAIL'} {len(big) - len(partial)} of {len(big)} "
           f"kernels of >= {100 * SHARE:g} % share fully checked ({len(r['kernels'])} kernels)")
+    libsrc = [k for k in r["kernels"] if "source" in k and k.get("owner", "user") not in EDITABLE]
+    for k in libsrc:
+        print(f"FAIL {k.get('owner')} kernel {k['name'][:70]} measured for source lines")
+    ok = ok and not libsrc
     mech = r["summary"].get("measured", {})
     print("measured: " + ", ".join(f"{k} {v}" for k, v in mech.items()))
     a, b = loop_s(plain), loop_s(prof)

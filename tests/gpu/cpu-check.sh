@@ -41,10 +41,14 @@ fi
 printf 'loss 9.1\nloss 8.2\nsteps 20 warmup 5 graph 0\nloop_s 2.0\n' >"$T/plain"
 printf 'loss 9.1\nloss 8.2\nsteps 20 warmup 5 graph 0\nloop_s 2.5\n' >"$T/prof"
 printf 'loss 9.1\nloss 8.3\nsteps 20 warmup 5 graph 0\nloop_s 2.5\n' >"$T/drift"
-report() { # unchecked rules of the 40 % kernel
+report() { # unchecked rules of the 40 % kernel, the small one's owner, its source
+	local src=''
+	[ -n "${3:-}" ] && src=', "source": {"lineinfo": false}'
 	cat <<JSON
-{"kernels": [{"name": "big", "share": 0.4, "unchecked_rules": [$1]},
-             {"name": "small", "share": 0.005, "unchecked_rules": ["barrier-stalls"]}],
+{"kernels": [{"name": "big", "share": 0.4, "unchecked_rules": [$1], "owner": "user",
+              "source": {"lineinfo": true}},
+             {"name": "small", "share": 0.005, "unchecked_rules": ["barrier-stalls"],
+              "owner": "${2:-aten}"$src}],
  "summary": {"measured": {"kernel_replay": 9, "loop_replay": 3, "unprofiled_at_mean": 5,
              "graph_launches": 0}},
  "profile": {"collection": {"loop_replay_launches": 3}}}
@@ -62,6 +66,16 @@ case $out in *"measured: kernel_replay 9, loop_replay 3, unprofiled_at_mean 5, g
 	*) bad "check_train2: launches by mechanism: $out";; esac
 case $out in *"1 of 1 kernels"*) ok "check_train2: the 0.5 % kernel is not counted";;
 	*) bad "check_train2: kernels counted: $out";; esac
+report '' aten yes >"$T/libsrc.json"
+python3 "$C" "$T/plain" "$T/prof" "$T/libsrc.json" 10 12 >"$T/o" &&
+	bad "check_train2: a library kernel with source lines fails" ||
+	ok "check_train2: a library kernel with source lines fails"
+grep -q 'FAIL aten kernel small measured for source lines' "$T/o" &&
+	ok "check_train2: names the library kernel" || bad "check_train2: names the library kernel: $(cat "$T/o")"
+report '' triton yes >"$T/tritonsrc.json"
+python3 "$C" "$T/plain" "$T/prof" "$T/tritonsrc.json" 10 12 >"$T/o" &&
+	ok "check_train2: a Triton kernel may have source lines" ||
+	bad "check_train2: a Triton kernel may have source lines: $(cat "$T/o")"
 python3 "$C" "$T/plain" "$T/drift" "$T/good.json" 10 12 >"$T/o" &&
 	bad "check_train2: a changed loss fails" || ok "check_train2: a changed loss fails"
 python3 "$C" "$T/plain" "$T/prof" "$T/partial.json" 10 12 >"$T/o" &&

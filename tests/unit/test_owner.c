@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
+#include "collect/trigger.h"
 #include "profile.h"
 #include "rules/rules.h"
 #include "util.h"
@@ -133,6 +134,48 @@ static void test_shipped_patterns(void **state)
 		                 strcmp(rs.owners[i].name, "triton") == 0);
 	ga_ruleset_free(&rs);
 	assert_int_equal(failures, 0);
+}
+
+/* The collector's copy of the owners (GA_ENV_SOURCE_SKIP: the default
+ * source mode leaves library kernels out) calls a kernel a library's
+ * exactly when the analysis gives it an owner that is not editable. */
+static void test_source_skip(void **state)
+{
+	ga_ruleset rs;
+	ga_name_filter *f;
+	char *text;
+	size_t libs = 0;
+
+	(void)state;
+	load_rules(&rs, GA_TEST_RULES);
+	text = ga_ruleset_source_skip(&rs);
+	assert_non_null(text);
+	f = ga_name_filter_parse(text, NULL, NULL);
+	assert_non_null(f);
+	for (size_t i = 0; i < GA_ARRAY_LEN(shipped_cases); i++) {
+		const char *name = shipped_cases[i].name, *mangled = shipped_cases[i].mangled;
+		const ga_owner *o = ga_owner_of(&rs, name, mangled, NULL, NULL);
+		int lib = ga_name_filter_matches(f, name, mangled);
+		if (lib != !o->editable)
+			fail_msg("%s: owner %s, left out %d", name ? name : mangled, o->name, lib);
+		libs += lib;
+	}
+	assert_true(libs >= 15);
+	/* Kernels of the recorded transformer step, as the collector sees them
+	 * (both names; cuBLAS's are C names). */
+	assert_int_equal(ga_name_filter_matches(f, "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT",
+	                                        "nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_bias_TNT"), 1);
+	assert_int_equal(ga_name_filter_matches(f, "void cudnn::fusion::convert_dq_to_16bits<true>"
+	                                        "(void const*, void*, unsigned int)",
+	                                        "_ZN5cudnn6fusion20convert_dq_to_16bitsILb1EEEvPKvPvj"), 1);
+	assert_int_equal(ga_name_filter_matches(f, "poly::poly_loops(float*, int const*)",
+	                                        "_ZN4poly10poly_loopsEPfPKi"), 0);
+	ga_name_filter_free(f);
+	free(text);
+	/* without an owners file every kernel is the user's: nothing left out */
+	ga_ruleset_free(&rs);
+	memset(&rs, 0, sizeof(rs));
+	assert_null(ga_ruleset_source_skip(&rs));
 }
 
 /* Module patterns match the module only, and only when it is known. */
@@ -428,6 +471,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_patterns),
+		cmocka_unit_test(test_source_skip),
 		cmocka_unit_test(test_module_patterns),
 		cmocka_unit_test(test_no_owners_file),
 		cmocka_unit_test(test_unknown_rule_owner),

@@ -194,6 +194,52 @@ static void test_parse_error(void **state)
 	assert_int_equal(bad.len, 0);   /* empty lines are not errors */
 }
 
+/* The library kernels the default source mode leaves out: the first line
+ * that matches decides, '!' keeps; globs whole, regexes anywhere, either
+ * name, "void " dropped; bad lines said and left out. */
+static void test_name_filter(void **state)
+{
+	ga_buf bad = {0};
+	ga_name_filter *f;
+	(void)state;
+
+	f = ga_name_filter_parse("regex\t^(void )?cutlass::\n"
+	                         "!glob\ttriton_*\n"
+	                         "glob\t*_cublas\n"
+	                         "glob\t_ZN2at*\n"
+	                         "regex\t(unclosed\n"
+	                         "pattern without a kind\n"
+	                         "\n"
+	                         "regex\tgemm\n",
+	                         collect_bad, &bad);
+	assert_non_null(f);
+	assert_non_null(bad.s);
+	assert_non_null(strstr(bad.s, "line 5: the regex does not compile\n"));
+	assert_non_null(strstr(bad.s, "line 6 is not glob<TAB>PATTERN or regex<TAB>PATTERN\n"));
+	assert_int_equal(strchr(strchr(bad.s, '\n') + 1, '\n')[1], '\0');   /* two messages */
+	ga_buf_free(&bad);
+	/* regex anywhere, demangled with or without "void " */
+	assert_int_equal(ga_name_filter_matches(f, "void cutlass::Kernel2<X>(X::Params)", NULL), 1);
+	assert_int_equal(ga_name_filter_matches(f, "cutlass::Kernel2<X>(X::Params)", NULL), 1);
+	/* the editable owner's line comes first: kept, though "gemm" matches too */
+	assert_int_equal(ga_name_filter_matches(f, "triton_tem_fused_mm_gemm_0", NULL), 0);
+	/* globs match whole names only; the mangled one alone is enough */
+	assert_int_equal(ga_name_filter_matches(f, "sm90_xmma_gemm_x__5x_cublas", NULL), 1);
+	assert_int_equal(ga_name_filter_matches(f, NULL, "_ZN2at6native6kernelEv"), 1);
+	assert_int_equal(ga_name_filter_matches(f, "my_at_kernel(float*)", "_Z12my_at_kernelPf"), 0);
+	/* no line matches: the user's */
+	assert_int_equal(ga_name_filter_matches(f, "copy_strided(float*)", "_Z12copy_stridedPf"), 0);
+	assert_int_equal(ga_name_filter_matches(f, NULL, NULL), 0);
+	ga_name_filter_free(f);
+
+	assert_int_equal(ga_name_filter_matches(NULL, "cutlass::x", NULL), 0);
+	assert_null(ga_name_filter_parse("glob\n\nregex(x)\n", collect_bad, &bad));
+	assert_non_null(strstr(bad.s, "line 1 is not"));
+	ga_buf_free(&bad);
+	assert_null(ga_name_filter_parse("", NULL, NULL));
+	ga_name_filter_free(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_not_measured),
 		cmocka_unit_test(test_one_expression),
 		cmocka_unit_test(test_parse_error),
+		cmocka_unit_test(test_name_filter),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
