@@ -264,7 +264,6 @@ void ga_sass_note(const char *mangled, const char *name, uint32_t ctx, char *con
 	 * 0.7 to 1.2 s to 95 steps of 2.4 s). */
 	if (sass.mode == MODE_AUTO && ga_name_filter_matches(sass.skip, name, mangled)) {
 		sass_logf("not flagged, a library's kernel: %s (%s)", mangled, trig);
-		sass.skipped++;
 		free(trig);
 		return;
 	}

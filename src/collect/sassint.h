@@ -53,7 +53,6 @@ typedef struct {
 	int pid;
 	ga_trigger *trigger;      /* the rules' source trigger; NULL: none */
 	ga_name_filter *skip;     /* library kernels the trigger leaves alone; NULL: none */
-	long skipped;             /* flagged kernels left out for it */
 	cubin *cubins;
 	size_t cubin_bytes;
 	int cubins_dropped;

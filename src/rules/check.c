@@ -222,7 +222,6 @@ char *ga_ruleset_source_trigger(const ga_ruleset *rs)
 char *ga_ruleset_source_skip(const ga_ruleset *rs)
 {
 	ga_buf b = {0};
-
 	int any = 0;
 
 	for (size_t i = 0; i < rs->n_owners; i++) {
