@@ -40,6 +40,7 @@
  * one of its profiled launches; the source record's "trigger" then names
  * the rules that held ("rule ID", "rules ID, ID").  Neither part holds a
  * tab or a newline.  Unset or empty: none (but "force"). */
+#define GA_ENV_SOURCE_WHEN    "GPUADVISE_SOURCE_WHEN"
 /* Kernels the default ("auto") source mode never measures: those of the
  * owners whose source the user cannot edit (rules/owners.yaml: cuBLAS,
  * cuDNN, PyTorch's ATen, ...).  The owners' name patterns in file order,
@@ -47,7 +48,6 @@
  * editable owner's), matched as ga_names_match matches (util.h); the
  * first match decides (ga_ruleset_source_skip). */
 #define GA_ENV_SOURCE_SKIP    "GPUADVISE_SOURCE_SKIP"
-#define GA_ENV_SOURCE_WHEN    "GPUADVISE_SOURCE_WHEN"
 #define GA_ENV_STALLS         "GPUADVISE_STALLS"         /* stall run: file of kernels to PC-sample */
 #define GA_ENV_MIN_SHARE      "GPUADVISE_MIN_SHARE"      /* percent of GPU time for more profiled launches */
 #define GA_ENV_LOOP_REPLAY    "GPUADVISE_LOOP_REPLAY"    /* 0: measure no loop across its iterations */
