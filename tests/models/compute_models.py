@@ -422,12 +422,14 @@ def pipe_saturation(k):
     def model():
         b = stall_share(k, "math_pipe_throttle")
         nxt = max(min(k(FMA), k(ALU)), mem(k), k(FP64), k(XU), k(LSU))
+        # a rewrite of the arithmetic leaves these alone: the high end's floor
+        untouched = max(mem(k), k(FP64), k(XU), k(LSU), k(TENSOR))
         top = max(k(ISSUE), busy, 1)
         # the overhead: integer instructions and FMUL/FADD pairs an FFMA does
         overhead = (k(SASS % "integer") + min(k(SASS % "fmul"), k(SASS % "fadd"))) / max(lanes(k), 1)
         left = max(k(ISSUE) * (1 - clamp(overhead / max(k(WARP_INST), 1), 0, 1)), nxt)
         return (fit(k, 1 - left / top), fit(k, min(b, 1 - k(ISSUE) / 100)),
-                fit(k, max(b, 1 - nxt / top)))
+                fit(k, max(b, 1 - untouched / top)))
     return fires, model
 
 
