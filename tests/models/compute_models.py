@@ -163,11 +163,17 @@ def promotions(k):
 
 def divisions(k):
     """Two conversions per division, after the promotion's, but no more than
-    three XU instructions and 16 integer instructions per division allow."""
+    three XU instructions, 16 integer instructions and four integer
+    multiply-adds on the FMA pipe (its instructions that are not FP32
+    arithmetic, where the profile counts them) per division allow."""
     p = promotions(k)
     ints = k(SASS % "integer") / max(lanes(k), 1)
-    return max(min((conversions(k) - p) / 2,
-                   (k("sm__inst_executed_pipe_xu.sum") - p) / 3, ints / 16), 0)
+    bounds = [(conversions(k) - p) / 2, (k("sm__inst_executed_pipe_xu.sum") - p) / 3, ints / 16]
+    if k.has("sm__inst_executed_pipe_fmaheavy.sum") and k.has("sm__inst_executed_pipe_fmalite.sum"):
+        fp32 = (k(SASS % "ffma") + k(SASS % "fmul") + k(SASS % "fadd")) / 32
+        bounds.append(max(k("sm__inst_executed_pipe_fmaheavy.sum")
+                          + k("sm__inst_executed_pipe_fmalite.sum") - fp32, 0) / 4)
+    return max(min(bounds), 0)
 
 
 def xu_rate(k):
@@ -211,8 +217,9 @@ def sfu_heavy_math(k):
         m = transc_insts(k)
         alone = max(k(LSU), mem(k), k(FP64), k(TENSOR))
         busy = max(sm_busy(k), 1)
-        # avoided: one FP32 instruction per MUFU; the XU keeps the rest
-        avoided = max(k(ISSUE) * min(m / n, 1), k(XU) * (1 - transc_share(k)), alone)
+        # avoided: one FP32 instruction per MUFU, and the instruction that
+        # uses its result; the XU keeps the rest
+        avoided = max(k(ISSUE) * min(2 * m / n, 1), k(XU) * (1 - transc_share(k)), alone)
         # intrinsic: the FP32 beyond one per MUFU goes; XU and ALU keep theirs
         wrapper = max(fp32_insts(k) - m, 0)
         intrinsic = max(k(ISSUE) * (1 - min(wrapper / n, 1)), k(XU), k(ALU), alone)
