@@ -361,10 +361,17 @@ else fail "non-CUDA program (status $st)"; cat "$T/true.err"; fi
 # 6. Counters held by another tool: a second run while the first one
 # profiles (it keeps the range profiler enabled until it exits) gets
 # CUPTI_ERROR_HARDWARE_BUSY, and says what holds them and what to do; the
-# first run is not disturbed.
-"$GA" --max-passes 3 --no-loop-replay -o "$T/holder.json" "$APP" --repeat 40 >/dev/null 2>"$T/holder.err" &
+# first run is not disturbed.  The second run starts once the holder's
+# program has finished its first kernel (the app prints a line a kernel),
+# so the holder has held the counters since that kernel's first launch and
+# has eight kernels to go: a fixed 3 s wait once ran the second run before
+# the holder's first launch (it profiled, status 0).
+"$GA" --max-passes 3 --no-loop-replay -o "$T/holder.json" "$APP" --repeat 40 >"$T/holder.out" 2>"$T/holder.err" &
 holder=$!
-sleep 3
+for i in $(seq 120); do
+	grep -q '^kernel .* ok$' "$T/holder.out" && break
+	sleep 0.5
+done
 "$GA" "$APP" --only tiny_add >/dev/null 2>"$T/busy.err"
 st=$?
 wait $holder
