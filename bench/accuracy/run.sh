@@ -34,7 +34,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "$1" && pwd) || exit 2
 out=${2:-$here/out}
 ga=$build/gpuadvise
-pairs=$build/kernels/gpuadvise-pairs
+# The pairs binary as the caller named its folder: each report records the
+# command it profiled, and a recorded run must not carry this machine's path.
+pairs=${1%/}/kernels/gpuadvise-pairs
 for f in "$ga" "$pairs"; do
 	if [ ! -x "$f" ]; then
 		echo "$0: $f is missing (build with nvcc: meson setup $1 -Ddemos=enabled; ninja -C $1)" >&2
