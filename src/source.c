@@ -46,6 +46,7 @@ void ga_source_free(ga_source *s)
 	for (size_t i = 0; i < s->n_pcs; i++) {
 		free(s->pcs[i].file);
 		free(s->pcs[i].text);
+		free(s->pcs[i].op);
 		for (size_t k = 0; k < s->pcs[i].n_stalls; k++)
 			free(s->pcs[i].stalls[k].reason);
 		free(s->pcs[i].stalls);
@@ -141,6 +142,8 @@ void ga_source_merge(ga_source *to, const ga_source *from)
 		}
 		if (!t->text && f->text)
 			t->text = ga_xstrdup(f->text);
+		if (!t->op && f->op)
+			t->op = ga_xstrdup(f->op);
 		for (size_t k = 0; k < f->n_stalls; k++)
 			ga_source_pc_add_stall(t, f->stalls[k].reason, f->stalls[k].samples);
 	}
@@ -543,6 +546,8 @@ void *ga_source_to_json(const ga_source *s)
 		}
 		if (p->text)
 			json_object_set_new(j, "text", json_string(p->text));
+		if (p->op)
+			json_object_set_new(j, "op", json_string(p->op));
 		json_array_append_new(pcs, j);
 	}
 	json_object_set_new(o, "pcs", pcs);
@@ -679,6 +684,9 @@ int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, con
 		x = json_object_get(v, "text");
 		if (json_is_string(x))
 			p->text = ga_xstrdup(json_string_value(x));
+		x = json_object_get(v, "op");
+		if (json_is_string(x))
+			p->op = ga_xstrdup(json_string_value(x));
 		if (get_num(v, "inst", &p->inst, where, i, err) ||
 		    get_num(v, "threads", &p->threads, where, i, err) ||
 		    get_num(v, "sectors", &p->sectors, where, i, err) ||
@@ -799,4 +807,120 @@ char *ga_source_read_line(const char *file, int line)
 
 	reader_close(&r);
 	return text;
+}
+
+/* ---- opcodes ---------------------------------------------------------------- */
+
+static ga_source_pc *pc_at(ga_source *s, uint32_t pc)
+{
+	for (size_t i = 0; i < s->n_pcs; i++)
+		if (s->pcs[i].pc == pc)
+			return &s->pcs[i];
+	return NULL;
+}
+
+/* An instruction's line, the offset in a C comment, then an optional
+ * predicate, the opcode and its operands ("@!P0 MUFU.EX2 R5, R4 ;"): the
+ * offset and the opcode (into op, at most len - 1 characters); 0 when the
+ * line is no instruction. */
+static int listing_insn(const char *l, uint32_t *off, char *op, size_t len)
+{
+	char *end;
+	size_t n;
+
+	l += strspn(l, " \t");
+	if (strncmp(l, "/*", 2) != 0)
+		return 0;
+	unsigned long v = strtoul(l + 2, &end, 16);
+	if (end == l + 2 || strncmp(end, "*/", 2) != 0 || v > 0xffffffffUL)
+		return 0;
+	l = end + 2;
+	l += strspn(l, " \t{");
+	if (*l == '@')                     /* a predicate guards it */
+		l += strcspn(l, " \t");
+	l += strspn(l, " \t");
+	n = strcspn(l, " \t;}");
+	if (n == 0 || n >= len || !((*l >= 'A' && *l <= 'Z')))
+		return 0;
+	memcpy(op, l, n);
+	op[n] = '\0';
+	*off = (uint32_t)v;
+	return 1;
+}
+
+size_t ga_source_set_ops(ga_source *s, const char *text)
+{
+	size_t set = 0, mlen;
+	int inside = 0;
+
+	if (!s || !s->mangled || !text)
+		return 0;
+	mlen = strlen(s->mangled);
+	for (const char *l = text; *l;) {
+		size_t len = strcspn(l, "\n");
+		const char *sec = memmem(l, len, ".section", 8);
+		if (sec) {
+			/* ".section .text.NAME,"ax",@progbits": ours or another's */
+			const char *t = sec + 8;
+			t += strspn(t, " \t");
+			inside = strncmp(t, ".text.", 6) == 0 && strncmp(t + 6, s->mangled, mlen) == 0 &&
+			         (t[6 + mlen] == ',' || t[6 + mlen] == ' ' || t[6 + mlen] == '\t' ||
+			          t[6 + mlen] == '\n' || t[6 + mlen] == '\0');
+		} else if (inside) {
+			char op[64], line[512];
+			uint32_t off;
+			size_t n = len < sizeof(line) - 1 ? len : sizeof(line) - 1;
+			memcpy(line, l, n);
+			line[n] = '\0';
+			ga_source_pc *p;
+			if (listing_insn(line, &off, op, sizeof(op)) && (p = pc_at(s, off))) {
+				free(p->op);
+				p->op = ga_xstrdup(op);
+				set++;
+			}
+		}
+		l += len + (l[len] == '\n');
+	}
+	return set;
+}
+
+static int xu_opcode(const char *op)
+{
+	static const char *const xu[] = {"MUFU", "FRND", "F2I", "I2F", "F2F"};
+	for (size_t i = 0; i < sizeof(xu) / sizeof(xu[0]); i++) {
+		size_t n = strlen(xu[i]);
+		if (strncmp(op, xu[i], n) == 0 && (op[n] == '\0' || op[n] == '.'))
+			return 1;
+	}
+	return 0;
+}
+
+int ga_source_xu_ops(const ga_source *s, double *total, double *top)
+{
+	int any = 0;
+
+	*total = *top = 0;
+	for (size_t i = 0; s && i < s->n_pcs; i++) {
+		const ga_source_pc *p = &s->pcs[i];
+		double same = 0;
+		if (!p->op || !isfinite(p->inst))
+			continue;
+		any = 1;
+		if (!xu_opcode(p->op))
+			continue;
+		*total += p->inst;
+		/* An opcode counts once, at its first PC: sum its PCs. */
+		int first = 1;
+		for (size_t j = 0; j < i && first; j++)
+			first = !(s->pcs[j].op && isfinite(s->pcs[j].inst) &&
+			          strcmp(s->pcs[j].op, p->op) == 0);
+		if (!first)
+			continue;
+		for (size_t j = i; j < s->n_pcs; j++)
+			if (s->pcs[j].op && isfinite(s->pcs[j].inst) && strcmp(s->pcs[j].op, p->op) == 0)
+				same += s->pcs[j].inst;
+		if (same > *top)
+			*top = same;
+	}
+	return any ? 0 : -1;
 }

@@ -38,6 +38,8 @@ typedef struct {
 	double wavefronts;       /* shared memory wavefronts */
 	double wavefronts_ideal; /* the same without bank conflicts */
 	char *text;              /* source text of the line, read at collection; NULL */
+	char *op;                /* SASS opcode with its modifiers ("MUFU.EX2"), from
+	                          * the cubin's disassembly; NULL: not known */
 	ga_stall *stalls;        /* PC samples by warp state; none: not sampled */
 	size_t n_stalls;
 } ga_source_pc;
@@ -138,6 +140,20 @@ size_t ga_source_rank(const ga_source *s, const ga_source_cuts *cuts, ga_source_
 void *ga_source_to_json(const ga_source *s);
 int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, const char *where,
                         ga_error *err);
+
+/* Opcodes from nvdisasm's listing of the kernel's cubin (text): each
+ * instruction of the section .text.<s->mangled> (its offset in a C comment,
+ * an optional predicate, the opcode, its operands) names the opcode of the
+ * PC at that offset.  PCs the listing does not
+ * hold keep theirs.  Returns the number of PCs given an opcode. */
+size_t ga_source_set_ops(ga_source *s, const char *text);
+
+/* The XU pipe's instructions of s by opcode, on Hopper-class GPUs: MUFU
+ * (transcendentals, reciprocals), FRND (rounding), F2I, I2F, F2F
+ * (conversions; I2FP runs on the ALU).  *total: their warp instructions;
+ * *top: those of the most executed one (opcode and modifiers).  Returns 0,
+ * or -1 when no PC has both an opcode and a count. */
+int ga_source_xu_ops(const ga_source *s, double *total, double *top);
 
 /* Lines the analysis ranks per kernel. */
 #define GA_SOURCE_TOP_LINES 5

@@ -184,6 +184,7 @@ static void test_round_trip(void **state)
 	p.sources[0].block[1] = p.sources[0].block[2] = 1;
 	p.sources[0].trigger = strdup("32.0 global load sectors/request > 4");
 	p.sources[0].pcs[2].text = strdup("out[i] = 2.0f * in[i] + 1.0f;");
+	p.sources[0].pcs[2].op = strdup("LDG.E");
 	char *text = ga_profile_to_string(&p, 2);
 	assert_int_equal(ga_profile_load_string(&q, text, "t.json", &err), 0);
 	assert_int_equal(q.n_sources, 1);
@@ -201,6 +202,8 @@ static void test_round_trip(void **state)
 	assert_true(s->pcs[2].sectors == 32000);
 	assert_true(isnan(s->pcs[0].sectors));    /* not collected stays NAN */
 	assert_string_equal(s->pcs[2].text, "out[i] = 2.0f * in[i] + 1.0f;");
+	assert_string_equal(s->pcs[2].op, "LDG.E");
+	assert_null(s->pcs[1].op);
 	/* the same text again: saving is deterministic */
 	char *again = ga_profile_to_string(&q, 2);
 	assert_string_equal(text, again);
@@ -454,6 +457,68 @@ static void test_stalls_load_errors(void **state)
 	                  "t.json: sources[0].pc_sampling.samples: expected a number (0 or more)");
 }
 
+/* nvdisasm -c of the accuracy bench's intdiv kernels (CUDA 13.0, sm_90):
+ * four sections whose offsets overlap; only mod_divide's may count. */
+static char *read_fixture(const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", GA_TEST_FIXTURES, name);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char *buf = calloc(1, 1 << 20);
+	size_t n = fread(buf, 1, (1 << 20) - 1, f);
+	fclose(f);
+	assert_true(n > 0);
+	return buf;
+}
+
+static void test_set_ops(void **state)
+{
+	ga_source s = {0};
+	(void)state;
+	char *text = read_fixture("nvdisasm-intdiv.sass");
+	s.mangled = strdup("_ZN6intdiv10mod_divideEPj");
+	pc_at(&s, 0x00d0, NULL, 0, 10, 320);    /* div_recip's 00d0 is a LOP3.LUT */
+	pc_at(&s, 0x00f0, NULL, 0, 10, 320);
+	pc_at(&s, 0x0210, NULL, 0, 10, 320);    /* predicated: "@P1 BRA" */
+	pc_at(&s, 0x9990, NULL, 0, 10, 320);    /* past the kernel's end */
+	assert_int_equal(ga_source_set_ops(&s, text), 3);
+	assert_string_equal(s.pcs[0].op, "I2F.U32.RP");
+	assert_string_equal(s.pcs[1].op, "MUFU.RCP");
+	assert_string_equal(s.pcs[2].op, "BRA");
+	assert_null(s.pcs[3].op);
+	/* a name that is a prefix of another section's is not that section */
+	free(s.mangled);
+	s.mangled = strdup("_ZN6intdiv10mod_divide");
+	assert_int_equal(ga_source_set_ops(&s, text), 0);
+	assert_int_equal(ga_source_set_ops(&s, "no listing at all\n"), 0);
+	free(text);
+	ga_source_free(&s);
+}
+
+static void test_xu_ops(void **state)
+{
+	ga_source s = {0};
+	double total = -1, top = -1;
+	(void)state;
+	s.mangled = strdup("k");
+	assert_int_equal(ga_source_xu_ops(&s, &total, &top), -1);   /* no opcodes */
+	const struct { const char *op; double inst; } pcs[] = {
+		{"FRND", 60}, {"F2I.NTZ", 100}, {"MUFU.RCP", 8}, {"FRND", 50},
+		{"FFMA", 900}, {"I2FP.F32.S32", 16}, {"F2FP.BF16.F32.PACK_AB", 5}, {NULL, 50},
+	};
+	for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
+		ga_source_pc *p = pc_at(&s, (uint32_t)(16 * i), NULL, 0, pcs[i].inst, 32 * pcs[i].inst);
+		p->op = pcs[i].op ? strdup(pcs[i].op) : NULL;
+	}
+	assert_int_equal(ga_source_xu_ops(&s, &total, &top), 0);
+	/* FRND 60 + 50 (one opcode, two PCs), F2I 100, MUFU 8; I2FP and F2FP
+	 * run off the XU */
+	assert_true(total == 218);
+	assert_true(top == 110);
+	ga_source_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +534,8 @@ int main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_stalls_json),
 		cmocka_unit_test(test_stalls_load_errors),
+		cmocka_unit_test(test_set_ops),
+		cmocka_unit_test(test_xu_ops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
