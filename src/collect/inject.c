@@ -266,8 +266,8 @@ static int source_launch(const CUpti_CallbackData *cb, ga_repeat_slot *rep, cons
 
 /* Measure the launch with the range profiler, if the policy says so.
  * Takes name (NULL: not demangled yet). */
-static void range_launch(const CUpti_CallbackData *cb, ga_repeat_slot *rep, int in_a_row,
-                         const launch_args *a, char *name)
+static void range_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb,
+                         ga_repeat_slot *rep, int in_a_row, const launch_args *a, char *name)
 {
 	ga_launch *l = &inj.pending_launch;
 	ctx_state *cs;
@@ -294,8 +294,17 @@ static void range_launch(const CUpti_CallbackData *cb, ga_repeat_slot *rep, int 
 	ga_sched_begin(&sched, rep, want, cur);
 	inj.pending_set = want;
 	l->metric_set = (int)inj.pending_set;
+	/* A first launch that takes every set may be flagged for source lines
+	 * and never come again: its memory is saved for a second run
+	 * (sassreplay.c). */
+	inj.pending_cbid = cbid;
+	inj.pending_params = cb->functionParams;
+	if (sched.full && rep->profiled == 0)
+		ga_sass_replay_prepare(cs->ctx, cb->contextUid, l->mangled, l->name);
 	phase(PH_META, &inj.ph_t);
 	if (measure_begin(cs, inj.pending_set) != 0) {
+		ga_sass_replay_finish(cs->ctx, cs->cudev, cs->uid, l->mangled, l->grid, l->block,
+		                      cbid, NULL);
 		launch_free(l);
 		return;
 	}
@@ -382,7 +391,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		free(name);
 		return;
 	}
-	range_launch(cb, rep, in_a_row, &a, name);
+	range_launch(cbid, cb, rep, in_a_row, &a, name);
 }
 
 static void keep_image(const uint8_t *data, size_t size)
@@ -439,9 +448,14 @@ static void on_exit_launch(void)
 	phase(PH_EVAL, &inj.ph_t);
 	launch_done(l, cs->cfg, c, vals, &sched.repeats[inj.pending_slot]);
 	phase(PH_RECORD, &inj.ph_t);
+	ga_sass_replay_finish(cs->ctx, cs->cudev, cs->uid, l->mangled, l->grid, l->block,
+	                      inj.pending_cbid, inj.pending_params);
 	if (ga_sched_measured(&sched))
 		stop_profiling_everywhere();
 out:
+	/* No values: the checkpoint, if any, goes unused. */
+	ga_sass_replay_finish(cs->ctx, cs->cudev, cs->uid, l->mangled, l->grid, l->block,
+	                      inj.pending_cbid, NULL);
 	free(vals);
 	launch_free(l);
 }
@@ -484,7 +498,9 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 		pthread_mutex_unlock(&inj.lock);
 		return;
 	}
-	if (domain != CUPTI_CB_DOMAIN_DRIVER_API)
+	/* The second run of a launch for its source lines (sassreplay.c),
+	 * made by this thread inside that launch's EXIT, under inj.lock. */
+	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || ga_sass_replaying())
 		return;
 	const CUpti_CallbackData *cb = data;
 	if (cb->callbackSite == CUPTI_API_ENTER && graph_launch(cbid)) {

@@ -102,6 +102,8 @@ typedef struct {
 	size_t pending_slot;      /* repeat slot of the launch in flight */
 	double ph_t;              /* phase clock of the launch in flight */
 	ga_launch pending_launch;
+	CUpti_CallbackId pending_cbid;   /* its driver API call, and the call's */
+	const void *pending_params;      /* parameters (valid until its EXIT) */
 	double init_at;           /* CLOCK_REALTIME at InitializeInjection */
 	double init_profiler_s;   /* of PH_INIT: cuptiProfilerInitialize */
 	double init_supported_s;  /* of PH_INIT: cuptiProfilerDeviceSupported */

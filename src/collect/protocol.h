@@ -48,6 +48,8 @@
  * editable owner's), matched as ga_names_match matches (util.h); the
  * first match decides (ga_ruleset_source_skip). */
 #define GA_ENV_SOURCE_SKIP    "GPUADVISE_SOURCE_SKIP"
+/* 0: a kernel launched once is not launched again for its source lines */
+#define GA_ENV_SOURCE_REPLAY  "GPUADVISE_SOURCE_REPLAY"
 #define GA_ENV_STALLS         "GPUADVISE_STALLS"         /* stall run: file of kernels to PC-sample */
 #define GA_ENV_MIN_SHARE      "GPUADVISE_MIN_SHARE"      /* percent of GPU time for more profiled launches */
 #define GA_ENV_LOOP_REPLAY    "GPUADVISE_LOOP_REPLAY"    /* 0: measure no loop across its iterations */

@@ -41,13 +41,19 @@
 #include "sass.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 #include <cupti.h>
 #include <cupti_pcsampling.h>
@@ -275,6 +281,15 @@ void ga_sass_note(const char *mangled, const char *name, uint32_t ctx, char *con
 	sass_logf("flagged %s (context %u): %s", mangled, ctx, trig);
 }
 
+int ga_sass_could_flag(const char *mangled, const char *name, uint32_t ctx)
+{
+	if (sass.mode == MODE_OFF || sass.stall_run || !mangled || find_want(mangled, ctx))
+		return 0;
+	if (sass.mode == MODE_FORCE)
+		return 1;
+	return sass.trigger && !ga_name_filter_matches(sass.skip, name, mangled);
+}
+
 int ga_sass_outstanding(void)
 {
 	for (want *w = sass.wants; w; w = w->next)
@@ -440,22 +455,137 @@ int correlate(const cubin *c, const char *fn, uint32_t pc, char **file, int *lin
 
 /* The cubin holding fn: by CRC first (SASS records give 32 bits of it, PC
  * sampling 64), else any cubin that can correlate it. */
-const cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc)
+cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc)
 {
 	char *file;
 	int line;
 	pthread_mutex_lock(&cubin_lock);
-	const cubin *head = sass.cubins;
+	cubin *head = sass.cubins;
 	pthread_mutex_unlock(&cubin_lock);
-	for (const cubin *c = head; c; c = c->next)
+	for (cubin *c = head; c; c = c->next)
 		if (c->crc == crc || (uint32_t)c->crc == (uint32_t)crc)
 			return c;
-	for (const cubin *c = head; c; c = c->next)
+	for (cubin *c = head; c; c = c->next)
 		if (correlate(c, fn, pc, &file, &line) == 0) {
 			free(file);
 			return c;
 		}
 	return NULL;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* nvdisasm OUT CUBIN (-c: code only) with stdout into fd: the toolkit's,
+ * found on PATH, then under $CUDA_HOME, $CUDA_PATH and /usr/local/cuda.
+ * 0 when it ran and exited 0. */
+static int run_nvdisasm(const char *cubin_path, int fd)
+{
+	const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
+	char *argv[] = {"nvdisasm", "-c", (char *)cubin_path, NULL};
+	posix_spawn_file_actions_t fa;
+	pid_t pid = -1;
+	int rc = -1, status;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, "nvdisasm", &fa, NULL, argv, environ) != 0) {
+		pid = -1;
+		for (size_t i = 0; i < sizeof(homes) / sizeof(homes[0]) && pid < 0; i++) {
+			char *path;
+			if (!homes[i] || !*homes[i])
+				continue;
+			path = ga_xasprintf("%s/bin/nvdisasm", homes[i]);
+			if (access(path, X_OK) != 0 ||
+			    posix_spawn(&pid, path, &fa, NULL, argv, environ) != 0)
+				pid = -1;
+			free(path);
+		}
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	if (pid < 0)
+		return -2;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		rc = 0;
+	return rc;
+}
+
+/* The cubin's listing by nvdisasm, made once (under inject.c's lock, like
+ * every reader); NULL when it cannot be made (*rc: run_nvdisasm's). */
+static const char *listing(cubin *cb, int *rc)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *cpath, *lpath;
+	int cfd, lfd;
+
+	*rc = 0;
+	if (cb->listing_tried)
+		return cb->listing;
+	cb->listing_tried = 1;
+	*rc = -1;
+	cpath = ga_xasprintf("%s/gpuadvise-XXXXXX.cubin", tmp && *tmp ? tmp : "/tmp");
+	lpath = ga_xasprintf("%s/gpuadvise-XXXXXX.sass", tmp && *tmp ? tmp : "/tmp");
+	cfd = mkstemps(cpath, 6);
+	lfd = mkstemps(lpath, 5);
+	if (cfd >= 0 && lfd >= 0 && write_all(cfd, cb->data, cb->size) == 0) {
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		*rc = run_nvdisasm(cpath, lfd);
+		if (*rc == 0)
+			cb->listing = ga_read_file_max(lpath, 256UL << 20, NULL, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		sass_logf("nvdisasm of a %zu-byte cubin -> %d (%.3f s)", cb->size, *rc,
+		          (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+	}
+	if (cfd >= 0) {
+		close(cfd);
+		unlink(cpath);
+	}
+	if (lfd >= 0) {
+		close(lfd);
+		unlink(lpath);
+	}
+	free(cpath);
+	free(lpath);
+	return cb->listing;
+}
+
+/* Each PC's opcode, from nvdisasm's listing of the kernel's cubin (the
+ * toolkit's disassembler: CUPTI has none).  One listing per cubin, however
+ * many of its kernels are measured.  Without nvdisasm the source lines
+ * stay, without opcodes; a note says so once. */
+static void disassemble(cubin *cb, ga_source *src)
+{
+	static int noted;
+	int rc;
+	const char *text = listing(cb, &rc);
+
+	if (text) {
+		size_t n = ga_source_set_ops(src, text);
+		sass_logf("%s: %zu opcodes", src->mangled, n);
+	} else if (rc != 0 && !noted++) {
+		if (rc == -2)
+			sass_note("nvdisasm (CUDA toolkit) was not found on PATH or in $CUDA_HOME/bin: "
+			          "source lines come without opcodes");
+		else
+			sass_note("nvdisasm could not list %s's cubin: source lines come without "
+			          "opcodes", src->mangled);
+	}
 }
 
 /* The measured launch is not a profiled one: count it like those past
@@ -466,6 +596,12 @@ static void write_unprofiled(const char *mangled)
 	                   {sass.block[0], sass.block[1], sass.block[2]}, 1, 0, ga_nvtx_path()};
 	ga_rec_unprofiled(&u);
 	free(u.nvtx);
+}
+
+void ga_sass_end_replay(void)
+{
+	sass.replay = 1;
+	ga_sass_end();
 }
 
 void ga_sass_end(void)
@@ -522,7 +658,9 @@ disable:
 		p.ctx = ctx;
 		sass_logged(cuptiSassMetricsDisable(&p), "cuptiSassMetricsDisable");
 	}
-	write_unprofiled(w->mangled);
+	if (!sass.replay)
+		write_unprofiled(w->mangled);
+	sass.replay = 0;
 	if (!data)
 		goto out;
 
@@ -531,7 +669,7 @@ disable:
 	memcpy(src.grid, sass.grid, sizeof(src.grid));
 	memcpy(src.block, sass.block, sizeof(src.block));
 	src.trigger = ga_xstrdup(w->trigger);
-	const cubin *cb = NULL;
+	cubin *cb = NULL;
 	int searched = 0;
 	for (size_t i = 0; i < nrec; i++) {
 		CUpti_SassMetrics_Data *d = &data[i];
@@ -571,6 +709,8 @@ disable:
 	if (!cb)
 		sass_note("%s: its cubin was not captured at module load, so only SASS offsets are shown",
 		          w->mangled);
+	if (cb)
+		disassemble(cb, &src);
 	sass_logf("%s: %zu PCs, lineinfo %d", w->mangled, src.n_pcs, src.lineinfo);
 	ga_rec_source(&src);
 out:

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include <cuda.h>
+#include <cupti.h>
 
 /* Modes (GA_ENV_SOURCE): "auto" (default: the kernels that GA_ENV_SOURCE_WHEN
  * flags), "force" (--source), "off".  Records go out through writer.h. */
@@ -49,5 +50,23 @@ int ga_sass_wants(const char *mangled, uint32_t ctx_uid);
 int ga_sass_begin(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *mangled,
                   const unsigned grid[3], const unsigned block[3]);
 void ga_sass_end(void);
+
+/* sassreplay.c: a kernel's first launch measured again with SASS metrics
+ * when its values flag it (device memory saved at its ENTER, restored
+ * before the second run).  prepare at the ENTER of a launch the range
+ * profiler measures with every metric set: 0 when a checkpoint was saved.
+ * finish at its EXIT, after the values were noted (ga_sass_note): measures
+ * again when flagged, drops the checkpoint either way. */
+int ga_sass_replay_prepare(CUcontext ctx, uint32_t ctx_uid, const char *mangled, const char *name);
+void ga_sass_replay_finish(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *mangled,
+                           const unsigned grid[3], const unsigned block[3],
+                           CUpti_CallbackId cbid, const void *params);
+/* 1 on the thread making the second launch: its callbacks are ignored. */
+int ga_sass_replaying(void);
+/* sass.c: could a launch of this kernel still be flagged?  (source lines
+ * on, not the stall run, not flagged yet, not a library kernel) */
+int ga_sass_could_flag(const char *mangled, const char *name, uint32_t ctx_uid);
+/* ga_sass_end for the second launch: no unprofiled launch is counted. */
+void ga_sass_end_replay(void);
 
 #endif

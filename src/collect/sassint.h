@@ -21,6 +21,8 @@ typedef struct cubin {
 	uint64_t crc;
 	uint8_t *data;
 	size_t size;
+	char *listing;            /* nvdisasm's, once a kernel of it was measured */
+	int listing_tried;
 	struct cubin *next;
 } cubin;
 
@@ -69,6 +71,7 @@ typedef struct {
 	CUcontext ctx;
 	int dev;
 	unsigned grid[3], block[3];
+	int replay;               /* the launch is sassreplay.c's second run */
 	/* PC sampling (the stall run) */
 	int stall_run;
 	int pcs_broken;           /* enabling failed once: not again */
@@ -94,7 +97,7 @@ void sass_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void set_active(want *w, sass_activity kind, CUcontext ctx, CUdevice dev,
                 const unsigned grid[3], const unsigned block[3]);
 /* The cubin holding fn, and a PC's file and line in it. */
-const cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc);
+cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc);
 int correlate(const cubin *c, const char *fn, uint32_t pc, char **file, int *line);
 
 /* pcsamp.c: PC sampling of the kernel's launch (ENTER / EXIT). */
