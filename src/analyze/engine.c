@@ -431,6 +431,17 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 	PSEUDO("device__mem_bandwidth_gbs", d->mem_bandwidth_gbs, d->mem_bandwidth_gbs > 0);
 	PSEUDO("device__cc", d->cc_major + d->cc_minor / 10.0, d->cc_major > 0);
 	PSEUDO("launch__warps", grid * ceil(threads / warp), warp > 0);
+	/* The XU pipe's opcodes, where the source view measured the kernel
+	 * and nvdisasm named each PC's opcode. */
+	if (ga_str_has_prefix(name, "source__")) {
+		const ga_source *src = ga_group_source(e->p, g);
+		double total, top;
+		if (!src || ga_source_xu_ops(src, &total, &top) != 0)
+			return -1;
+		PSEUDO("source__xu_inst", total, 1);
+		PSEUDO("source__xu_top_opcode_share", top / total, total > 0);
+		return -2;
+	}
 #undef PSEUDO
 	return lookup_roofline(e, name, out);
 }

@@ -18,6 +18,9 @@ int ga_cuts_read(const ga_ruleset *rs, ga_cuts *cuts, ga_error *err);
 /* The parts of the analysis computed from the ranked groups and findings:
  * counts, processes, the roofline and the source lines (summary.c). */
 void ga_summarize(ga_analysis *a, const ga_cuts *cuts);
+/* The source-level data measured for a group (same mangled name and pid;
+ * the same grid and block preferred), or NULL (summary.c). */
+const ga_source *ga_group_source(const ga_profile *p, const ga_group *g);
 
 /* Each finding's source lines and fingerprint, once the groups' lines are
  * ranked (locate.c). */

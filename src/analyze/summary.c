@@ -96,7 +96,7 @@ static void processes(ga_analysis *a)
 
 /* The source-level data measured for a group (same mangled name and pid;
  * the same grid and block preferred), or NULL. */
-static const ga_source *group_source(const ga_profile *p, const ga_group *g)
+const ga_source *ga_group_source(const ga_profile *p, const ga_group *g)
 {
 	const ga_source *loose = NULL;
 	if (!p || !g->mangled)
@@ -118,7 +118,7 @@ static void source_lines(ga_analysis *a, const ga_source_cuts *cuts)
 {
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		ga_group *g = &a->groups[gi];
-		const ga_source *src = group_source(a->profile, g);
+		const ga_source *src = ga_group_source(a->profile, g);
 		if (!src)
 			continue;
 		g->source = src;

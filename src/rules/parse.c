@@ -449,7 +449,8 @@ int is_pseudo_metric(const char *name)
 {
 	return ga_str_has_prefix(name, "launch__") || ga_str_has_prefix(name, "device__") ||
 	       ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "roofline__") ||
-	       ga_str_has_prefix(name, "owner__") || ga_str_has_prefix(name, "nvtx__");
+	       ga_str_has_prefix(name, "owner__") || ga_str_has_prefix(name, "nvtx__") ||
+	       ga_str_has_prefix(name, "source__");
 }
 
 struct pseudo_walk {

@@ -53,6 +53,7 @@ class Kernel:
         self.peaks = report["roofline"]["flops_per_s"]
         self.bws = report["roofline"]["bytes_per_s"]
         self.roof = kernel["roofline"]
+        self.xu_top = xu_top_share(profile, kernel)
 
     def __call__(self, name):
         if name not in self.values:
@@ -84,6 +85,32 @@ class Kernel:
 
     def mean_duration(self):
         return self.mean_ns
+
+
+XU_OPCODES = ("MUFU", "FRND", "F2I", "I2F", "F2F")
+
+
+def xu_top_share(profile, kernel):
+    """source__xu_top_opcode_share: of the XU pipe's instructions at the
+    kernel's source view (the same pid and mangled name, the same launch
+    shape preferred), the most executed opcode's share; None without
+    opcodes."""
+    mine = [s for s in profile.get("sources", [])
+            if s.get("pid") == kernel["pid"] and s.get("mangled") == kernel["mangled"]]
+    same = [s for s in mine if s.get("grid") == kernel["grid"] and s.get("block") == kernel["block"]]
+    if not mine:
+        return None
+    src = (same or mine)[0]
+    by_op, any_op = {}, False
+    for pc in src["pcs"]:
+        if pc.get("op") is None or pc.get("inst") is None:
+            continue
+        any_op = True
+        if pc["op"].split(".")[0] in XU_OPCODES:
+            by_op[pc["op"]] = by_op.get(pc["op"], 0.0) + pc["inst"]
+    if not any_op or not sum(by_op.values()):
+        return None
+    return max(by_op.values()) / sum(by_op.values())
 
 
 def clamp(x, lo, hi):
@@ -217,9 +244,13 @@ def sfu_heavy_math(k):
         m = transc_insts(k)
         alone = max(k(LSU), mem(k), k(FP64), k(TENSOR))
         busy = max(sm_busy(k), 1)
-        # avoided: one FP32 instruction per MUFU, and the instruction that
-        # uses its result; the XU keeps the rest
-        avoided = max(k(ISSUE) * min(2 * m / n, 1), k(XU) * (1 - transc_share(k)), alone)
+        # avoided: one FP32 instruction per call, and the instruction that
+        # uses its result; the XU keeps the rest.  A call issues each of
+        # its XU opcodes once: with opcodes, the most executed one's share
+        # of the XU instructions turns the routines' XU work into calls.
+        per_call = k.xu_top if k.xu_top is not None else 1.0
+        avoided = max(k(ISSUE) * min(2 * m * per_call / n, 1), k(XU) * (1 - transc_share(k)),
+                      alone)
         # intrinsic: the FP32 beyond one per MUFU goes; XU and ALU keep theirs
         wrapper = max(fp32_insts(k) - m, 0)
         intrinsic = max(k(ISSUE) * (1 - min(wrapper / n, 1)), k(XU), k(ALU), alone)

@@ -200,7 +200,7 @@ static void test_quick_plan(void **state)
 }
 
 /* The rules' source-line trigger travels with the plan: a line
- * "RULE-ID<TAB>EXPRESSION" for each of the three shipped rules with
+ * "RULE-ID<TAB>EXPRESSION" for each of the four shipped rules with
  * `source_lines`; each expression parses, and every name it reads is a
  * metric the plan collects (the collector can only evaluate what it
  * measured); --quick collects no rule's metric and so has none. */
@@ -213,7 +213,8 @@ static void trigger_name_planned(void *ctx, const char *name)
 static void test_source_trigger(void **state)
 {
 	static const char *const ids[] = {
-		"shared-bank-conflicts", "thread-divergence", "uncoalesced-global-access",
+		"sfu-heavy-math", "shared-bank-conflicts", "thread-divergence",
+		"uncoalesced-global-access",
 	};
 	size_t seen[GA_ARRAY_LEN(ids)] = {0}, n_lines = 0, off, k;
 	char msg[256], *line, *save = NULL, *text;
