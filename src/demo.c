@@ -243,6 +243,7 @@ static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *pro
 			.n_metrics = c->n_metrics,
 			.source_when = c->source_when,
 			.source_skip = c->source_skip,
+			.source_opcodes = c->source_opcodes,
 			.max_passes = c->cfg->max_passes,
 			.launch_count = -1,
 			.quiet_stdout = 1,

@@ -21,6 +21,7 @@ typedef struct {
 	size_t n_metrics;
 	const char *source_when; /* the rules' trigger for source lines, see ga_plan */
 	const char *source_skip; /* library kernels left out of them, see ga_plan */
+	const char *source_opcodes; /* rules whose kernels are disassembled, see ga_plan */
 	int color;
 	/* The output options (src/cmd/demo.c checks how they combine): */
 	FILE *out;              /* stdout, or the --log-file buffer */

@@ -76,6 +76,7 @@ void ga_plan_metrics(const ga_ruleset *rs, const ga_plan_opts *o, ga_plan *out)
 	if (!o->quick) {
 		out->source_when = ga_ruleset_source_trigger(rs);
 		out->source_skip = ga_ruleset_source_skip(rs);
+		out->source_opcodes = ga_ruleset_source_opcodes(rs);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
@@ -91,5 +92,6 @@ void ga_plan_free(ga_plan *p)
 	free(p->bundle);
 	free(p->source_when);
 	free(p->source_skip);
+	free(p->source_opcodes);
 	memset(p, 0, sizeof(*p));
 }

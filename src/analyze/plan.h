@@ -38,6 +38,9 @@ typedef struct {
 	/* ... and the kernels it never measures them for, library kernels
 	 * (ga_ruleset_source_skip), malloc'd; NULL: none. */
 	char *source_skip;
+	/* The rules whose findings need opcodes at the source view
+	 * (ga_ruleset_source_opcodes), malloc'd; NULL: none. */
+	char *source_opcodes;
 } ga_plan;
 
 /* Fill *out (freed with ga_plan_free) for rule set rs; o may be NULL (no

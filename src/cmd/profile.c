@@ -202,6 +202,7 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 		 * call, as text the collector evaluates. */
 		.source_when = mp.source_when,
 		.source_skip = mp.source_skip,
+		.source_opcodes = mp.source_opcodes,
 	};
 	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);

@@ -40,6 +40,9 @@ typedef struct {
 	/* The library kernels "auto" leaves out (ga_ruleset_source_skip),
 	 * passed as GA_ENV_SOURCE_SKIP; NULL or "": none. */
 	const char *source_skip;
+	/* The rules whose flagged kernels are disassembled for their opcodes
+	 * (ga_ruleset_source_opcodes), or NULL. */
+	const char *source_opcodes;
 	int stalls;                 /* run again with PC sampling on the kernels with sources */
 	int progress;               /* one updating stderr line while the program runs */
 } ga_live_opts;

@@ -48,6 +48,9 @@
  * editable owner's), matched as ga_names_match matches (util.h); the
  * first match decides (ga_ruleset_source_skip). */
 #define GA_ENV_SOURCE_SKIP    "GPUADVISE_SOURCE_SKIP"
+/* The rules ("ID,ID") whose flagged kernels get each instruction's opcode
+ * (nvdisasm); every kernel with "force". */
+#define GA_ENV_SOURCE_OPCODES "GPUADVISE_SOURCE_OPCODES"
 /* 0: a kernel launched once is not launched again for its source lines */
 #define GA_ENV_SOURCE_REPLAY  "GPUADVISE_SOURCE_REPLAY"
 #define GA_ENV_STALLS         "GPUADVISE_STALLS"         /* stall run: file of kernels to PC-sample */

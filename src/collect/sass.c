@@ -588,6 +588,50 @@ static void disassemble(cubin *cb, ga_source *src)
 	}
 }
 
+/* Does a kernel flagged for trigger ("rule ID", "rules ID, ID" or
+ * "--source") get opcodes?  With --source, or when one of those rules is in
+ * GA_ENV_SOURCE_OPCODES ("ID,ID": the rules whose models read them). */
+static int needs_opcodes(const char *trigger)
+{
+	const char *list = getenv(GA_ENV_SOURCE_OPCODES);
+
+	if (sass.mode == MODE_FORCE)
+		return 1;
+	if (!trigger || !list || !*list)
+		return 0;
+	for (const char *id = list; *id;) {
+		size_t n = strcspn(id, ",");
+		for (const char *t = strstr(trigger, " "); n && t; t = strstr(t + 1, " ")) {
+			const char *c = t + 1;
+			if (strncmp(c, id, n) == 0 && (c[n] == ',' || c[n] == '\0'))
+				return 1;
+		}
+		id += n + (id[n] == ',');
+	}
+	return 0;
+}
+
+int ga_sass_replay_possible(void)
+{
+	const char *env = getenv(GA_ENV_SOURCE_REPLAY), *ops = getenv(GA_ENV_SOURCE_OPCODES);
+
+	if (env && strcmp(env, "0") == 0)
+		return 0;
+	return sass.mode == MODE_FORCE || (env && strcmp(env, "all") == 0) || (ops && *ops);
+}
+
+int ga_sass_replay_worth(const char *mangled, uint32_t ctx)
+{
+	const char *env = getenv(GA_ENV_SOURCE_REPLAY);
+	want *w = find_want(mangled, ctx);
+
+	if (!w || w->done)
+		return 0;
+	if (env && strcmp(env, "all") == 0)
+		return 1;
+	return needs_opcodes(w->trigger);
+}
+
 /* The measured launch is not a profiled one: count it like those past
  * --max-per-kernel so its GPU time still counts. */
 static void write_unprofiled(const char *mangled)
@@ -709,7 +753,7 @@ disable:
 	if (!cb)
 		sass_note("%s: its cubin was not captured at module load, so only SASS offsets are shown",
 		          w->mangled);
-	if (cb)
+	if (cb && needs_opcodes(w->trigger))
 		disassemble(cb, &src);
 	sass_logf("%s: %zu PCs, lineinfo %d", w->mangled, src.n_pcs, src.lineinfo);
 	ga_rec_source(&src);

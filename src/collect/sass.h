@@ -66,6 +66,12 @@ int ga_sass_replaying(void);
 /* sass.c: could a launch of this kernel still be flagged?  (source lines
  * on, not the stall run, not flagged yet, not a library kernel) */
 int ga_sass_could_flag(const char *mangled, const char *name, uint32_t ctx_uid);
+/* sass.c: is a flagged kernel worth a second run?  With --source, when a
+ * rule that flagged it reads opcodes (GA_ENV_SOURCE_OPCODES), or with
+ * GA_ENV_SOURCE_REPLAY=all. */
+int ga_sass_replay_worth(const char *mangled, uint32_t ctx_uid);
+/* Could any kernel be worth one (else no checkpoint is taken)? */
+int ga_sass_replay_possible(void);
 /* ga_sass_end for the second launch: no unprofiled launch is counted. */
 void ga_sass_end_replay(void);
 

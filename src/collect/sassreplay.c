@@ -7,14 +7,17 @@
  * context's device memory (CUPTI's checkpoint API, libcheckpoint.so beside
  * libcupti) when it could be flagged: source lines on, not the stall run,
  * not a library's kernel, not flagged yet.  At the launch's EXIT, once its
- * values have flagged it, the memory is restored to what the launch found
+ * values have flagged it and a second run is worth it (ga_sass_replay_worth:
+ * a rule that reads opcodes flagged it, or --source, or
+ * GA_ENV_SOURCE_REPLAY=all), the memory is restored to what the launch found
  * and the launch is made again with SASS metrics: the program goes on from
- * the state the second run left, as after one run of the kernel.  A kernel
- * not flagged drops its checkpoint.  The copy is made only while the
- * memory in use fits twice on the GPU with 512 MiB to spare (a device
- * copy; the library would otherwise fall back to host memory): past that a
- * note says so once, and kernels wait for a later launch as before.
- * GA_ENV_SOURCE_REPLAY=0 turns this off.
+ * the state the second run left, as after one run of the kernel.  Other
+ * kernels drop the checkpoint and wait for a later launch, as before: a
+ * second run costs a patched launch (tens of ms), which the overhead
+ * bounds cannot spare for every flagged kernel.  The copy is made only
+ * while the memory in use fits twice on the GPU with 512 MiB to spare (a
+ * device copy; the library would otherwise fall back to host memory): past
+ * that a note says so once.  GA_ENV_SOURCE_REPLAY=0 turns this off.
  *
  * The second launch goes through the driver API like the first; this
  * thread's callbacks ignore it (ga_sass_replaying), as the first launch's
@@ -112,10 +115,8 @@ static int load(void)
 
 int ga_sass_replay_prepare(CUcontext ctx, uint32_t ctx_uid, const char *mangled, const char *name)
 {
-	const char *env = getenv(GA_ENV_SOURCE_REPLAY);
-
-	if (ck.held || !mangled || (env && strcmp(env, "0") == 0) || !ga_sass_could_flag(mangled, name, ctx_uid) ||
-	    load() != 0)
+	if (ck.held || !mangled || !ga_sass_replay_possible() ||
+	    !ga_sass_could_flag(mangled, name, ctx_uid) || load() != 0)
 		return -1;
 	/* The copy goes to device memory while it fits there (reserve 0: the
 	 * checkpoint library falls back to host memory, then files, which is
@@ -191,7 +192,7 @@ void ga_sass_replay_finish(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const 
 	ck.held = 0;
 	/* SASS metrics on before the memory goes back: once restored, the
 	 * launch must run again. */
-	if (params && ga_sass_wants(mangled, ctx_uid) &&
+	if (params && ga_sass_replay_worth(mangled, ctx_uid) &&
 	    ga_sass_begin(ctx, dev, ctx_uid, mangled, grid, block) == 0) {
 		CUresult cr = CUDA_ERROR_NOT_SUPPORTED;
 		double t0 = mono();

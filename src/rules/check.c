@@ -219,6 +219,32 @@ char *ga_ruleset_source_trigger(const ga_ruleset *rs)
 	return ga_buf_take(&b);
 }
 
+static void find_source_name(void *ctx, const char *name)
+{
+	*(int *)ctx |= ga_str_has_prefix(name, "source__");
+}
+
+char *ga_ruleset_source_opcodes(const ga_ruleset *rs)
+{
+	ga_buf b = {0};
+
+	for (size_t i = 0; i < rs->n_rules; i++) {
+		const ga_rule *r = &rs->rules[i];
+		int reads = 0;
+		if (!r->source_lines)
+			continue;
+		for (size_t k = 0; k < r->n_metrics; k++)
+			ga_expr_foreach_name(r->metrics[k].expr, find_source_name, &reads);
+		const ga_expr *parts[] = {r->when, r->estimate, r->low, r->high};
+		for (size_t k = 0; k < GA_ARRAY_LEN(parts); k++)
+			if (parts[k])
+				ga_expr_foreach_name(parts[k], find_source_name, &reads);
+		if (reads)
+			ga_buf_printf(&b, "%s%s", b.len ? "," : "", r->id);
+	}
+	return b.len ? ga_buf_take(&b) : (ga_buf_free(&b), NULL);
+}
+
 char *ga_ruleset_source_skip(const ga_ruleset *rs)
 {
 	ga_buf b = {0};

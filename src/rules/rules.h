@@ -233,5 +233,10 @@ char *ga_ruleset_source_trigger(const ga_ruleset *rs);
  * it (the collector does not know a kernel's module).  malloc'd; NULL
  * when no owner that is not editable has a name pattern. */
 char *ga_ruleset_source_skip(const ga_ruleset *rs);
+/* The rules with `source_lines` whose expressions read the source view's
+ * opcodes (a source__* name), "ID,ID", malloc'd; NULL: none.  The
+ * collector disassembles only the kernels those rules flag (and every
+ * kernel under --source). */
+char *ga_ruleset_source_opcodes(const ga_ruleset *rs);
 
 #endif
