@@ -31,6 +31,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
 	exit 2
 fi
 here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
 build=$(cd "$1" && pwd) || exit 2
 out=${2:-$here/out}
 ga=$build/gpuadvise
@@ -65,6 +66,9 @@ while read -r name rule kind what; do
 		echo "$0: $name: gpuadvise on the slow side failed (see $out/$name.log)" >&2
 		status=1
 	fi
+	# Source lines name the kernels' files by this checkout's path: made
+	# relative to the repository, as the recordings keep them.
+	[ -f "$out/$name.json" ] && sed -i "s#\"$root/kernels/#\"kernels/#g" "$out/$name.json"
 	if [ "$fast" = 1 ] && [ "$kind" = pair ]; then
 		timeout "$step_limit" "$ga" --quiet --format json --log-file "$out/$name.fast.json" \
 		    --baseline "$out/$name.json" -- \
