@@ -1,0 +1,118 @@
+#!/bin/sh
+# GPU test: source lines and opcodes of kernels launched once, by a second
+# run of the launch from saved device memory (src/collect/sassreplay.c), on
+# the accuracy bench's pairs.  Exits 77 (skipped) without a usable NVIDIA
+# GPU or without the pairs binary.  Environment (set by meson test):
+#   GPUADVISE  the gpuadvise binary   BUILDDIR  the build directory
+# Prints "ok - ..." or "not ok - ..." per check; the exit status is the
+# number of failures.
+set -u
+GA=${GPUADVISE:-build/gpuadvise}
+BUILDDIR=${BUILDDIR:-$(dirname "$GA")}
+PAIRS="$BUILDDIR/kernels/gpuadvise-pairs"
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+	echo "no NVIDIA GPU here: skipping"
+	exit 77
+fi
+if [ ! -x "$PAIRS" ]; then
+	echo "$PAIRS not built: skipping"
+	exit 77
+fi
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+pass() { echo "ok - $1"; }
+fail() { echo "not ok - $1"; fails=$((fails + 1)); }
+# run NAME PAIR [gpuadvise options...]: the slow side once, JSON report.
+run() {
+	name=$1 pair=$2
+	shift 2
+	"$GA" "$@" --quiet --format json --log-file "$T/$name.json" -- \
+		"$PAIRS" --pair "$pair" --side slow --launches 1 >"$T/$name.out" 2>&1
+	echo $? >"$T/$name.status"
+}
+# report NAME: python over the report, with r (the report), p (its profile).
+report() {
+	name=$1
+	shift
+	python3 - "$T/$name.json" "$@" >"$T/check.out" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+p = r["profile"]
+XU = ("MUFU", "FRND", "F2I", "I2F", "F2F")
+def source(mangled_part):
+    return [s for s in p.get("sources", []) if mangled_part in s["mangled"]]
+def xu_ops(s):
+    by = {}
+    for pc in s["pcs"]:
+        if pc.get("op") and pc.get("inst") is not None and pc["op"].split(".")[0] in XU:
+            by[pc["op"]] = by.get(pc["op"], 0) + pc["inst"]
+    return by
+what, arg = sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None
+if what == "opcodes":
+    # The XU opcodes of the second run add up to the XU pipe's counter of
+    # the profiled launch (the same launch, from the same memory).
+    [s] = source(arg)
+    by = xu_ops(s)
+    launch = next(l for l in p["launches"] if arg in l["mangled"])
+    xu = launch["values"]["sm__inst_executed_pipe_xu.sum"]
+    print("XU opcodes", by, "counter", xu)
+    assert by and abs(sum(by.values()) - xu) <= 1e-6 * xu, "opcodes do not add up"
+elif what == "estimate-by-opcode":
+    # sfu-heavy-math's calls: the most executed XU opcode's share < 1
+    # (powf: FRND and F2I a call) changes the estimate from the one that
+    # counts each XU instruction as a call.
+    [f] = [f for f in r["findings"] if f["rule"] == "sfu-heavy-math"]
+    [s] = source(arg)
+    by = xu_ops(s)
+    share = max(by.values()) / sum(by.values())
+    print("share", share, "estimate", f["estimated_speedup"])
+    assert 0 < share < 1, share
+elif what == "sources":
+    n = len(source(arg))
+    print(n, "sources of", arg)
+    assert n == int(sys.argv[4]), n
+PY
+}
+check() { # description, report args...
+	d=$1
+	shift
+	if report "$@"; then pass "$d"; else fail "$d"; sed 's/^/    /' "$T/check.out"; fi
+}
+ok_run() { # description, name: gpuadvise exited 0 and the pair's check passed
+	if [ "$(cat "$T/$2.status")" = 0 ] && grep -q 'check ok' "$T/$2.out"; then
+		pass "$1"
+	else
+		fail "$1 (status $(cat "$T/$2.status"))"
+		tail -5 "$T/$2.out" | sed 's/^/    /'
+	fi
+}
+
+# A polynomial of powf, launched once: sfu-heavy-math flags it and reads
+# opcodes, so its launch runs a second time with SASS metrics.
+run powf poly-pow
+ok_run "poly-pow under gpuadvise: exit 0, results correct" powf
+check "poly-pow: the second run's XU opcodes add up to the XU counter" powf opcodes poly_powf
+check "poly-pow: sfu-heavy-math counts calls by opcode" powf estimate-by-opcode poly_powf
+
+# One total that every thread adds into: run twice without the memory put
+# back, the total would be doubled and the pair's check would fail.
+run sum_source atomics-sum --source
+ok_run "atomics-sum --source: the launch's effect went in once" sum_source
+check "atomics-sum --source: source lines of a kernel launched once" sum_source sources sum_atomic 1
+# By default only kernels of a rule that reads opcodes run again.
+run sum_default atomics-sum
+ok_run "atomics-sum: exit 0, results correct" sum_default
+check "atomics-sum: no second run by default" sum_default sources sum_atomic 0
+# GPUADVISE_SOURCE_REPLAY=0: none at all.
+GPUADVISE_SOURCE_REPLAY=0
+export GPUADVISE_SOURCE_REPLAY
+run powf_off poly-pow
+unset GPUADVISE_SOURCE_REPLAY
+ok_run "poly-pow, GPUADVISE_SOURCE_REPLAY=0: exit 0, results correct" powf_off
+check "poly-pow, GPUADVISE_SOURCE_REPLAY=0: no second run" powf_off sources poly_powf 0
+
+echo "$fails failed"
+[ "$fails" -lt 100 ] || fails=99
+exit "$fails"
