@@ -16,7 +16,10 @@
  * (matched by CRC, else the first cubin that knows the function).  The
  * result is one "source" record; the launch itself is reported as one
  * "unprofiled" launch so its time still counts.  One measurement per
- * (kernel, context).
+ * (kernel, context).  A kernel flagged by a rule that reads opcodes (or any
+ * with --source) is measured instead by a second run of its first launch
+ * (sassreplay.c), and each of its PCs gets its opcode from nvdisasm's
+ * listing of the cubin (disassemble).
  *
  * Stall reasons: the stall run.  CUPTI PC sampling attributes samples to
  * a kernel's code only if its module was loaded while PC sampling was
@@ -53,8 +56,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern char **environ;
-
 #include <cupti.h>
 #include <cupti_pcsampling.h>
 #include <cupti_profiler_target.h>
@@ -68,6 +69,8 @@ extern char **environ;
 #include "sassint.h"
 #include "trigger.h"
 #include "writer.h"
+
+extern char **environ;        /* the program's, for nvdisasm */
 
 #define MAX_CUBIN_BYTES (512UL << 20)   /* keep at most this much cubin text */
 

@@ -118,11 +118,12 @@ int ga_sass_replay_prepare(CUcontext ctx, uint32_t ctx_uid, const char *mangled,
 	if (ck.held || !mangled || !ga_sass_replay_possible() ||
 	    !ga_sass_could_flag(mangled, name, ctx_uid) || load() != 0)
 		return -1;
-	/* The copy goes to device memory while it fits there (reserve 0: the
-	 * checkpoint library falls back to host memory, then files, which is
-	 * slow): here it must fit beside what is in use, with 512 MiB left.
-	 * (reserveHostMB = -1, "no host memory", is refused as an invalid
-	 * parameter by CUDA 13.0's library on the H200.) */
+	/* The copy goes to device memory while it fits there (reserves of 0:
+	 * the checkpoint library falls back to host memory, then files, which
+	 * is slow): here it must fit beside what is in use, with 512 MiB left.
+	 * (Asking for no host memory, reserveHostMB = -1, with 512 MiB of
+	 * device memory reserved, was refused as an invalid parameter by CUDA
+	 * 13.0's library on the H200; all reserves at 0 work.) */
 	size_t free_b = 0, total_b = 0;
 	if (cuMemGetInfo(&free_b, &total_b) != CUDA_SUCCESS || total_b - free_b + (512UL << 20) > free_b) {
 		if (!ck.noted_fit++)
@@ -132,6 +133,11 @@ int ga_sass_replay_prepare(CUcontext ctx, uint32_t ctx_uid, const char *mangled,
 			          (double)(total_b - free_b) / (1 << 30), (double)total_b / (1 << 30));
 		return -1;
 	}
+	/* Work still running on other streams would write memory the copy has
+	 * already taken, and the restore would undo it: the copy starts once
+	 * the context is idle (the range profiler's replay waits for that too). */
+	if (cuCtxSynchronize() != CUDA_SUCCESS)
+		return -1;
 	memset(&ck.h, 0, sizeof(ck.h));
 	ck.h.structSize = offsetof(ckpt_handle, pPriv) + sizeof(ck.h.pPriv);
 	ck.h.ctx = ctx;
@@ -143,6 +149,7 @@ int ga_sass_replay_prepare(CUcontext ctx, uint32_t ctx_uid, const char *mangled,
 		if (!ck.noted_fail++)
 			sass_note("saving device memory before %s failed (%s): kernels launched once "
 			          "get no source lines", mangled, ga_cupti_result_string(r));
+		ck.release(&ck.h);   /* whatever the failed save kept */
 		return -1;
 	}
 	ck.held = 1;
