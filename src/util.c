@@ -336,8 +336,9 @@ char *ga_read_file(const char *path, size_t *len, ga_error *err)
 	return ga_read_file_max(path, max, len, err);
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int ga_write_all(int fd, const void *buf, size_t len)
 {
+	const char *data = buf;
 	size_t off = 0;
 
 	while (off < len) {
@@ -360,7 +361,7 @@ static int write_in_place(const char *path, const char *data, size_t len, ga_err
 
 	if (fd < 0)
 		return ga_fail(err, GA_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-	if (write_all(fd, data, len) != 0) {
+	if (ga_write_all(fd, data, len) != 0) {
 		ga_fail(err, GA_ERR_IO, "cannot write %s: %s", path, strerror(errno));
 		close(fd);
 		return -1;
@@ -412,7 +413,7 @@ int ga_write_file_atomic(const char *path, const char *data, size_t len, ga_erro
 		tmp = NULL;     /* not ours: leave it */
 		goto out;
 	}
-	if (write_all(fd, data, len) != 0) {
+	if (ga_write_all(fd, data, len) != 0) {
 		ga_fail(err, GA_ERR_IO, "cannot write %s: %s", path, strerror(errno));
 		goto out;
 	}
@@ -570,6 +571,13 @@ void ga_timing_mark(const char *what)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	fprintf(f, "mark %s %.3f\n", what, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
 	fclose(f);
+}
+
+double ga_mono_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int ga_names_match(const char *glob, const void *regex, const char *name, const char *mangled)

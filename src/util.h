@@ -123,6 +123,12 @@ int ga_str_has_suffix(const char *s, const char *suffix);
  * analysis (owner.c) and the collector (trigger.c) share it. */
 int ga_names_match(const char *glob, const void *regex, const char *name, const char *mangled);
 
+/* write(2) all of buf to fd, again after EINTR and short writes: 0, or -1
+ * with errno set. */
+int ga_write_all(int fd, const void *buf, size_t len);
+/* CLOCK_MONOTONIC in seconds: for timing phases. */
+double ga_mono_seconds(void);
+
 /* For bench/phases.sh: append "mark WHAT SECONDS" (CLOCK_REALTIME) to the
  * file named by GPUADVISE_TIMING_LOG, if set. */
 void ga_timing_mark(const char *what);

@@ -38,9 +38,7 @@ ga_sched sched = {.last_slot = -1};
 
 double now_seconds(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return ga_mono_seconds();
 }
 
 static double real_seconds(void)
@@ -397,7 +395,6 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 static void keep_image(const uint8_t *data, size_t size)
 {
 	int fd;
-	size_t off = 0;
 
 	if (!inj.keep_image || inj.image_kept)
 		return;
@@ -405,12 +402,7 @@ static void keep_image(const uint8_t *data, size_t size)
 	fd = open(inj.keep_image, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	while (off < size) {
-		ssize_t w = write(fd, data + off, size - off);
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	ga_write_all(fd, data, size);
 	close(fd);
 }
 

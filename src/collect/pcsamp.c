@@ -19,13 +19,6 @@
 
 /* ---- PC sampling: stall reasons (the stall run) ------------------------- */
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* 2^period cycles between samples: about PCS_TARGET samples (one per SM
  * per period) over the profiled launch's duration. */
 static uint32_t pcs_period(const want *w, CUdevice dev)
@@ -255,7 +248,7 @@ int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3],
 			          "there: no stall reasons", w->mangled);
 		return -1;
 	}
-	sass.t0 = now_s();
+	sass.t0 = ga_mono_seconds();
 	sass.period = pcs_period(w, dev);
 	sass_logf("pc sampling %s: period 2^%u cycles (profiled launch %.0f ns)", w->mangled,
 	          sass.period, w->duration_ns);
@@ -383,7 +376,7 @@ void pcs_end(void)
 	sass_logf("pc sampling %s: %.0f PC records (%.0f of other functions), %zu PCs, %.0f samples, "
 	          "%.0f dropped, %.1f ms from start to the last record", w->mangled, acc.pcs,
 	          acc.other_pcs, src.n_pcs, src.samples_total, src.samples_dropped,
-	          1e3 * (now_s() - sass.t0));
+	          1e3 * (ga_mono_seconds() - sass.t0));
 	if (full)
 		sass_note("PC sampling of %s: the hardware buffer filled up, some samples are missing",
 		          w->mangled);

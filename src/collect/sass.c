@@ -476,20 +476,6 @@ cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc)
 	return NULL;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* nvdisasm OUT CUBIN (-c: code only) with stdout into fd: the toolkit's,
  * found on PATH, then under $CUDA_HOME, $CUDA_PATH and /usr/local/cuda.
  * 0 when it ran and exited 0. */
@@ -545,15 +531,13 @@ static const char *listing(cubin *cb, int *rc)
 	lpath = ga_xasprintf("%s/gpuadvise-XXXXXX.sass", tmp && *tmp ? tmp : "/tmp");
 	cfd = mkstemps(cpath, 6);
 	lfd = mkstemps(lpath, 5);
-	if (cfd >= 0 && lfd >= 0 && write_all(cfd, cb->data, cb->size) == 0) {
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (cfd >= 0 && lfd >= 0 && ga_write_all(cfd, cb->data, cb->size) == 0) {
+		double t0 = ga_mono_seconds();
 		*rc = run_nvdisasm(cpath, lfd);
 		if (*rc == 0)
 			cb->listing = ga_read_file_max(lpath, 256UL << 20, NULL, NULL);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
 		sass_logf("nvdisasm of a %zu-byte cubin -> %d (%.3f s)", cb->size, *rc,
-		          (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+		          ga_mono_seconds() - t0);
 	}
 	if (cfd >= 0) {
 		close(cfd);

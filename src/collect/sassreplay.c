@@ -27,7 +27,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <cuda.h>
 #include <cupti.h>
@@ -59,13 +58,6 @@ static struct {
 
 static __thread int replaying;
 
-static double mono(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 int ga_sass_replaying(void)
 {
 	return replaying;
@@ -84,14 +76,10 @@ static int load(void)
 	if (dladdr((void *)cuptiGetVersion, &info) && info.dli_fname) {
 		const char *slash = strrchr(info.dli_fname, '/');
 		if (slash) {
-			size_t n = (size_t)(slash - info.dli_fname);
-			char *path = malloc(n + sizeof("/libcheckpoint.so"));
-			if (path) {
-				memcpy(path, info.dli_fname, n);
-				strcpy(path + n, "/libcheckpoint.so");
-				lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-				free(path);
-			}
+			char *path = ga_xasprintf("%.*s/libcheckpoint.so",
+			                          (int)(slash - info.dli_fname), info.dli_fname);
+			lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+			free(path);
 		}
 	}
 	if (!lib)
@@ -141,9 +129,9 @@ int ga_sass_replay_prepare(CUcontext ctx, uint32_t ctx_uid, const char *mangled,
 	memset(&ck.h, 0, sizeof(ck.h));
 	ck.h.structSize = offsetof(ckpt_handle, pPriv) + sizeof(ck.h.pPriv);
 	ck.h.ctx = ctx;
-	double t0 = mono();
+	double t0 = ga_mono_seconds();
 	CUptiResult r = ck.save(&ck.h);
-	sass_logf("cuptiCheckpointSave -> %d (%.6f s, %.1f GiB in use)", (int)r, mono() - t0,
+	sass_logf("cuptiCheckpointSave -> %d (%.6f s, %.1f GiB in use)", (int)r, ga_mono_seconds() - t0,
 	          (double)(total_b - free_b) / (1 << 30));
 	if (r != CUPTI_SUCCESS) {
 		if (!ck.noted_fail++)
@@ -202,9 +190,9 @@ void ga_sass_replay_finish(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const 
 	if (params && ga_sass_replay_worth(mangled, ctx_uid) &&
 	    ga_sass_begin(ctx, dev, ctx_uid, mangled, grid, block) == 0) {
 		CUresult cr = CUDA_ERROR_NOT_SUPPORTED;
-		double t0 = mono();
+		double t0 = ga_mono_seconds();
 		CUptiResult rr = ck.restore(&ck.h);
-		sass_logf("cuptiCheckpointRestore -> %d (%.6f s)", (int)rr, mono() - t0);
+		sass_logf("cuptiCheckpointRestore -> %d (%.6f s)", (int)rr, ga_mono_seconds() - t0);
 		if (rr == CUPTI_SUCCESS) {
 			replaying = 1;
 			cr = relaunch(cbid, params);
