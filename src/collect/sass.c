@@ -189,6 +189,14 @@ void ga_sass_init(int pid)
 		sass.mode = MODE_OFF;
 	if (log && *log)
 		sass.log = fopen(log, "a");
+	{
+		const char *replay = getenv(GA_ENV_SOURCE_REPLAY), *ops = getenv(GA_ENV_SOURCE_OPCODES);
+		sass.replay_mode = !replay ? REPLAY_OPCODES
+		                 : strcmp(replay, "0") == 0 ? REPLAY_OFF
+		                 : strcmp(replay, "all") == 0 ? REPLAY_ALL : REPLAY_OPCODES;
+		if (ops && *ops)
+			sass.opcode_rules = ga_xstrdup(ops);
+	}
 	read_stall_list(getenv(GA_ENV_STALLS));
 	if (sass.mode == MODE_AUTO && !sass.stall_run)   /* the stall run flags none */
 		read_trigger();
@@ -261,13 +269,7 @@ void ga_sass_note(const char *mangled, const char *name, uint32_t ctx, char *con
 {
 	char *trig = NULL;
 
-	if (sass.mode == MODE_OFF || sass.stall_run || !mangled || find_want(mangled, ctx))
-		return;
-	/* A library's kernel: its lines are nobody's to edit, and a launch
-	 * with SASS patching costs as much as a replay (on the H200's
-	 * transformer step, 11 such launches, none with a line table, added
-	 * 0.7 to 1.2 s to 95 steps of 2.4 s). */
-	if (sass.mode == MODE_AUTO && ga_name_filter_matches(sass.skip, name, mangled))
+	if (!ga_sass_could_flag(mangled, name, ctx))
 		return;
 	if (sass.mode == MODE_FORCE)
 		trig = ga_xstrdup("--source");
@@ -290,6 +292,10 @@ int ga_sass_could_flag(const char *mangled, const char *name, uint32_t ctx)
 		return 0;
 	if (sass.mode == MODE_FORCE)
 		return 1;
+	/* A library's kernel: its lines are nobody's to edit, and a launch
+	 * with SASS patching costs as much as a replay (on the H200's
+	 * transformer step, 11 such launches, none with a line table, added
+	 * 0.7 to 1.2 s to 95 steps of 2.4 s). */
 	return sass.trigger && !ga_name_filter_matches(sass.skip, name, mangled);
 }
 
@@ -580,7 +586,7 @@ static void disassemble(cubin *cb, ga_source *src)
  * GA_ENV_SOURCE_OPCODES ("ID,ID": the rules whose models read them). */
 static int needs_opcodes(const char *trigger)
 {
-	const char *list = getenv(GA_ENV_SOURCE_OPCODES);
+	const char *list = sass.opcode_rules;
 
 	if (sass.mode == MODE_FORCE)
 		return 1;
@@ -600,23 +606,18 @@ static int needs_opcodes(const char *trigger)
 
 int ga_sass_replay_possible(void)
 {
-	const char *env = getenv(GA_ENV_SOURCE_REPLAY), *ops = getenv(GA_ENV_SOURCE_OPCODES);
-
-	if (env && strcmp(env, "0") == 0)
+	if (sass.replay_mode == REPLAY_OFF)
 		return 0;
-	return sass.mode == MODE_FORCE || (env && strcmp(env, "all") == 0) || (ops && *ops);
+	return sass.mode == MODE_FORCE || sass.replay_mode == REPLAY_ALL || sass.opcode_rules;
 }
 
 int ga_sass_replay_worth(const char *mangled, uint32_t ctx)
 {
-	const char *env = getenv(GA_ENV_SOURCE_REPLAY);
 	want *w = find_want(mangled, ctx);
 
-	if (!w || w->done)
+	if (!w || w->done || sass.replay_mode == REPLAY_OFF)
 		return 0;
-	if (env && strcmp(env, "all") == 0)
-		return 1;
-	return needs_opcodes(w->trigger);
+	return sass.replay_mode == REPLAY_ALL || needs_opcodes(w->trigger);
 }
 
 /* The measured launch is not a profiled one: count it like those past

@@ -50,8 +50,15 @@ typedef enum { MODE_OFF, MODE_AUTO, MODE_FORCE } sass_mode;
 
 #define MAX_DEVICES 64
 
+/* GA_ENV_SOURCE_REPLAY: second runs (sassreplay.c) for the kernels of the
+ * rules that read opcodes (unset), for none ("0"), for every flagged one
+ * ("all"). */
+typedef enum { REPLAY_OPCODES, REPLAY_OFF, REPLAY_ALL } sass_replay_mode;
+
 typedef struct {
 	sass_mode mode;
+	sass_replay_mode replay_mode;
+	char *opcode_rules;       /* GA_ENV_SOURCE_OPCODES ("ID,ID"); NULL: none */
 	int pid;
 	ga_trigger *trigger;      /* the rules' source trigger; NULL: none */
 	ga_name_filter *skip;     /* library kernels the trigger leaves alone; NULL: none */
