@@ -897,30 +897,26 @@ static int xu_opcode(const char *op)
 
 int ga_source_xu_ops(const ga_source *s, double *total, double *top)
 {
+	ga_map seen = {0};           /* opcode -> its slot in sum */
+	double *sum = ga_xcalloc(s && s->n_pcs ? s->n_pcs : 1, sizeof(*sum));
 	int any = 0;
 
 	*total = *top = 0;
 	for (size_t i = 0; s && i < s->n_pcs; i++) {
 		const ga_source_pc *p = &s->pcs[i];
-		double same = 0;
 		if (!p->op || !isfinite(p->inst))
 			continue;
 		any = 1;
 		if (!xu_opcode(p->op))
 			continue;
+		/* An opcode's instructions, summed over its PCs. */
+		size_t k = ga_strmap_put(&seen, p->op, seen.n);
+		sum[k] += p->inst;
 		*total += p->inst;
-		/* An opcode counts once, at its first PC: sum its PCs. */
-		int first = 1;
-		for (size_t j = 0; j < i && first; j++)
-			first = !(s->pcs[j].op && isfinite(s->pcs[j].inst) &&
-			          strcmp(s->pcs[j].op, p->op) == 0);
-		if (!first)
-			continue;
-		for (size_t j = i; j < s->n_pcs; j++)
-			if (s->pcs[j].op && isfinite(s->pcs[j].inst) && strcmp(s->pcs[j].op, p->op) == 0)
-				same += s->pcs[j].inst;
-		if (same > *top)
-			*top = same;
+		if (sum[k] > *top)
+			*top = sum[k];
 	}
+	ga_map_free(&seen);
+	free(sum);
 	return any ? 0 : -1;
 }
