@@ -811,12 +811,28 @@ char *ga_source_read_line(const char *file, int line)
 
 /* ---- opcodes ---------------------------------------------------------------- */
 
-static ga_source_pc *pc_at(ga_source *s, uint32_t pc)
+/* By offset, and records of one offset in their order in the source. */
+static int pc_order_cmp(const void *x, const void *y)
 {
-	for (size_t i = 0; i < s->n_pcs; i++)
-		if (s->pcs[i].pc == pc)
-			return &s->pcs[i];
-	return NULL;
+	const ga_source_pc *a = *(const ga_source_pc *const *)x, *b = *(const ga_source_pc *const *)y;
+	if (a->pc != b->pc)
+		return a->pc < b->pc ? -1 : 1;
+	return (a > b) - (a < b);
+}
+
+/* The first record at offset pc in by_pc[0..n) (sorted by pc_order_cmp),
+ * or NULL. */
+static ga_source_pc *first_at(ga_source_pc *const *by_pc, size_t n, uint32_t pc)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by_pc[mid]->pc < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && by_pc[lo]->pc == pc ? by_pc[lo] : NULL;
 }
 
 /* An instruction's line, the offset in a C comment, then an optional
@@ -856,6 +872,11 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 	if (!s || !s->mangled || !text)
 		return 0;
 	mlen = strlen(s->mangled);
+	/* The listing is long and the PCs many: look them up by offset. */
+	ga_source_pc **by_pc = ga_xcalloc(s->n_pcs ? s->n_pcs : 1, sizeof(*by_pc));
+	for (size_t i = 0; i < s->n_pcs; i++)
+		by_pc[i] = &s->pcs[i];
+	qsort(by_pc, s->n_pcs, sizeof(*by_pc), pc_order_cmp);
 	for (const char *l = text; *l;) {
 		size_t len = strcspn(l, "\n");
 		const char *sec = memmem(l, len, ".section", 8);
@@ -873,7 +894,8 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 			memcpy(line, l, n);
 			line[n] = '\0';
 			ga_source_pc *p;
-			if (listing_insn(line, &off, op, sizeof(op)) && (p = pc_at(s, off))) {
+			if (listing_insn(line, &off, op, sizeof(op)) &&
+			    (p = first_at(by_pc, s->n_pcs, off))) {
 				free(p->op);
 				p->op = ga_xstrdup(op);
 				set++;
@@ -881,6 +903,7 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 		}
 		l += len + (l[len] == '\n');
 	}
+	free(by_pc);
 	return set;
 }
 

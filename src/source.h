@@ -144,8 +144,8 @@ int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, con
 /* Opcodes from nvdisasm's listing of the kernel's cubin (text): each
  * instruction of the section .text.<s->mangled> (its offset in a C comment,
  * an optional predicate, the opcode, its operands) names the opcode of the
- * PC at that offset.  PCs the listing does not
- * hold keep theirs.  Returns the number of PCs given an opcode. */
+ * PC at that offset.  PCs the listing does not hold keep theirs.
+ * Returns the number of PCs given an opcode. */
 size_t ga_source_set_ops(ga_source *s, const char *text);
 
 /* The XU pipe's instructions of s by opcode, on Hopper-class GPUs: MUFU
