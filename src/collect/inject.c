@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ckpt.h"
 #include "inject.h"
 #include "nvtx.h"
 #include "protocol.h"
@@ -492,7 +493,7 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	}
 	/* The second run of a launch for its source lines (sassreplay.c),
 	 * made by this thread inside that launch's EXIT, under inj.lock. */
-	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || ga_sass_replaying())
+	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || ga_ckpt_replaying())
 		return;
 	const CUpti_CallbackData *cb = data;
 	if (cb->callbackSite == CUPTI_API_ENTER && graph_launch(cbid)) {

@@ -61,8 +61,6 @@ int ga_sass_replay_prepare(CUcontext ctx, uint32_t ctx_uid, const char *mangled,
 void ga_sass_replay_finish(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *mangled,
                            const unsigned grid[3], const unsigned block[3],
                            CUpti_CallbackId cbid, const void *params);
-/* 1 on the thread making the second launch: its callbacks are ignored. */
-int ga_sass_replaying(void);
 /* sass.c: could a launch of this kernel still be flagged?  (source lines
  * on, not the stall run, not flagged yet, not a library kernel) */
 int ga_sass_could_flag(const char *mangled, const char *name, uint32_t ctx_uid);

@@ -1,0 +1,42 @@
+/* ckpt.h: the context's device memory saved before a launch, put back, and
+ * the launch made again (CUPTI's checkpoint API, libcheckpoint.so beside
+ * libcupti, loaded with dlopen).  Two users: a kernel launched once takes
+ * its replay passes as launches of its own (inject.c, user replay), and a
+ * flagged one runs again with SASS metrics for its source lines
+ * (sassreplay.c).  One checkpoint at a time, held between a launch's ENTER
+ * and EXIT under inject.c's lock. */
+#ifndef GA_CKPT_H
+#define GA_CKPT_H
+
+#include <cuda.h>
+#include <cupti.h>
+
+/* Why a save was not made. */
+typedef enum {
+	GA_CKPT_OK = 0,
+	GA_CKPT_NO_LIBRARY,       /* libcheckpoint.so missing or incomplete */
+	GA_CKPT_NO_ROOM,          /* the memory in use does not fit twice */
+	GA_CKPT_FAILED,           /* the context or the save failed */
+} ga_ckpt_status;
+
+/* Save ctx's device memory, once the context is idle (work on other streams
+ * would write memory the copy has already taken, and a restore would undo
+ * it).  Only while the memory in use fits twice with 512 MiB to spare: the
+ * copy stays on the GPU.  GA_CKPT_OK when a checkpoint is held (also when
+ * one already was).  *why_msg (may be NULL) gets a sentence for a note on
+ * failure, static or valid until the next call. */
+ga_ckpt_status ga_ckpt_save(CUcontext ctx, const char **why_msg);
+int ga_ckpt_held(void);
+/* Put the saved memory back (the checkpoint stays held): 0, or -1. */
+int ga_ckpt_restore(void);
+void ga_ckpt_release(void);
+
+/* Can the launch of this driver call be made again (ga_ckpt_relaunch)? */
+int ga_ckpt_can_relaunch(CUpti_CallbackId cbid);
+/* Make the launch of the callback's parameters again (valid until its
+ * EXIT), with this thread's callbacks ignored (ga_ckpt_replaying). */
+CUresult ga_ckpt_relaunch(CUpti_CallbackId cbid, const void *params);
+/* 1 on the thread making such a launch. */
+int ga_ckpt_replaying(void);
+
+#endif
