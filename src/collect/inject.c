@@ -263,76 +263,6 @@ static int source_launch(const CUpti_CallbackData *cb, ga_repeat_slot *rep, cons
 	return 0;
 }
 
-/* A launch's replay passes as launches of their own?  CUPTI's kernel
- * replay saves and restores the device memory around every pass and costs
- * 12 to 15 ms a pass on the H200 (docs/PERFORMANCE.md); user replay costs
- * a few ms a pass, but only the program can make the launch again.  So the
- * context's memory is saved now (ckpt.c) and, at the EXIT, put back before
- * each further pass and the launch made again from its own parameters
- * (user_passes).  Not for a set of one pass (nothing to replay), nor where
- * the memory does not fit twice or the launch's call cannot be made again:
- * kernel replay then, at the price of a new range-profiler object when the
- * mode changes (counted as user_fallbacks). */
-static int user_passes_wanted(ctx_state *cs, size_t set, CUpti_CallbackId cbid)
-{
-	if (!inj.pass_user || cs->cfg->sets[set].passes <= 1)
-		return 0;
-	if (!ga_ckpt_can_relaunch(cbid) || ga_ckpt_save(cs->ctx, NULL) != GA_CKPT_OK) {
-		inj.user_fallbacks++;
-		return 0;
-	}
-	return 1;
-}
-
-/* The further passes of a launch measured by user replay, at its EXIT
- * (its first pass has just run): 0 when every pass was submitted.  The
- * memory goes back to what the launch found before each one, so the
- * program goes on from the state the last run left, as after one run. */
-static int user_passes(ctx_state *cs, const ga_launch *l)
-{
-	long limit = (long)cs->cfg->sets[inj.pending_set].passes;
-	double t0 = now_seconds();
-	CUptiResult r;
-	int all = 0;
-
-	if ((r = range_stop(cs, &all)) != CUPTI_SUCCESS) {
-		cupti_failed(r, "stopping the range profiler");
-		return -1;
-	}
-	for (long pass = 1; !all; pass++) {
-		CUresult cr;
-		if (pass >= limit + 1) {
-			ga_rec_error("cupti", "the range profiler wanted more than the %ld passes of its "
-			             "configuration for %s", limit, l->name);
-			return -1;
-		}
-		if (cuCtxSynchronize() != CUDA_SUCCESS || ga_ckpt_restore() != 0) {
-			ga_rec_error("cupti", "putting the device memory back for replay pass %ld of %s "
-			             "failed: its values are lost", pass + 1, l->name);
-			return -1;
-		}
-		/* Once the memory is back the launch must run again, whatever the
-		 * range profiler says. */
-		r = range_start(cs);
-		cr = ga_ckpt_relaunch(inj.pending_cbid, inj.pending_params);
-		if (r == CUPTI_SUCCESS)
-			r = range_stop(cs, &all);
-		inj.user_relaunches++;
-		if (cr != CUDA_SUCCESS) {
-			ga_rec_error("cupti", "launching %s again for replay pass %ld failed (CUDA error "
-			             "%d): the program goes on from the memory before that launch",
-			             l->name, pass + 1, (int)cr);
-			return -1;
-		}
-		if (r != CUPTI_SUCCESS) {
-			cupti_failed(r, "a replay pass of the range profiler");
-			return -1;
-		}
-	}
-	inj.user_relaunch_s += now_seconds() - t0;
-	return 0;
-}
-
 /* Measure the launch with the range profiler, if the policy says so.
  * Takes name (NULL: not demangled yet). */
 static void range_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb,
@@ -368,11 +298,10 @@ static void range_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb,
 	 * (sassreplay.c). */
 	inj.pending_cbid = cbid;
 	inj.pending_params = cb->functionParams;
-	inj.pending_user = user_passes_wanted(cs, want, cbid);
 	if (sched.full && rep->profiled == 0)
 		ga_sass_replay_prepare(cs->ctx, cb->contextUid, l->mangled, l->name);
 	phase(PH_META, &inj.ph_t);
-	if (measure_begin(cs, inj.pending_set, inj.pending_user) != 0) {
+	if (measure_begin(cs, inj.pending_set) != 0) {
 		ga_sass_replay_finish(cs->ctx, cs->cudev, cs->uid, l->mangled, l->grid, l->block,
 		                      cbid, NULL);
 		launch_free(l);
@@ -492,15 +421,7 @@ static void on_exit_launch(void)
 	inj.pending = PENDING_NONE;
 	inj.pending_ctx = NULL;
 	phase(PH_KERNEL, &inj.ph_t);
-	if (inj.pending_user) {
-		inj.user_launches++;
-		if (user_passes(cs, l) != 0) {
-			measure_drop(cs);   /* between passes: start afresh */
-			goto out;
-		}
-	} else {
-		CUPTI_TRY(range_stop(cs, NULL), "stopping the range profiler");
-	}
+	CUPTI_TRY(range_stop(cs, NULL), "stopping the range profiler");
 	phase(PH_STOP, &inj.ph_t);
 	CUPTI_TRY(range_decode(cs, &dropped), "decoding the counter data");
 	if (dropped)
@@ -623,16 +544,14 @@ static void timing_log(void)
 	        "loop_aborted %ld loop_skips %ld loop_broken %ld loop_serialized %ld loop_over %d "
 	        "graph_launches %ld captured %ld "
 	        "nvperf_preload %d nvperf_load %.4f nvperf_wait %.4f objects %ld objects_kept %ld "
-	        "loop_drops_broken %ld loop_drops_replay %ld loop_sass_beside %ld "
-	        "user_launches %ld user_relaunches %ld user_fallbacks %ld user_relaunch_s %.4f",
+	        "loop_drops_broken %ld loop_drops_replay %ld loop_sass_beside %ld",
 	        (long)inj.pid, inj.init_at, inj.ctx_created_at, inj.first_launch_at, real_seconds(),
 	        sched.profiled, sched.set_changes, inj.init_profiler_s, inj.init_supported_s,
 	        inj.init_avail_s, inj.avail_reads, sched.loop.launches, sched.loop.passes,
 	        sched.loop.aborted, sched.loop.skips, sched.loop.broken_passes, sched.loop.serialized,
 	        (int)sched.loop.over, sched.graph_launches,
 	        sched.captured, nvperf.loaded, nvperf.load_s, nvperf.wait_s, inj.objects,
-	        inj.objects_kept, inj.loop_drops_broken, inj.loop_drops_replay, inj.loop_sass_beside,
-	        inj.user_launches, inj.user_relaunches, inj.user_fallbacks, inj.user_relaunch_s);
+	        inj.objects_kept, inj.loop_drops_broken, inj.loop_drops_replay, inj.loop_sass_beside);
 	for (int i = 0; i < PH_N; i++)
 		if (inj.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], inj.phase_s[i], inj.phase_n[i]);
@@ -745,11 +664,6 @@ static void init_metrics(void)
 		GA_PUSH(inj.bundle, nb, cap, b);
 	}
 	inj.max_passes = env_long(GA_ENV_MAX_PASSES, 0);
-	{
-		const char *pr = getenv(GA_ENV_PASS_REPLAY);
-		inj.pass_user = !(pr && strcmp(pr, "0") == 0);
-		inj.pass_reconfig = pr && strcmp(pr, "reconfig") == 0;
-	}
 }
 
 static const CUpti_CallbackId launch_cbids[] = {

@@ -49,8 +49,6 @@ typedef struct ctx_state {
 	uint8_t **cdata;          /* counter data, one image per metric set */
 	size_t *cdata_size;
 	long cur_set;             /* set the range profiler is configured for, -1 none */
-	int cur_user;             /* ... with user replay (replay passes made as launches of
-	                           * their own, from a checkpoint: inject.c) */
 	long loop_set;            /* or the set a loop configured it for (user replay), -1 none:
 	                           * the next loop of that set keeps the object */
 	chip_cfg *cfg;
@@ -118,15 +116,6 @@ typedef struct {
 	long loop_drops_broken;   /* a loop's object dropped with a broken or ended set */
 	long loop_drops_replay;   /* ... before a kernel replay */
 	long loop_sass_beside;    /* SASS launches beside a loop's idle object */
-	/* Replay passes as launches of their own (user replay from a
-	 * checkpoint) rather than CUPTI's kernel replay: GA_ENV_PASS_REPLAY. */
-	int pass_user;            /* on */
-	int pass_reconfig;        /* SetConfig before every launch (a probe's switch) */
-	int pending_user;         /* the launch in flight is measured so */
-	long user_launches;       /* launches measured so */
-	long user_relaunches;     /* the launches made again for their passes */
-	long user_fallbacks;      /* launches left to kernel replay: no checkpoint */
-	double user_relaunch_s;   /* restores, relaunches, their starts and stops */
 } inject_state;
 
 extern inject_state inj;      /* inject.c */
@@ -162,7 +151,7 @@ void ctx_release(ctx_state *cs);
 void measure_disable(ctx_state *cs);
 void measure_drop(ctx_state *cs);
 int measure_enable(ctx_state *cs);
-int measure_begin(ctx_state *cs, size_t set, int user);
+int measure_begin(ctx_state *cs, size_t set);
 size_t counter_data_size(ctx_state *cs, const metric_set *ms, size_t ranges);
 int counter_data_init(ctx_state *cs, uint8_t *data, size_t size);
 int set_config(ctx_state *cs, const metric_set *ms, uint8_t *data, size_t size,

@@ -56,9 +56,6 @@
 #define GA_ENV_STALLS         "GPUADVISE_STALLS"         /* stall run: file of kernels to PC-sample */
 #define GA_ENV_MIN_SHARE      "GPUADVISE_MIN_SHARE"      /* percent of GPU time for more profiled launches */
 #define GA_ENV_LOOP_REPLAY    "GPUADVISE_LOOP_REPLAY"    /* 0: measure no loop across its iterations */
-/* 0: a launch's replay passes by CUPTI's kernel replay, not as launches of
- * their own from a checkpoint; "reconfig": configure before each launch */
-#define GA_ENV_PASS_REPLAY    "GPUADVISE_PASS_REPLAY"
 
 /* NVTX's (not ours): the library NVTX hands its calls to.  The launcher
  * names the injection library (nvtxcb.c), unless --nvtx=off. */

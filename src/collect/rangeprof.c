@@ -379,11 +379,9 @@ CUptiResult range_decode(const ctx_state *cs, size_t *dropped)
 	return r;
 }
 
-/* Start measuring the next launch with metric set `set`, by kernel replay
- * or (user) by user replay, a range per launch: the caller makes the
- * launch again for each further pass (inject.c).  The range profiler is
- * configured again only when the set or the mode changes. */
-int measure_begin(ctx_state *cs, size_t set, int user)
+/* Start measuring the next launch with metric set `set`.  The range
+ * profiler is configured again only when the set changes. */
+int measure_begin(ctx_state *cs, size_t set)
 {
 	const metric_set *ms = &cs->cfg->sets[set];
 
@@ -395,12 +393,11 @@ int measure_begin(ctx_state *cs, size_t set, int user)
 	 * 135 ms. */
 	double *t = &inj.ph_t;   /* phases of this launch, from on_enter */
 
-	if (cs->rp && cs->cur_set >= 0 && (cs->cur_set != (long)set || cs->cur_user != user))
+	if (cs->rp && cs->cur_set >= 0 && cs->cur_set != (long)set)
 		measure_drop(cs);
 	/* An object a loop configured for user replay cannot take kernel
 	 * replay: SetConfig succeeds and the launch crashes in CUPTI
-	 * (bench/probe/rp_probe.c T17, H200).  Nor, here, a range per launch:
-	 * the loop's image and ranges are its own. */
+	 * (bench/probe/rp_probe.c T17, H200). */
 	if (cs->rp && cs->loop_set >= 0) {
 		inj.loop_drops_replay++;
 		measure_drop(cs);
@@ -418,12 +415,11 @@ int measure_begin(ctx_state *cs, size_t set, int user)
 	if (counter_data_init(cs, cs->cdata[set], cs->cdata_size[set]) != 0)
 		goto out;
 	phase(PH_CDATA, t);
-	if (cs->cur_set != (long)set || (user && inj.pass_reconfig)) {
-		if (set_config(cs, ms, cs->cdata[set], cs->cdata_size[set],
-		               user ? CUPTI_UserReplay : CUPTI_KernelReplay, CUPTI_AutoRange, 1) != 0)
+	if (cs->cur_set != (long)set) {
+		if (set_config(cs, ms, cs->cdata[set], cs->cdata_size[set], CUPTI_KernelReplay,
+		               CUPTI_AutoRange, 1) != 0)
 			goto out;
 		cs->cur_set = (long)set;
-		cs->cur_user = user;
 		phase(PH_CONFIG, t);
 	}
 	CUPTI_TRY(range_start(cs), "starting the range profiler");
