@@ -720,19 +720,19 @@ cases_baseline() {
 	cat <<'EOF'
 0 out '^9 matched, 0 only in this profile, 0 only in the baseline; no regression' --import $ALL --baseline $ALL --fail-on regression
 0 out '^Compared with baseline tests/fixtures/golden/testapp-all\.json$' --import $ALL --baseline $FIX/golden/testapp-all.json --fail-on regression
-1 out '^REGRESSION matmul_naive\(…\): 2\.50 ms -> 3\.13 ms per launch \(\+25\.0%\), slower' --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression
+1 out '^REGRESSION matmul_naive\(…\): 2\.51 ms -> 3\.13 ms per launch \(\+25\.0%\), slower' --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression
 0 out '^REGRESSION matmul_naive'                         --import $ALL --baseline $BASE/matmul-faster.json
 0 out '^9 matched kernels unchanged: within 30%,'        --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression --regression-threshold 30
 1 out '^  the 2\.5% threshold$'                         --import $ALL --baseline $BASE/matmul-faster.json --fail-on regression --regression-threshold 2.5%
 1 out ''                                                 --import $ALL --baseline $BASE/matmul-faster.json --fail-on high
-0 out '^matmul_naive\(…\): 3\.91 ms -> 3\.13 ms per launch \(-20\.0%\)$' --import $ALL --baseline $BASE/all-slower.json --fail-on regression
+0 out '^matmul_naive\(…\): 3\.92 ms -> 3\.13 ms per launch \(-20\.0%\)$' --import $ALL --baseline $BASE/all-slower.json --fail-on regression
 1 out '^  new finding: \[high\] Uncoalesced global memory access' --import $ALL --baseline $BASE/strided-was-coalesced.json --fail-on regression
 1 out '^REGRESSION copy_strided'                         --import $ALL --baseline $BASE/strided-was-coalesced.json --fail-on regression
 0 out '^  class compute -> divergence$'                  --import $ALL --baseline $BASE/divergence-was-uniform.json --fail-on regression
 0 out '^  new finding: \[medium\] Threads of a warp take different paths' --import $ALL --baseline $BASE/divergence-was-uniform.json --fail-on regression
 0 out '^7 matched, 2 only in this profile, 1 only in the baseline' --import $ALL --baseline $BASE/renamed.json --fail-on regression
 0 out '^  tiny_add_v0\(…\): mean 1\.92 us per launch$'   --import $ALL --baseline $BASE/renamed.json
-0 out '^  fma_loop\(float\*, float, int\): mean 591 us'  --import $ALL --baseline $BASE/renamed.json
+0 out '^  fma_loop\(float\*, float, int\): mean 588 us'  --import $ALL --baseline $BASE/renamed.json
 0 out '^  matched by name only, grid 64x512x1 -> 128x1024x1$' --import $ALL --baseline $BASE/renamed.json
 0 out '^\| DIFFERENT GPU: The baseline was recorded on another GPU' --import $ALL --baseline $BASE/other-gpu.json --fail-on regression --baseline-any-gpu
 2 err 'regression: the baseline tests/fixtures/baseline/other-gpu\.json was recorded on NVIDIA H100 80GB HBM3 \(GH100\), this profile on NVIDIA H200 \(GH100\)' --import $ALL --baseline $BASE/other-gpu.json --fail-on regression
@@ -740,7 +740,7 @@ cases_baseline() {
 0 err 'warning: The baseline was recorded on another GPU, NVIDIA H100 80GB HBM3' --import $ALL --baseline $BASE/other-gpu.json --format junit
 0 out 'Only in this run: `fma_loop'                     --import $ALL --baseline $BASE/renamed.json --format markdown
 0 out '^> \*\*Warning: different GPU\.\*\*'              --import $ALL --baseline $BASE/other-gpu.json --format markdown
-1 out '^\| \*\*regression\*\* `matmul_naive.* \| 2\.50 ms \| 3\.13 ms \| \+25\.0% \|' --import $ALL --baseline $BASE/matmul-faster.json --format markdown --fail-on regression
+1 out '^\| \*\*regression\*\* `matmul_naive.* \| 2\.51 ms \| 3\.13 ms \| \+25\.0% \|' --import $ALL --baseline $BASE/matmul-faster.json --format markdown --fail-on regression
 2 err '^gpuadvise: --baseline: tests/fixtures/baseline/broken\.json:7:70: invalid JSON' --import $ALL --baseline $BASE/broken.json
 2 err '^gpuadvise: --baseline: tests/fixtures/cli/missing-field\.json: launches\[0\]\.grid: missing' --import $ALL --baseline $CLI/missing-field.json
 2 err 'cannot open tests/fixtures/baseline/no-such-file\.json' --import $ALL --baseline $BASE/no-such-file.json
@@ -756,7 +756,7 @@ cases_baseline() {
 2 err "-o 'x%q\{GA_NO_SUCH_VARIABLE_FOR_TEST\}\.json': environment variable GA_NO_SUCH_VARIABLE_FOR_TEST is not set" -o x%q{GA_NO_SUCH_VARIABLE_FOR_TEST}.json --import $ALL
 2 err "--log-file 'r%y\.txt': unknown '%y'"              --log-file r%y.txt --import $ALL
 0 out '^Processes$'                                      --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
-0 out '^total: 2 processes, 2 kernels, 2 launches, 1\.19 ms from 2 files$' --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
+0 out '^total: 2 processes, 2 kernels, 2 launches, 1\.18 ms from 2 files$' --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
 0 out '^pid [0-9]+: 1 kernel, 1 launch, [0-9.]+ us \([0-9.]+% of GPU time\); from$' --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
 0 out '^  grid [0-9]+x1x1, block 256x1x1, pid [0-9]+$'    --verbose --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
 0 out '^    pid [0-9]+$'                                  --import $REC/testapp-copy_strided.json --import $REC/testapp-fma_loop.json
