@@ -10,7 +10,12 @@
  * pass carries those).  Seventh session, GH100, the default set 1: every
  * DRAM and L2 counter lands in pass 0 (with the clock rates and the L1
  * throughputs); passes 1 and 2 hold SM counters only (pipes, issue, warps,
- * global request counts).  See docs/PERFORMANCE.md on what a pass costs. */
+ * global request counts).  See docs/PERFORMANCE.md on what a pass costs.
+ *
+ *   pass_map --drop CHIP METRIC...
+ * instead lists every metric, and every pair of metrics, whose removal
+ * takes a pass off the set (fifteenth session, GH100, the default 70
+ * metrics: none; the five stall ratios together take one). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,14 +83,53 @@ static void add_all(raw_set *to, const raw_set *from, size_t np)
 				to->name[to->n++] = from[p].name[i];
 }
 
+/* Which one or two of names[0..n) take a pass off when left out? */
+static int drop(const char *chip, const char *const *names, size_t n)
+{
+	const char **sub = calloc(n ? n : 1, sizeof(*sub));
+	long all = ga_host_passes(chip, NULL, names, n), found = 0;
+
+	if (!sub || all < 0) {
+		fprintf(stderr, "pass_map: CUPTI refused the metrics\n");
+		free(sub);
+		return 1;
+	}
+	printf("%zu metrics: %ld passes\n", n, all);
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = a; b < n; b++) {
+			size_t k = 0;
+			long p;
+			for (size_t i = 0; i < n; i++)
+				if (i != a && i != b)
+					sub[k++] = names[i];
+			p = ga_host_passes(chip, NULL, sub, k);
+			if (p >= 0 && p < all) {
+				found++;
+				printf("without %s%s%s: %ld passes\n", names[a], a == b ? "" : " and ",
+				       a == b ? "" : names[b], p);
+			}
+		}
+	if (!found)
+		printf("no metric or pair of metrics takes a pass off\n");
+	free(sub);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static raw_set set[MAX_PASSES], one[MAX_PASSES], shared;
 	const char *const base[] = {"gpu__time_duration.sum", "dram__bytes.sum.peak_sustained"};
 	size_t np;
 
+	if (argc > 1 && strcmp(argv[1], "--drop") == 0) {
+		if (argc < 4) {
+			fprintf(stderr, "usage: pass_map --drop CHIP METRIC...\n");
+			return 2;
+		}
+		return drop(argv[2], (const char *const *)argv + 3, (size_t)argc - 3);
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: pass_map CHIP METRIC...\n");
+		fprintf(stderr, "usage: pass_map [--drop] CHIP METRIC...\n");
 		return 2;
 	}
 	NVPW_InitializeHost_Params ip = {NVPW_InitializeHost_Params_STRUCT_SIZE};
