@@ -1,10 +1,10 @@
 /* ckpt.h: the context's device memory saved before a launch, put back, and
  * the launch made again (CUPTI's checkpoint API, libcheckpoint.so beside
- * libcupti, loaded with dlopen).  Two users: a kernel launched once takes
- * its replay passes as launches of its own (inject.c, user replay), and a
- * flagged one runs again with SASS metrics for its source lines
- * (sassreplay.c).  One checkpoint at a time, held between a launch's ENTER
- * and EXIT under inject.c's lock. */
+ * libcupti, loaded with dlopen), for sassreplay.c: a flagged kernel
+ * launched once runs again with SASS metrics for its source lines.  (Replay
+ * passes taken the same way, by user replay, cost what kernel replay costs:
+ * docs/PERFORMANCE.md, fifteenth session.)  One checkpoint at a time, held
+ * between a launch's ENTER and EXIT under inject.c's lock. */
 #ifndef GA_CKPT_H
 #define GA_CKPT_H
 

@@ -4,8 +4,8 @@
  * benchmark, a test or an inference run launches most kernels once, and
  * such a kernel got no source lines and no opcode counts.  So, under full
  * diagnosis, a kernel's first launch is preceded by a checkpoint of the
- * context's device memory (ckpt.c) when it could be flagged: source lines on, not the stall run,
- * not a library's kernel, not flagged yet.  At the launch's EXIT, once its
+ * context's device memory (ckpt.c) when it could be flagged: source lines
+ * on, not the stall run, not a library's kernel, not flagged yet.  At the launch's EXIT, once its
  * values have flagged it and a second run is worth it (ga_sass_replay_worth:
  * a rule that reads opcodes flagged it, or --source, or
  * GA_ENV_SOURCE_REPLAY=all), the memory is restored to what the launch found
@@ -20,8 +20,7 @@
  *
  * The second launch goes through the driver API like the first; this
  * thread's callbacks ignore it (ga_ckpt_replaying), as the first launch's
- * EXIT still holds inject.c's lock.  A checkpoint that inject.c took for
- * the launch's replay passes serves here too. */
+ * EXIT still holds inject.c's lock. */
 #include <stddef.h>
 #include <stdint.h>
 
