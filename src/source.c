@@ -94,6 +94,8 @@ void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from)
 	}
 	if (!to->text && from->text)
 		to->text = from->text;
+	if (!to->op && from->op)
+		to->op = from->op;
 }
 
 void ga_source_pc_add_stall(ga_source_pc *p, const char *reason, double samples)
@@ -173,6 +175,8 @@ typedef struct {
 	double samples, stall;       /* PC samples: all, and the stalled ones */
 	ga_stall *st;                /* by reason; reason borrowed from the PC */
 	size_t nst;
+	ga_stall *xo;                /* XU instructions by opcode (reason: the opcode) */
+	size_t nxo;
 } acc;
 
 /* Lines with a problem the SASS metrics measured first, then stall
@@ -213,17 +217,18 @@ static void new_line(acc *a, const ga_source_pc *p)
 	a->l.pc = p->pc;
 }
 
-static void add_stall(acc *a, const char *reason, double v)
+/* Add v to the entry of key in a list of (name, count) pairs. */
+static void add_count(ga_stall **list, size_t *n, const char *key, double v)
 {
-	for (size_t k = 0; k < a->nst; k++)
-		if (strcmp(a->st[k].reason, reason) == 0) {
-			a->st[k].samples += v;
+	for (size_t k = 0; k < *n; k++)
+		if (strcmp((*list)[k].reason, key) == 0) {
+			(*list)[k].samples += v;
 			return;
 		}
-	a->st = ga_xrealloc(a->st, (a->nst + 1) * sizeof(*a->st));
-	a->st[a->nst].reason = (char *)reason;
-	a->st[a->nst].samples = v;
-	a->nst++;
+	*list = ga_xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[*n].reason = (char *)key;
+	(*list)[*n].samples = v;
+	(*n)++;
 }
 
 /* The work of one ranking: the PCs with instructions in PC order, the lines
@@ -237,7 +242,10 @@ typedef struct {
 	size_t nl;
 	size_t *line_of;          /* [n]: the line of ord[i] */
 	double tot_sect, tot_wf, tot_idle, tot_stall;
+	double tot_inst, tot_xu;  /* warp instructions, of them on the XU (with opcodes) */
 } ranking;
+
+static int xu_opcode(const char *op);
 
 /* CUPTI hands one record per (PC, metric): merge records of one PC
  * (profiles recorded before the collector merged them have these), and
@@ -299,6 +307,11 @@ static void count_lines(ranking *r)
 		}
 		if (isfinite(p->threads) && warp * p->inst > p->threads)
 			r->tot_idle += warp * p->inst - p->threads;
+		r->tot_inst += z(p->inst);
+		if (p->op && xu_opcode(p->op)) {
+			add_count(&a->xo, &a->nxo, p->op, z(p->inst));
+			r->tot_xu += z(p->inst);
+		}
 	}
 }
 
@@ -322,7 +335,7 @@ static void count_samples(const ga_source *s, ranking *r)
 			if (!isfinite(v) || v <= 0)
 				continue;
 			a->samples += v;
-			add_stall(a, p->stalls[j].reason, v);
+			add_count(&a->st, &a->nst, p->stalls[j].reason, v);
 			if (ga_stall_is_stall(p->stalls[j].reason)) {
 				a->stall += v;
 				r->tot_stall += v;
@@ -411,6 +424,36 @@ static void judge_stalls(const ranking *r, acc *a, size_t *len)
 	         100 * dom->samples / a->samples, a->samples);
 }
 
+static int count_desc(const void *x, const void *y)
+{
+	const ga_stall *a = x, *b = y;
+	if (a->samples != b->samples)
+		return a->samples < b->samples ? 1 : -1;
+	return strcmp(a->reason, b->reason);
+}
+
+/* The XU side of a line: its share of the kernel's XU instructions, in a
+ * kernel where they matter, and its opcodes, most executed first. */
+static void judge_xu(const ranking *r, acc *a, size_t *len)
+{
+	ga_source_line *l = &a->l;
+	double xu = 0;
+
+	for (size_t k = 0; k < a->nxo; k++)
+		xu += a->xo[k].samples;
+	l->xu_inst = xu;
+	if (!(r->tot_xu > 0 && xu > 0 && r->tot_xu >= GA_SOURCE_XU_MIN_INST_SHARE * r->tot_inst) ||
+	    !flag(l, GA_SRC_XU, xu / r->tot_xu, r->cuts->min_share))
+		return;
+	qsort(a->xo, a->nxo, sizeof(*a->xo), count_desc);
+	describe(l, len, "%.3g million XU instructions:", xu / 1e6);
+	for (size_t k = 0; k < a->nxo && k < 3 && *len < sizeof(l->desc); k++)
+		*len += (size_t)snprintf(l->desc + *len, sizeof(l->desc) - *len, "%s %s %.0f%%",
+		                         k ? "," : "", a->xo[k].reason, 100 * a->xo[k].samples / xu);
+	if (a->nxo > 3 && *len < sizeof(l->desc))
+		*len += (size_t)snprintf(l->desc + *len, sizeof(l->desc) - *len, ", ...");
+}
+
 /* What is wrong at one line, and how much of the kernel's waste it holds. */
 static void judge(const ranking *r, acc *a)
 {
@@ -448,6 +491,7 @@ static void judge(const ranking *r, acc *a)
 	    l->active_threads < warp - c->branch_drop &&
 	    flag(l, GA_SRC_INACTIVE, (a->inst * warp - a->threads) / r->tot_idle, c->min_share))
 		describe(l, &len, "%.1f of %g threads active", l->active_threads, warp);
+	judge_xu(r, a, &len);
 	judge_stalls(r, a, &len);
 }
 
@@ -474,8 +518,10 @@ size_t ga_source_rank(const ga_source *s, const ga_source_cuts *cuts, ga_source_
 		nout = max;
 	memcpy(out, tmp, nout * sizeof(*out));
 	free(tmp);
-	for (size_t k = 0; k < r.nl; k++)
+	for (size_t k = 0; k < r.nl; k++) {
 		free(r.lines[k].st);
+		free(r.lines[k].xo);
+	}
 	free(r.lines);
 	free(r.line_of);
 	free(r.ord);

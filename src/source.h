@@ -68,7 +68,15 @@ enum {
 	GA_SRC_INACTIVE = 1 << 2,     /* instructions run with few active lanes */
 	GA_SRC_BRANCH = 1 << 3,       /* the last full-width instructions before lanes drop */
 	GA_SRC_STALL = 1 << 4,        /* a large share of the kernel's stall samples */
+	GA_SRC_XU = 1 << 5,           /* a large share of the XU pipe's instructions (opcodes) */
 };
+
+/* The XU kind ranks only in a kernel whose XU instructions are at least
+ * this share of its warp instructions: on Hopper an XU instruction holds
+ * its pipe for 8 issue cycles (16 lanes a cycle per SM against 128 for
+ * FP32), so at 1/32 the pipe is a quarter busy when issue is saturated.
+ * Fewer, and the XU's lines are work that costs nothing. */
+#define GA_SOURCE_XU_MIN_INST_SHARE (1.0 / 32)
 
 /* The warp states that are no stall: the sampled warp issued, or was
  * ready to and the scheduler picked another (a sign of enough warps). */
@@ -95,6 +103,7 @@ typedef struct {
 	double stall_share;      /* of the kernel's stall samples (0..1) */
 	const char *stall_reason;/* the line's most sampled stall reason; borrowed */
 	double stall_reason_samples;
+	double xu_inst;          /* XU warp instructions at the line (PCs with opcodes) */
 	char desc[320];          /* "32.0 sectors/request (ideal 4.0); ..." */
 } ga_source_line;
 
@@ -102,9 +111,9 @@ void ga_source_free(ga_source *s);
 /* Append a PC with every count NAN; valid until the next append. */
 ga_source_pc *ga_source_add_pc(ga_source *s);
 
-/* Add from's counts to to's (NAN + x = x); file and text are borrowed from
- * `from` when to has none (ranking's temporary merge only; stalls are not
- * merged). */
+/* Add from's counts to to's (NAN + x = x); file, text and opcode are
+ * borrowed from `from` when to has none (ranking's temporary merge only;
+ * stalls are not merged). */
 void ga_source_pc_add(ga_source_pc *to, const ga_source_pc *from);
 
 /* Add samples of reason to a PC (a new reason is appended). */
@@ -129,6 +138,8 @@ typedef struct {
 /* Rank the lines of s: at most max lines, largest share first.  A line
  * ranks with a share of at least cuts->min_share of some kind of waste
  * measured by the SASS metrics (uncoalesced, bank conflicts, divergence),
+ * or of the XU pipe's instructions where the PCs have opcodes (see
+ * GA_SOURCE_XU_MIN_INST_SHARE; the description names the opcodes),
  * or, only when it has none of those, with at least cuts->min_stall_share
  * of the kernel's stall samples; lines of the first kind come first.
  * Returns the number written. */

@@ -4,9 +4,10 @@
  * issue is the one its rule measures: uncoalesced access at the lines with
  * too many sectors per request, bank conflicts at the lines with too many
  * wavefronts, divergence at the lines run with few lanes and the branches
- * before them, the stall rules at the stall hotspots.  A rule the source
- * view has no kind of line for (occupancy, launch shape...) points at the
- * kernel's top lines.  A finding with no line of its kind, in a kernel
+ * before them, the stall rules at the stall hotspots, the XU rules at the
+ * lines holding the XU pipe's instructions (where opcodes were read).  A
+ * rule the source view has no kind of line for (occupancy, launch
+ * shape...) points at the kernel's top lines.  A finding with no line of its kind, in a kernel
  * with line information, points at the kernel's first line (GitHub code
  * scanning refuses a whole upload with a result that names no file).
  * Lines without a file and line number (a program built without
@@ -35,6 +36,8 @@ static const struct {
 	{ "barrier-stalls", GA_SRC_STALL },
 	{ "dependent-instruction-stalls", GA_SRC_STALL },
 	{ "memory-latency-stalls", GA_SRC_STALL },
+	{ "sfu-heavy-math", GA_SRC_XU },
+	{ "integer-division", GA_SRC_XU },
 };
 
 unsigned ga_rule_source_issues(const ga_rule *r)

@@ -153,6 +153,7 @@ static json_t *source_json(const ga_group *g)
 		if (l->issues & GA_SRC_BRANCH) json_array_append_new(is, json_string("divergent_branch"));
 		if (l->issues & GA_SRC_INACTIVE) json_array_append_new(is, json_string("inactive_threads"));
 		if (l->issues & GA_SRC_STALL) json_array_append_new(is, json_string("stall_hotspot"));
+		if (l->issues & GA_SRC_XU) json_array_append_new(is, json_string("xu_instructions"));
 		json_object_set_new(j, "issues", is);
 		json_object_set_new(j, "share", num(l->score));
 		json_object_set_new(j, "sectors_per_request", num(l->sectors_per_req));

@@ -86,6 +86,20 @@ if "withoutLineInfo" in run["properties"] or "withoutSourceLines" in run["proper
     print("a note on missing lines, with lines", run["properties"])
 '
 
+# sfu-heavy-math points at the line holding the XU pipe's instructions
+# (the H200 recording of the accuracy bench's expf kernel, whose opcodes
+# were read): compute.cu:152, the expf call, not the kernel's first line.
+sarif_run --import "$SRCDIR/bench/accuracy/recorded/sfu-exp.json"
+sarif_check "--format sarif: sfu-heavy-math at the line of its XU instructions (compute.cu:152)" '
+r = [x for x in res if x["ruleId"] == "sfu-heavy-math"]
+p = loc(r[0]) if r else None
+if p is None or p["artifactLocation"]["uri"] != "kernels/accuracy/compute.cu" \
+        or p["region"]["startLine"] != 152:
+    print("location", p)
+elif "33.6 million XU instructions: MUFU.EX2 100%" not in r[0]["message"]["text"]:
+    print("message", r[0]["message"]["text"])
+'
+
 # Levels from severity, and a physical location only for the kernels whose
 # source lines the recording holds (the collector measures them where a
 # rule with source_lines fires): the run names the others, which option

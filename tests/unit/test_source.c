@@ -519,6 +519,57 @@ static void test_xu_ops(void **state)
 	ga_source_free(&s);
 }
 
+/* XU lines: a line's share of the kernel's XU instructions, its opcodes
+ * most executed first, only in a kernel where the XU instructions are at
+ * least 1/32 of all; an opcode on another record of the same PC counts. */
+static ga_source_pc *op_at(ga_source *s, uint32_t pc, int line, double inst, const char *op)
+{
+	ga_source_pc *p = pc_at(s, pc, "k.cu", line, inst, 32 * inst);
+	p->op = op ? strdup(op) : NULL;
+	return p;
+}
+
+static void test_rank_xu(void **state)
+{
+	ga_source s = {0};
+	ga_source_line out[GA_SOURCE_TOP_LINES];
+	(void)state;
+	s.mangled = strdup("k");
+	s.lineinfo = 1;
+	op_at(&s, 0x00, 10, 20e6, "FFMA");
+	op_at(&s, 0x10, 12, 9e6, "MUFU.EX2");
+	op_at(&s, 0x20, 12, 3e6, "FRND");
+	op_at(&s, 0x30, 12, 1e6, "I2FP.F32.S32");   /* off the XU */
+	/* Line 14's F2I: the opcode on the PC's second record only. */
+	op_at(&s, 0x40, 14, 1e6, NULL);
+	op_at(&s, 0x40, 14, 0, "F2I.NTZ");
+	size_t n = ga_source_rank(&s, &cuts, out, GA_SOURCE_TOP_LINES);
+	assert_int_equal(n, 2);
+	assert_int_equal(out[0].line, 12);
+	assert_true(out[0].issues == GA_SRC_XU);
+	assert_true(fabs(out[0].score - 12.0 / 13) < 1e-12);
+	assert_true(out[0].xu_inst == 12e6);
+	assert_string_equal(out[0].desc, "12 million XU instructions: MUFU.EX2 75%, FRND 25%");
+	assert_int_equal(out[1].line, 14);
+	assert_true(fabs(out[1].score - 1.0 / 13) < 1e-12);
+	assert_string_equal(out[1].desc, "1 million XU instructions: F2I.NTZ 100%");
+	ga_source_free(&s);
+
+	/* The same XU work beside 500 million other instructions: 13 of 513
+	 * million (2.5 %) is under 1/32, so no line ranks; beside 400 million,
+	 * 13 of 413 (3.1 %) is just over. */
+	memset(&s, 0, sizeof(s));
+	s.mangled = strdup("k");
+	s.lineinfo = 1;
+	op_at(&s, 0x00, 10, 500e6, "FFMA");
+	op_at(&s, 0x10, 12, 12e6, "MUFU.EX2");
+	op_at(&s, 0x40, 14, 1e6, "F2I.NTZ");
+	assert_int_equal(ga_source_rank(&s, &cuts, out, GA_SOURCE_TOP_LINES), 0);
+	s.pcs[0].inst = 400e6;
+	assert_int_equal(ga_source_rank(&s, &cuts, out, GA_SOURCE_TOP_LINES), 2);
+	ga_source_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -536,6 +587,7 @@ int main(void)
 		cmocka_unit_test(test_stalls_load_errors),
 		cmocka_unit_test(test_set_ops),
 		cmocka_unit_test(test_xu_ops),
+		cmocka_unit_test(test_rank_xu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
