@@ -7,9 +7,10 @@
  * before them, the stall rules at the stall hotspots, the XU rules at the
  * lines holding the XU pipe's instructions (where opcodes were read).  A
  * rule the source view has no kind of line for (occupancy, launch
- * shape...) points at the kernel's top lines.  A finding with no line of its kind, in a kernel
- * with line information, points at the kernel's first line (GitHub code
- * scanning refuses a whole upload with a result that names no file).
+ * shape...) points at the kernel's top lines.  A finding with no line of
+ * its kind, in a kernel with line information, points at the kernel's
+ * first line (GitHub code scanning refuses a whole upload with a result
+ * that names no file).
  * Lines without a file and line number (a program built without
  * -lineinfo) are no location.
  *
