@@ -232,10 +232,12 @@ static void child_env(const ga_live_opts *o, const char *dir, const char *metric
 		unsetenv(GA_ENV_SOURCE_WHEN);
 	if (o->source_skip && *o->source_skip)
 		setenv(GA_ENV_SOURCE_SKIP, o->source_skip, 1);
+	else
+		unsetenv(GA_ENV_SOURCE_SKIP);
 	if (o->source_opcodes && *o->source_opcodes)
 		setenv(GA_ENV_SOURCE_OPCODES, o->source_opcodes, 1);
 	else
-		unsetenv(GA_ENV_SOURCE_SKIP);
+		unsetenv(GA_ENV_SOURCE_OPCODES);
 	if (stalls)
 		setenv(GA_ENV_STALLS, stalls, 1);
 	else

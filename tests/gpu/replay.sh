@@ -10,6 +10,7 @@ set -u
 GA=${GPUADVISE:-build/gpuadvise}
 BUILDDIR=${BUILDDIR:-$(dirname "$GA")}
 PAIRS="$BUILDDIR/kernels/gpuadvise-pairs"
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
 	echo "no NVIDIA GPU here: skipping"
@@ -112,6 +113,35 @@ run powf_off poly-pow
 unset GPUADVISE_SOURCE_REPLAY
 ok_run "poly-pow, GPUADVISE_SOURCE_REPLAY=0: exit 0, results correct" powf_off
 check "poly-pow, GPUADVISE_SOURCE_REPLAY=0: no second run" powf_off sources poly_powf 0
+
+# The launcher hands the collector the rules' lists of opcode rules and
+# library kernels, and drops what the user's environment holds for them:
+# the shipped rules have both, a directory with one rule and no owners has
+# neither.
+envrun() { # name, gpuadvise options...
+	name=$1
+	shift
+	GPUADVISE_SOURCE_OPCODES=users GPUADVISE_SOURCE_SKIP=users "$GA" "$@" --quiet -- \
+		sh -c "env | grep '^GPUADVISE_SOURCE_\(OPCODES\|SKIP\)=' | sort >'$T/$name.env'" \
+		>/dev/null 2>&1
+}
+envrun env_shipped
+if grep -qx 'GPUADVISE_SOURCE_OPCODES=sfu-heavy-math' "$T/env_shipped.env" &&
+   grep -q '^GPUADVISE_SOURCE_SKIP=.' "$T/env_shipped.env" && ! grep -q '=users$' "$T/env_shipped.env"; then
+	pass "shipped rules: the collector gets their opcode rules and library kernels"
+else
+	fail "shipped rules: the collector's source lists"
+	sed 's/^/    /' "$T/env_shipped.env"
+fi
+mkdir "$T/rules"
+cp "$SRC/rules/classify.yaml" "$SRC/rules/grid-too-small.yaml" "$T/rules/"
+envrun env_none -r "$T/rules"
+if [ -f "$T/env_none.env" ] && [ ! -s "$T/env_none.env" ]; then
+	pass "rules without opcode rules or owners: neither list, nor the user's"
+else
+	fail "rules without opcode rules or owners: the collector's source lists"
+	sed 's/^/    /' "$T/env_none.env" 2>/dev/null
+fi
 
 echo "$fails failed"
 [ "$fails" -lt 100 ] || fails=99
