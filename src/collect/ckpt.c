@@ -152,21 +152,6 @@ void ga_ckpt_release(void)
 	ck.release(&ck.h);
 }
 
-int ga_ckpt_can_relaunch(CUpti_CallbackId cbid)
-{
-	switch (cbid) {
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 static CUresult launch_again(CUpti_CallbackId cbid, const void *params)
 {
 	switch (cbid) {

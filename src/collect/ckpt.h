@@ -31,10 +31,10 @@ int ga_ckpt_held(void);
 int ga_ckpt_restore(void);
 void ga_ckpt_release(void);
 
-/* Can the launch of this driver call be made again (ga_ckpt_relaunch)? */
-int ga_ckpt_can_relaunch(CUpti_CallbackId cbid);
 /* Make the launch of the callback's parameters again (valid until its
- * EXIT), with this thread's callbacks ignored (ga_ckpt_replaying). */
+ * EXIT), with this thread's callbacks ignored (ga_ckpt_replaying);
+ * CUDA_ERROR_NOT_SUPPORTED for a driver call other than cuLaunchKernel,
+ * cuLaunchCooperativeKernel, cuLaunchKernelEx and their _ptsz forms. */
 CUresult ga_ckpt_relaunch(CUpti_CallbackId cbid, const void *params);
 /* 1 on the thread making such a launch. */
 int ga_ckpt_replaying(void);

@@ -5,12 +5,13 @@
  * such a kernel got no source lines and no opcode counts.  So, under full
  * diagnosis, a kernel's first launch is preceded by a checkpoint of the
  * context's device memory (ckpt.c) when it could be flagged: source lines
- * on, not the stall run, not a library's kernel, not flagged yet.  At the launch's EXIT, once its
- * values have flagged it and a second run is worth it (ga_sass_replay_worth:
- * a rule that reads opcodes flagged it, or --source, or
- * GA_ENV_SOURCE_REPLAY=all), the memory is restored to what the launch found
- * and the launch is made again with SASS metrics: the program goes on from
- * the state the second run left, as after one run of the kernel.  Other
+ * on, not the stall run, not a library's kernel, not flagged yet.  At the
+ * launch's EXIT, once its values have flagged it and a second run is worth
+ * it (ga_sass_replay_worth: a rule that reads opcodes flagged it, or
+ * --source, or GA_ENV_SOURCE_REPLAY=all), the memory is restored to what
+ * the launch found and the launch is made again with SASS metrics: the
+ * program goes on from the state the second run left, as after one run of
+ * the kernel.  Other
  * kernels drop the checkpoint and wait for a later launch, as before: a
  * second run costs a patched launch (tens of ms), which the overhead
  * bounds cannot spare for every flagged kernel.  The copy is made only
