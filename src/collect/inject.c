@@ -37,11 +37,6 @@
 inject_state inj = {.lock = PTHREAD_MUTEX_INITIALIZER, .lock_fd = -1};
 ga_sched sched = {.last_slot = -1};
 
-double now_seconds(void)
-{
-	return ga_mono_seconds();
-}
-
 static double real_seconds(void)
 {
 	struct timespec ts;
@@ -58,7 +53,7 @@ static const char *const phase_names[PH_N] = {
 /* Charge the time since *t to phase ph and restart *t. */
 void phase(int ph, double *t)
 {
-	double n = now_seconds();
+	double n = ga_mono_seconds();
 	inj.phase_s[ph] += n - *t;
 	inj.phase_n[ph]++;
 	*t = n;
@@ -87,10 +82,10 @@ static struct {
 static void *preload_main(void *arg)
 {
 	char *path = arg;
-	double t = now_seconds();
+	double t = ga_mono_seconds();
 	/* Never closed: CUPTI holds it from its first launch to the end. */
 	nvperf.loaded = dlopen(path, RTLD_NOW | RTLD_LOCAL) != NULL;
-	nvperf.load_s = now_seconds() - t;
+	nvperf.load_s = ga_mono_seconds() - t;
 	free(path);
 	return NULL;
 }
@@ -101,10 +96,10 @@ void preload_join(void)
 {
 	pthread_mutex_lock(&nvperf.lock);
 	if (nvperf.running) {
-		double t = now_seconds();
+		double t = ga_mono_seconds();
 		pthread_join(nvperf.thread, NULL);
 		nvperf.running = 0;
-		nvperf.wait_s += now_seconds() - t;
+		nvperf.wait_s += ga_mono_seconds() - t;
 	}
 	pthread_mutex_unlock(&nvperf.lock);
 }
@@ -288,7 +283,7 @@ static void range_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb,
 		return;
 	}
 
-	inj.ph_t = now_seconds();
+	inj.ph_t = ga_mono_seconds();
 	launch_meta(l, cs, a, cb->contextUid, name);
 	ga_sched_begin(&sched, rep, want, cur);
 	inj.pending_set = want;

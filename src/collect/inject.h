@@ -122,7 +122,6 @@ extern inject_state inj;      /* inject.c */
 extern ga_sched sched;        /* inject.c: the policy's state */
 
 /* inject.c */
-double now_seconds(void);
 /* Charge the time since *t to phase ph and restart *t. */
 void phase(int ph, double *t);
 long env_long(const char *name, long dflt);

@@ -149,13 +149,6 @@ static char *iso_now(void)
 	return ga_xstrdup(buf);
 }
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static char *join_argv(char *const *argv)
 {
 	ga_buf b = {0};
@@ -341,11 +334,11 @@ static void show_progress(ga_progress *pr, int end)
 		pr->shown = 0;
 		return;
 	}
-	if (now_seconds() < pr->next)
+	if (ga_mono_seconds() < pr->next)
 		return;
-	pr->next = now_seconds() + PROGRESS_SECONDS;
+	pr->next = ga_mono_seconds() + PROGRESS_SECONDS;
 	ga_progress_update(pr);
-	ga_progress_format(pr, now_seconds() - pr->t0, line, sizeof(line));
+	ga_progress_format(pr, ga_mono_seconds() - pr->t0, line, sizeof(line));
 	fprintf(stderr, "\r%s\033[K", line);
 	fflush(stderr);
 	pr->shown = 1;
@@ -379,15 +372,15 @@ static void wait_program(pid_t child, int tty, int *status, struct rusage *ru, g
 		 * for a little after SIGKILL (a process in the driver may take
 		 * a moment to go). */
 		if (leader_done && (!passed || group_empty(child) ||
-		                    (killed && now_seconds() > kill_at + 2)))
+		                    (killed && ga_mono_seconds() > kill_at + 2)))
 			break;
 		if (sig && !passed) {
 			kill(-child, sig);
 			kill(-child, SIGCONT);
 			passed = 1;
-			kill_at = now_seconds() + KILL_GRACE_SECONDS;
+			kill_at = ga_mono_seconds() + KILL_GRACE_SECONDS;
 		}
-		if (passed && !killed && (ga_signals_hurry() || now_seconds() >= kill_at)) {
+		if (passed && !killed && (ga_signals_hurry() || ga_mono_seconds() >= kill_at)) {
 			kill(-child, SIGKILL);
 			killed = 1;
 		}
@@ -434,7 +427,7 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 	 * a successful exec closes. */
 	if (pipe2(exec_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
 		exec_pipe[0] = exec_pipe[1] = -1;
-	t0 = now_seconds();
+	t0 = ga_mono_seconds();
 	ga_timing_mark("fork");
 	fflush(NULL);
 	child = fork();
@@ -458,7 +451,7 @@ static int run_program(const ga_live_opts *o, const char *prog, const char *dir,
 	ga_progress_free(&pr);
 	ga_timing_mark("child_exit");
 	res->peak_rss_kb = ru.ru_maxrss;
-	res->wall_seconds = now_seconds() - t0;
+	res->wall_seconds = ga_mono_seconds() - t0;
 	res->interrupted = ga_signals_received();
 	sigaction(SIGQUIT, &old_quit, NULL);
 	if (WIFEXITED(status)) {

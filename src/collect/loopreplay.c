@@ -143,7 +143,7 @@ static int loop_configure(void)
 {
 	ctx_state *cs = loop_rp.cs;
 	const metric_set *ms = &cs->cfg->sets[sched.loop.set];
-	double t = now_seconds();
+	double t = ga_mono_seconds();
 	size_t size;
 
 	if (!hold_counters())
@@ -223,7 +223,7 @@ static int loop_take(const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
 			loop_give_up();
 			return 0;
 		}
-		t = now_seconds();
+		t = ga_mono_seconds();
 		if ((r = range_start(cs)) != CUPTI_SUCCESS) {
 			cupti_failed(r, "starting the range profiler for a loop iteration");
 			loop_give_up();
@@ -235,7 +235,7 @@ static int loop_take(const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
 	if (loop_rp.pushed) {
 		CUptiResult r;
 		if (sched.loop.pass == 0) {
-			double t = now_seconds();
+			double t = ga_mono_seconds();
 			launch_meta(&loop_rp.meta[sched.loop.pos], cs, a, cb->contextUid, NULL);
 			loop_rp.meta[sched.loop.pos].metric_set = (int)sched.loop.set;
 			phase(PH_META, &t);
@@ -313,7 +313,7 @@ void loop_exit_launch(void)
 {
 	ctx_state *cs = loop_rp.cs;
 	const chip_cfg *c = cs->cfg;
-	double t = now_seconds();
+	double t = ga_mono_seconds();
 	size_t nranges = 0;
 	ga_error err = {0};
 

@@ -457,7 +457,7 @@ ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	uint8_t *avail = NULL;
 	size_t avail_size = 0;
 	const char *chip;
-	double t = now_seconds(), t1;
+	double t = ga_mono_seconds(), t1;
 
 	if ((cs = ctx_find(ctx, uid)))
 		return cs;
@@ -476,13 +476,13 @@ ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		preload_join();
 		CUPTI_TRY(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
 		inj.profiler_initialized = 1;
-		inj.init_profiler_s = now_seconds() - t;
+		inj.init_profiler_s = ga_mono_seconds() - t;
 	}
 	if (cuCtxGetDevice(&cs->cudev) != CUDA_SUCCESS) {
 		ga_rec_error("cupti", "cannot find the device of context %u", uid);
 		goto out;
 	}
-	t1 = now_seconds();
+	t1 = ga_mono_seconds();
 	{
 		CUpti_Profiler_DeviceSupported_Params p = {CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
 		p.cuDevice = cs->cudev;
@@ -493,14 +493,14 @@ ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 			goto out;
 		}
 	}
-	inj.init_supported_s += now_seconds() - t1;
+	inj.init_supported_s += ga_mono_seconds() - t1;
 	{
 		CUpti_Device_GetChipName_Params p = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
 		p.deviceIndex = (size_t)cs->cudev;
 		CUPTI_TRY(cuptiDeviceGetChipName(&p), "cuptiDeviceGetChipName");
 		chip = p.pChipName;
 	}
-	t1 = now_seconds();
+	t1 = ga_mono_seconds();
 	/* The counter availability image lets the host API leave out counters
 	 * the device does not offer; CUPTI requires it only for chips newer
 	 * than this release (its header: "required for future chip support").
@@ -523,7 +523,7 @@ ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		CUPTI_TRY(cuptiProfilerGetCounterAvailability(&p), "reading counter availability");
 		inj.avail_reads++;
 	}
-	inj.init_avail_s += now_seconds() - t1;
+	inj.init_avail_s += ga_mono_seconds() - t1;
 	phase(PH_INIT, &t);
 	cs->cfg = chip_config(chip, avail, avail_size);
 	phase(PH_PACK, &t);
