@@ -135,7 +135,7 @@ else
 fi
 mkdir "$T/rules"
 cp "$SRC/rules/classify.yaml" "$SRC/rules/grid-too-small.yaml" "$T/rules/"
-envrun env_none -r "$T/rules"
+envrun env_none --no-default-rules -r "$T/rules"
 if [ -f "$T/env_none.env" ] && [ ! -s "$T/env_none.env" ]; then
 	pass "rules without opcode rules or owners: neither list, nor the user's"
 else
