@@ -1,5 +1,5 @@
 /* main.c: command line, dispatch, and the one place where errors become exit
- * statuses.  The commands are in src/cmd/, one file each (cmd.h); their
+ * statuses.  The commands are in src/command/, one file each (cmd.h); their
  * options are argp children of the one argp here.  Statuses:
  *   0  success
  *   1  findings at or above --fail-on
@@ -11,7 +11,7 @@
 #include <argp.h>
 #include <stdlib.h>
 
-#include "cmd/cmd.h"
+#include "command/cmd.h"
 #include "ga_build.h"
 
 const char *argp_program_version = "gpuadvise " GA_VERSION;

@@ -48,9 +48,9 @@
 
 #include <stddef.h>
 
-#include "../profile.h"
+#include "../profile/profile.h"
 #include "../rules/rules.h"
-#include "../source.h"
+#include "../profile/source.h"
 #include "roofline.h"
 
 typedef struct {

@@ -14,7 +14,7 @@
 #include <regex.h>
 #include <string.h>
 
-#include "../util.h"
+#include "../util/util.h"
 
 static const ga_owner builtin_user = {
 	.name = GA_OWNER_DEFAULT, .display = "user code", .editable = 1,

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util.h"
+#include "../util/util.h"
 #include "roofline.h"
 
 #define M_DURATION "gpu__time_duration.sum"

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../profile.h"
-#include "../util.h"
+#include "../profile/profile.h"
+#include "../util/util.h"
 #include "protocol.h"
 
 typedef struct {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util.h"
+#include "../util/util.h"
 
 typedef struct {
 	uint32_t parent;

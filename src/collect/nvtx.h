@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../profile.h"
+#include "../profile/profile.h"
 
 #define GA_NVTX_DEPTH      32
 #define GA_NVTX_NODES      16384

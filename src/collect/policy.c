@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../loop.h"
+#include "loop.h"
 
 void ga_sched_init(ga_sched *s)
 {

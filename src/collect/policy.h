@@ -18,8 +18,8 @@
 #include <regex.h>
 #include <stddef.h>
 
-#include "../loop.h"
-#include "../util.h"
+#include "loop.h"
+#include "../util/util.h"
 
 #define GA_MAX_SETS 16            /* metric sets tracked per kernel */
 

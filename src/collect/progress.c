@@ -8,7 +8,7 @@
 
 #include <jansson.h>
 
-#include "../util.h"
+#include "../util/util.h"
 #include "protocol.h"
 
 static ga_progress_file *file_of(ga_progress *pr, const char *name)

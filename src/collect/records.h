@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "../profile.h"
-#include "../util.h"
+#include "../profile/profile.h"
+#include "../util/util.h"
 
 /* CUPTI_ERROR_HARDWARE_BUSY, said so that the user knows what to stop. */
 #define GA_COUNTERS_BUSY                                                               \

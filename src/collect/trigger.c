@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../rules/expr.h"
-#include "../util.h"
+#include "../util/util.h"
 
 typedef struct {
 	char *id;                 /* the rule's */

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../profile.h"
-#include "../source.h"
+#include "../profile/profile.h"
+#include "../profile/source.h"
 
 /* Open dir/<pid>.rec for appending: 0, or -1 with errno set. */
 int ga_rec_open(const char *dir, int pid);

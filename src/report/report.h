@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "../analyze/analyze.h"
-#include "../baseline.h"
+#include "../analyze/baseline.h"
 
 /* --fail-on as the reporters see it (JUnit marks failing kernels with it).
  * Zero, the default, means not given: JUnit then fails kernels with a

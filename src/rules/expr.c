@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../util.h"
+#include "../util/util.h"
 #include "expr_tree.h"
 
 #define MAX_NESTING 200      /* parentheses, unary minus, not, calls */

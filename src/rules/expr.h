@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 
-#include "../util.h"
+#include "../util/util.h"
 
 typedef struct ga_expr ga_expr;
 

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "../util.h"
+#include "../util/util.h"
 #include "expr_tree.h"
 
 /* ---- names ---- */

@@ -16,7 +16,7 @@
 #include <yaml.h>
 
 #include "rules.h"
-#include "../util.h"
+#include "../util/util.h"
 
 /* One file being loaded. */
 struct loader {

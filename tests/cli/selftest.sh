@@ -63,17 +63,17 @@ done
 # tests/lint/structure.py finds what it is there to find, on a scratch tree:
 # a long file, a long function, a collector file that includes the
 # analysis, a GPUADVISE_ literal in the collector, a private reference.
-mkdir -p "$S/lint/src/collect" "$S/lint/src/analyze"
-awk 'BEGIN { for (i = 0; i < 1001; i++) print "/* line */" }' >"$S/lint/src/util.c"
+mkdir -p "$S/lint/src/collect" "$S/lint/src/analyze" "$S/lint/src/util" "$S/lint/src/profile"
+awk 'BEGIN { for (i = 0; i < 1001; i++) print "/* line */" }' >"$S/lint/src/util/util.c"
 { echo "static int f(void)"; echo "{"
-  awk 'BEGIN { for (i = 0; i < 121; i++) print "\t;" }'; echo "}"; } >"$S/lint/src/profile.c"
+  awk 'BEGIN { for (i = 0; i < 121; i++) print "\t;" }'; echo "}"; } >"$S/lint/src/profile/profile.c"
 printf '#include "../analyze/analyze.h"\nconst char *v = "GPUADVISE_X";\n' \
 	>"$S/lint/src/collect/inject.c"
 touch "$S/lint/src/analyze/analyze.h"
 printf 'As seed 001 says.\n' >"$S/lint/README.md"
 python3 "$here/../lint/structure.py" "$S/lint" >"$S/lint.out"
 expect "structure.py fails on a bad tree" [ $? = 1 ]
-expect "structure.py: a file over 1,000 lines" grep -q '^src/util.c: 1001 lines' "$S/lint.out"
+expect "structure.py: a file over 1,000 lines" grep -q '^src/util/util.c: 1001 lines' "$S/lint.out"
 expect "structure.py: a function over 120 lines" grep -q 'f() is 123 lines' "$S/lint.out"
 expect "structure.py: the collector including the analysis" \
 	grep -q 'collect may not include analyze' "$S/lint.out"

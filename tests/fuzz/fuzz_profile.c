@@ -1,4 +1,4 @@
-/* fuzz_profile.c: libFuzzer harness for profile JSON (src/profile.c), and
+/* fuzz_profile.c: libFuzzer harness for profile JSON (src/profile/profile.c), and
  * for what a hostile profile can do to the engine and the reporters.
  *
  * The input is loaded with ga_profile_load_string.  A failed load must say
@@ -18,8 +18,8 @@
 
 #include <jansson.h>
 
-#include "baseline.h"
-#include "profile.h"
+#include "analyze/baseline.h"
+#include "profile/profile.h"
 #include "report/report.h"
 #include "analyze/analyze.h"
 #include "rules/rules.h"

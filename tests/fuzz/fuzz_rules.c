@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "report/report.h"
 #include "analyze/analyze.h"
 #include "rules/rules.h"

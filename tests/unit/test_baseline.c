@@ -1,4 +1,4 @@
-/* test_baseline.c: the comparison with a baseline (src/baseline.c).
+/* test_baseline.c: the comparison with a baseline (src/analyze/baseline.c).
  *
  * The comparisons start from the RECORDED profile
  * GA_TEST_FIXTURES/recorded/testapp-all.json (nine kernels, one process,
@@ -18,11 +18,11 @@
 
 #include <cmocka.h>
 
-#include "baseline.h"
-#include "profile.h"
+#include "analyze/baseline.h"
+#include "profile/profile.h"
 #include "analyze/analyze.h"
 #include "rules/rules.h"
-#include "util.h"
+#include "util/util.h"
 
 #ifndef GA_TEST_FIXTURES
 #error "GA_TEST_FIXTURES must name the tests/fixtures directory"

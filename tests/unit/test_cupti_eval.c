@@ -25,7 +25,7 @@
 #include <jansson.h>
 
 #include "collect/collect.h"
-#include "util.h"
+#include "util/util.h"
 
 #ifndef GA_TEST_FIXTURES
 #error "GA_TEST_FIXTURES must name the tests/fixtures directory"

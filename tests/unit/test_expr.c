@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "rules/expr.h"
-#include "util.h"
+#include "util/util.h"
 
 /* ---- a small variable table for the lookup callback ---- */
 

@@ -19,9 +19,9 @@
 
 #include <cmocka.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "rules/rules.h"
-#include "util.h"
+#include "util/util.h"
 
 #ifndef GA_TEST_FIXTURES
 #error "GA_TEST_FIXTURES must name the tests/fixtures directory"

@@ -10,7 +10,7 @@
 
 #include <stdlib.h>
 
-#include "loop.h"
+#include "collect/loop.h"
 
 /* The smallest p in [min_p, max_p] whose last 2p values are two copies, by
  * brute force: what ga_period_found must give once the candidate is seen. */

@@ -12,10 +12,10 @@
 
 #include <cmocka.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "analyze/analyze.h"
 #include "rules/rules.h"
-#include "util.h"
+#include "util/util.h"
 
 #include "helpers.h"
 

@@ -1,4 +1,4 @@
-/* test_outname.c: the expansion of output names (src/outname.c): %p, %h,
+/* test_outname.c: the expansion of output names (src/command/outname.c): %p, %h,
  * %q{ENV} and %% in -o and --log-file, and the errors that name the option. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,8 +10,8 @@
 
 #include <cmocka.h>
 
-#include "outname.h"
-#include "util.h"
+#include "command/outname.h"
+#include "util/util.h"
 
 static const char *fake_env(const char *name)
 {

@@ -15,9 +15,9 @@
 
 #include "analyze/analyze.h"
 #include "collect/trigger.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "rules/rules.h"
-#include "util.h"
+#include "util/util.h"
 #include "helpers.h"
 
 #define RECORDED GA_TEST_FIXTURES "/recorded/"

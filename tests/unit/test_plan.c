@@ -18,7 +18,7 @@
 #include "analyze/plan.h"
 #include "analyze/roofline.h"
 #include "rules/rules.h"
-#include "util.h"
+#include "util/util.h"
 
 #include "helpers.h"
 

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "json_fast.h"
-#include "profile.h"
+#include "profile/json_fast.h"
+#include "profile/profile.h"
 
 /* The smallest valid profile, with a placeholder for the launches array. */
 #define HEAD "{\"format\": \"gpuadvise-profile\", \"schema\": 1, " \

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile.h"
-#include "source.h"
+#include "profile/profile.h"
+#include "profile/source.h"
 
 /* The shipped classifier's cut-offs (rules/classify.yaml) on a 32-lane warp. */
 static const ga_source_cuts cuts = { .warp_size = 32, .min_share = 0.02,

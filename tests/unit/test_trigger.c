@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "collect/trigger.h"
-#include "util.h"
+#include "util/util.h"
 
 #define SECT_LD "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
 #define REQ_LD "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"

@@ -1,5 +1,5 @@
 /* config.h: command-line options, parsed once by the commands' option
- * parsers (src/cmd/, composed in main.c), then read-only.  Also finds
+ * parsers (src/command/, composed in main.c), then read-only.  Also finds
  * gpuadvise's own files (rules, injection library, demo programs, recorded
  * profiles) relative to the executable, so the same binary works from the
  * build tree, from an install, or copied elsewhere. */

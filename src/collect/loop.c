@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "util.h"
+#include "../util/util.h"
 
 #define HASH_BASE 0x100000001b3ULL   /* odd: invertible modulo 2^64 */
 

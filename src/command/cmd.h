@@ -14,12 +14,12 @@
 #include <argp.h>
 #include <stdio.h>
 
-#include "../config.h"
+#include "config.h"
 #include "../analyze/plan.h"
-#include "../profile.h"
+#include "../profile/profile.h"
 #include "../report/report.h"
 #include "../rules/rules.h"
-#include "../util.h"
+#include "../util/util.h"
 
 /* Exit statuses (main.c's header comment and gpuadvise(1) list them). */
 enum {

@@ -10,7 +10,7 @@
 #ifndef GA_OUTNAME_H
 #define GA_OUTNAME_H
 
-#include "util.h"
+#include "../util/util.h"
 
 /* Returns the value of an environment variable, or NULL when it is unset
  * (getenv fits). */

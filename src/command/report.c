@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../baseline.h"
-#include "../outname.h"
+#include "../analyze/baseline.h"
+#include "outname.h"
 #include "../analyze/analyze.h"
 
 enum {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "source.h"
-#include "util.h"
+#include "../util/util.h"
 
 #define GA_PROFILE_SCHEMA 1
 #define GA_PROFILE_FORMAT "gpuadvise-profile"

@@ -9,7 +9,7 @@
  * `gpuadvise --demo NAME -o FILE` on a GPU machine:
  *   {"format": "gpuadvise-demo", "schema": 1, "demo": NAME,
  *    "variants": [{"name", "description", "time_ms", "profile": {...}}]} */
-#include "demo.h"
+#include "demos.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,13 +21,13 @@
 
 #include <jansson.h>
 
-#include "collect/collect.h"
+#include "../collect/collect.h"
 #include "ga_build.h"
-#include "profile.h"
-#include "report/report.h"
-#include "analyze/analyze.h"
-#include "baseline.h"
-#include "util.h"
+#include "../profile/profile.h"
+#include "../report/report.h"
+#include "../analyze/analyze.h"
+#include "../analyze/baseline.h"
+#include "../util/util.h"
 
 /* Which finding each fixed variant addresses: the demo checks that the slow
  * variant's top finding is one of them, and measures that variant. */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "../util/util.h"
 
 /* PC samples of one warp state at one instruction.  Reasons are CUPTI's
  * names without "smsp__pcsamp_warps_issue_stalled_": "long_scoreboard",

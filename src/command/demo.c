@@ -1,5 +1,5 @@
 /* demo.c: `gpuadvise --demo NAME|list|all`: the bundled samples, before and
- * after their fix (the demos themselves are in src/demo.c). */
+ * after their fix (the demos themselves are in demos.c). */
 #include "cmd.h"
 
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../collect/collect.h"
-#include "../demo.h"
+#include "demos.h"
 
 enum {
 	OPT_DEMO = 1500,

@@ -10,8 +10,8 @@
 #include <stdio.h>
 
 #include "config.h"
-#include "report/report.h"
-#include "rules/rules.h"
+#include "../report/report.h"
+#include "../rules/rules.h"
 
 typedef struct {
 	const ga_config *cfg;
@@ -23,7 +23,7 @@ typedef struct {
 	const char *source_skip; /* library kernels left out of them, see ga_plan */
 	const char *source_opcodes; /* rules whose kernels are disassembled, see ga_plan */
 	int color;
-	/* The output options (src/cmd/demo.c checks how they combine): */
+	/* The output options (src/command/demo.c checks how they combine): */
 	FILE *out;              /* stdout, or the --log-file buffer */
 	const ga_reporter *reporter; /* -f other than text: the slow variant's
 	                         * report in that format instead of the demo's

@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 
-#include "analyze/analyze.h"
+#include "analyze.h"
 
 #define GA_NO_GROUP ((size_t)-1)
 
