@@ -50,7 +50,7 @@
 
 #include "../profile/profile.h"
 #include "../rules/rules.h"
-#include "../profile/source.h"
+#include "srcrank.h"
 #include "roofline.h"
 
 typedef struct {

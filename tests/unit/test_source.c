@@ -1,4 +1,5 @@
-/* test_source.c: source-line ranking and the "sources" JSON (source.c).
+/* test_source.c: source-line ranking (analyze/srcrank.c) and the "sources"
+ * JSON (profile/source.c).
  *
  * Every per-PC count here is SYNTHETIC, shaped like what SASS metrics give
  * for the patterns (one warp-wide 4-byte load = 4 ideal sectors, etc.). */
@@ -16,6 +17,7 @@
 
 #include "profile/profile.h"
 #include "profile/source.h"
+#include "analyze/srcrank.h"
 
 /* The shipped classifier's cut-offs (rules/classify.yaml) on a 32-lane warp. */
 static const ga_source_cuts cuts = { .warp_size = 32, .min_share = 0.02,
