@@ -1,13 +1,14 @@
-/* main.c: command line, dispatch, and the one place where errors become exit
- * statuses.  The commands are in src/command/, one file each (cmd.h); their
- * options are argp children of the one argp here.  Statuses:
+/* main.c: command line and dispatch.  The commands are in src/command/, one
+ * file each (cmd.h); their options are argp children of the one argp here.
+ * Errors become exit statuses in one place, ga_cmd_exit_for_error
+ * (command/args.c).  Statuses:
  *   0  success
  *   1  findings at or above --fail-on
  *   2  usage error, PROGRAM or input file not found
  *   3  rule file errors
  *   4  profiling error: no GPU, no counter permission, CUPTI failure, no kernel
  *   the application's own status when it fails (128 + N when killed by signal N)
- *   128 + N when gpuadvise itself got signal N while profiling (cmd/profile.c) */
+ *   128 + N when gpuadvise itself got signal N while profiling (command/profile.c) */
 #include <argp.h>
 #include <stdlib.h>
 
@@ -124,26 +125,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = {options, parse_opt, args_doc, doc, children, NULL, NULL};
-
-int ga_cmd_exit_for_error(const ga_error *err)
-{
-	switch (err->code) {
-	case GA_ERR_USAGE:
-	case GA_ERR_NOT_FOUND:
-		return GA_EXIT_USAGE;
-	case GA_ERR_RULES:
-		return GA_EXIT_RULES;
-	case GA_ERR_PROFILING:
-	case GA_ERR_NO_GPU:
-	case GA_ERR_PERMISSION:
-	case GA_ERR_NO_KERNELS:
-		return GA_EXIT_PROFILING;
-	case GA_ERR_PROFILE:
-	case GA_ERR_IO:
-	default:
-		return GA_EXIT_USAGE;
-	}
-}
 
 static void free_names(char **v, size_t n)
 {

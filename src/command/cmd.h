@@ -48,7 +48,7 @@ long ga_cmd_parse_count(struct argp_state *state, const char *opt, const char *a
 /* A percentage such as 10, 2.5 or 1%, at most max. */
 double ga_cmd_parse_pct(struct argp_state *state, const char *opt, const char *arg, double max);
 
-/* main.c: the exit status for an error. */
+/* args.c: the exit status for an error. */
 int ga_cmd_exit_for_error(const ga_error *err);
 
 /* ---- the commands: each returns the exit status ---------------------- */

@@ -1,12 +1,14 @@
 /* loader.h: what the files of the rule loader share; private to src/rules.
  *
  *   ruleset.c  class and severity names, diagnostics, freeing, look-ups
- *   load.c     reading a file or a directory, YAML limits, positions
+ *   yamlnode.c diagnostics at positions, node helpers (below the next three)
+ *   load.c     reading a file or a directory, YAML limits
  *   parse.c    the keys of a rule or classifier, from libyaml's node tree
  *   check.c    whole-set checks, the metric lists, the source-line trigger
  *   owners.c   the owners file (whose kernel it is) and a rule's owners:
  *
- * Only load.c, parse.c and owners.c include libyaml. */
+ * Only yamlnode.c, load.c, parse.c and owners.c include libyaml.  The calls
+ * run one way: load.c -> parse.c -> owners.c, each -> yamlnode.c. */
 #ifndef GA_RULES_LOADER_H
 #define GA_RULES_LOADER_H
 
@@ -63,7 +65,8 @@ void classifier_free(ga_classifier *c);
 void owner_pattern_free(ga_owner_pattern *pt);
 void owners_free(ga_owner *v, size_t n);
 
-/* load.c */
+/* yamlnode.c: diagnostics and positions */
+void index_lines(struct loader *L);
 int lerr_room(struct loader *L);
 void lerr(struct loader *L, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -73,13 +76,19 @@ void byte_linecol(const struct loader *L, size_t off, size_t *line, size_t *col)
 void scalar_pos(const struct loader *L, const yaml_node_t *n, size_t off, int *out_line,
                 int *out_col);
 int is_ws(char c);
+/* yamlnode.c: node helpers */
+yaml_node_t *node_at(struct loader *L, int index);
+const char *scalar(const yaml_node_t *n);
+int has_nul(const yaml_node_t *n);   /* a scalar with a NUL inside */
+void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spec,
+                  size_t n_spec, yaml_node_t **keys, yaml_node_t **vals);
+char *get_string(struct loader *L, yaml_node_t *n, const char *key, int one_line);
+int valid_id(const char *s);
+
+/* load.c */
 int cmp_str(const void *a, const void *b);
 
 /* parse.c */
-yaml_node_t *node_at(struct loader *L, int index);
-const char *scalar(const yaml_node_t *n);
-void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spec,
-                  size_t n_spec, yaml_node_t **keys, yaml_node_t **vals);
 ssize_t named_index(const ga_named_expr *m, size_t n, const char *name);
 int is_metric_name(const char *s);
 int is_pseudo_metric(const char *name);     /* launch__*, device__*, program__*, roofline__* */
@@ -92,9 +101,6 @@ const char *pseudo_reached(const ga_expr *e, const ga_named_expr *m, size_t n_m,
 const char **pseudo_table(const ga_named_expr *m, size_t n_m);
 void load_rule(struct loader *L, yaml_node_t *map);
 void load_classifier(struct loader *L, yaml_node_t *map);
-/* parse.c helpers owners.c shares */
-char *get_string(struct loader *L, yaml_node_t *n, const char *key, int one_line);
-int valid_id(const char *s);
 
 /* owners.c */
 void load_owners(struct loader *L, yaml_node_t *seq);

@@ -1,6 +1,6 @@
 /* parse.c: the keys of a rule or classifier file, from libyaml's node tree
  * to a ga_rule or ga_classifier (see gpuadvise-rules(5)).  Every problem is
- * reported at its position (lerr, scalar_pos in load.c) and checking
+ * reported at its position (lerr, scalar_pos in yamlnode.c) and checking
  * carries on. */
 #include "loader.h"
 
@@ -10,130 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- node helpers ---- */
-
-yaml_node_t *node_at(struct loader *L, int index)
-{
-	return yaml_document_get_node(&L->doc, index);
-}
-
-const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-static int has_nul(const yaml_node_t *n)
-{
-	return strlen((const char *)n->data.scalar.value) != n->data.scalar.length;
-}
-
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, *row, r;
-
-	if (la > 64 || lb > 64)
-		return SIZE_MAX;
-	row = ga_xcalloc(lb + 1, sizeof(*row));
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			diag = up;
-			row[j] = best;
-		}
-	}
-	r = row[lb];
-	free(row);
-	return r;
-}
-
-/* Sort the pairs of mapping `map` into vals[] by key name (keys[] gets the
- * key nodes).  Unknown, duplicate and non-scalar keys are reported; missing
- * required keys are reported at the mapping. */
-void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spec,
-                         size_t n_spec, yaml_node_t **keys, yaml_node_t **vals)
-{
-	yaml_node_pair_t *pair;
-	size_t i;
-
-	for (i = 0; i < n_spec; i++)
-		keys[i] = vals[i] = NULL;
-	for (pair = map->data.mapping.pairs.start; pair < map->data.mapping.pairs.top; pair++) {
-		yaml_node_t *k = node_at(L, pair->key), *v = node_at(L, pair->value);
-		const char *name = scalar(k);
-		size_t best = SIZE_MAX, best_i = 0;
-
-		if (!k || !v)
-			continue;
-		if (!name) {
-			node_err(L, k, "keys must be plain strings");
-			continue;
-		}
-		for (i = 0; i < n_spec; i++) {
-			size_t dist;
-			if (strcmp(name, spec[i].name) == 0)
-				break;
-			dist = edit_distance(name, spec[i].name);
-			if (dist < best) {
-				best = dist;
-				best_i = i;
-			}
-		}
-		if (i == n_spec) {
-			if (best <= 2 && best < strlen(name))
-				node_err(L, k, "unknown key '%s'; did you mean '%s'?", name,
-				         spec[best_i].name);
-			else
-				node_err(L, k, "unknown key '%s'", name);
-			continue;
-		}
-		if (keys[i]) {
-			node_err(L, k, "duplicate key '%s' (first given on line %d)", name,
-			         (int)keys[i]->start_mark.line + 1);
-			continue;
-		}
-		keys[i] = k;
-		vals[i] = v;
-	}
-	for (i = 0; i < n_spec; i++) {
-		if (spec[i].required && !vals[i])
-			node_err(L, map, "missing required key '%s'", spec[i].name);
-	}
-}
-
-/* A non-empty string.  Returns a copy, or NULL after reporting. */
-char *get_string(struct loader *L, yaml_node_t *n, const char *key, int one_line)
-{
-	const char *s = scalar(n), *p;
-
-	if (!s) {
-		node_err(L, n, "'%s' must be a string", key);
-		return NULL;
-	}
-	if (has_nul(n)) {
-		node_err(L, n, "'%s' must not contain a NUL character", key);
-		return NULL;
-	}
-	for (p = s; is_ws(*p); p++)
-		;
-	if (!*p) {
-		node_err(L, n, "'%s' must not be empty", key);
-		return NULL;
-	}
-	if (one_line && strchr(s, '\n')) {
-		node_err(L, n, "'%s' must be a single line", key);
-		return NULL;
-	}
-	return ga_xstrdup(s);
-}
 
 /* A plain decimal number: [+-] digits [. digits] [e [+-] digits]. */
 static int parse_number(const yaml_node_t *n, double *out)
@@ -182,17 +58,6 @@ static int parse_number(const yaml_node_t *n, double *out)
 	*out = strtod(b.s, NULL);
 	ga_buf_free(&b);
 	return isfinite(*out) ? 0 : -1;
-}
-
-int valid_id(const char *s)
-{
-	if (!*s)
-		return 0;
-	for (; *s; s++) {
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-'))
-			return 0;
-	}
-	return 1;
 }
 
 /* The NAME production of expr.h, keywords excluded. */
