@@ -1,6 +1,8 @@
-/* text.h: what the two halves of the text report share (text.c: header,
- * "What to do first", roofline, baseline, notes; text_kernel.c: the kernel
- * blocks and "How to fix").  Private to src/report. */
+/* text.h: what the parts of the text report share.  text.c: header, "What
+ * to do first", roofline, baseline, notes; text_kernel.c: the kernel blocks
+ * and "How to fix"; text_ops.c: operations from NVTX ranges; text_parts.c:
+ * the pieces they all use (below them: text.c -> text_kernel.c, text_ops.c
+ * -> text_parts.c).  Private to src/report. */
 #ifndef GA_REPORT_TEXT_H
 #define GA_REPORT_TEXT_H
 
@@ -19,6 +21,7 @@ typedef struct {
 	int several;        /* launches from several processes or files */
 } tctx;
 
+/* text_parts.c */
 const char *tx_class_color(ga_class c);
 const char *tx_severity_color(ga_severity s);
 /* "[high] " into s, the severity in its colour when colour is on. */
