@@ -1,5 +1,5 @@
 /* sass.h: source-level collection inside the injection library (sass.c,
- * pcsamp.c).
+ * pcsamp.c, cubins.c).
  *
  * CUPTI SASS metrics on one later launch of a kernel whose profiled launch
  * made the rules' source trigger hold (or of every kernel with --source),
@@ -36,6 +36,7 @@ void ga_sass_context_created(CUcontext ctx);
 void ga_sass_context_destroyed(CUcontext ctx);
 /* 0 when the mode is "off": inject.c need not subscribe to module loads. */
 int ga_sass_enabled(void);
+/* cubins.c */
 void ga_sass_module_loaded(const void *module_resource_data);
 /* A profiled launch's metric values (NAN: not collected); flags the kernel
  * for source collection when the trigger holds over them (trigger.h),

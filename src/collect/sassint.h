@@ -1,5 +1,6 @@
-/* sassint.h: shared by sass.c (SASS metrics, the cubins, which kernels)
- * and pcsamp.c (PC sampling in the stall run); see sass.h.  Hidden in the
+/* sassint.h: shared by sass.c (SASS metrics, which kernels), pcsamp.c (PC
+ * sampling in the stall run) and cubins.c below them (the cubins, the
+ * state, the log); see sass.h.  Hidden in the
  * injection library like the rest. */
 #ifndef GA_SASSINT_H
 #define GA_SASSINT_H
@@ -11,6 +12,7 @@
 #include <cupti.h>
 #include <cupti_pcsampling.h>
 
+#include "../profile/source.h"
 #include "trigger.h"
 
 #define PCS_DEFAULT_PERIOD 12           /* 2^12 cycles, until a launch says otherwise */
@@ -93,9 +95,9 @@ typedef struct {
 	double t0;
 } sass_state;
 
-extern sass_state sass;       /* sass.c */
+extern sass_state sass;       /* cubins.c */
 
-/* sass.c: GA_ENV_SOURCE_LOG lines, a CUPTI call's result logged, a note
+/* cubins.c: GA_ENV_SOURCE_LOG lines, a CUPTI call's result logged, a note
  * (an error record of code "source", shown with the source lines). */
 void sass_logf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 CUptiResult sass_logged(CUptiResult r, const char *what);
@@ -106,6 +108,8 @@ void set_active(want *w, sass_activity kind, CUcontext ctx, CUdevice dev,
 /* The cubin holding fn, and a PC's file and line in it. */
 cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc);
 int correlate(const cubin *c, const char *fn, uint32_t pc, char **file, int *line);
+/* Each PC of src its opcode, from nvdisasm's listing of cb (made once). */
+void cubin_disassemble(cubin *cb, ga_source *src);
 
 /* pcsamp.c: PC sampling of the kernel's launch (ENTER / EXIT). */
 int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3],
