@@ -1,7 +1,7 @@
 #!/bin/bash
 # Overhead benchmark, run on the GPU machine (tests/gpu/run-on-device.sh calls
 # it): the time each tool adds over the plain run of the same program, in the
-# same session.  Usage: bench/overhead.sh BUILD_DIR [REPS]
+# same run on the same machine.  Usage: bench/overhead.sh BUILD_DIR [REPS]
 # Prints a table: program, launches, plain, gpuadvise, ncu SOL, ncu full (s,
 # medians of REPS runs; ncu --set full runs once), added-time ratios
 # gpuadvise/ncu, passes, peak RSS of the profiled process, and the kernels

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Classes agreeing, for bench/overhead.sh: do gpuadvise's classes in this
 run agree with the Speed-of-Light class of ncu's own SpeedOfLight section
-on the same program in the same session?
+on the same program in the same run?
 
 Usage: bench/sol_agree.py GPUADVISE PROFILE NCU_CSV|SOL_PROFILE [MIN_SHARE_PCT]
   PROFILE  gpuadvise's profile of the program (-o)

@@ -7,15 +7,17 @@
  *       xargs pass_map GH100
  * Raw counter names come back hashed; a metric's "own" counters are those
  * not shared with gpu__time_duration.sum or a constant peak metric (each
- * pass carries those).  Seventh session, GH100, the default set 1: every
- * DRAM and L2 counter lands in pass 0 (with the clock rates and the L1
+ * pass carries those).  On GH100, set 1 of `--max-passes 3`: every DRAM
+ * and L2 counter lands in pass 0 (with the clock rates and the L1
  * throughputs); passes 1 and 2 hold SM counters only (pipes, issue, warps,
- * global request counts).  See docs/PERFORMANCE.md on what a pass costs.
+ * global request counts).  The default 7-pass set likewise holds every
+ * DRAM, L2 and L1 counter in its first pass.  See docs/PERFORMANCE.md,
+ * "What a replay pass costs".
  *
  *   pass_map --drop CHIP METRIC...
  * instead lists every metric, and every pair of metrics, whose removal
- * takes a pass off the set (fifteenth session, GH100, the default 70
- * metrics: none; the five stall ratios together take one). */
+ * takes a pass off the set (on GH100, for the default 70 metrics: none;
+ * the five stall ratios together take one). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,10 +6,10 @@
  * line per step: the call's milliseconds and, after a decode, how many of
  * the set's metrics came back finite.
  *
- * What it showed on an H200 (2026-11-21; docs/PERFORMANCE.md): the first
- * range start on a newly enabled object takes 130-150 ms, a later start 0 ms;
- * disable takes 11 ms; a launch under kernel replay 51 ms at 4 passes with
- * 2 MiB of device memory, 61 ms with 128 MiB, 91 ms with 2 GiB.
+ * What it shows on an H200 (driver 580, CUDA 13.0; docs/PERFORMANCE.md):
+ * the first range start on a newly enabled object takes 130-150 ms, a later
+ * start 0 ms; disable takes 11 ms; a launch under kernel replay 51 ms at 4
+ * passes with 2 MiB of device memory, 61 ms with 128 MiB, 91 ms with 2 GiB.
  * A counter-data image holds the metrics of the object's last
  * GetCounterDataSize call, whatever it was sized for (without PROBE_RESIZE
  * only 2 of A's 11 metrics came back, those it shares with Q2, sized last).
@@ -19,20 +19,20 @@
  * in A's 4 passes; A after Q1: 4 of 11 in 1 pass), with kernel and user
  * replay alike; so changing sets needs a new object.  User replay: about
  * 3 ms a pass after the first start, a pass per launch.
- * T9 (PROBE_LOOP=1 runs T9 and T10 alone; fifth session): user replay with
+ * T9 (PROBE_LOOP=1 runs T9 and T10 alone): user replay with
  * auto range and three launches between Start and Stop, as loop replay
  * does: three ranges with every value finite, each launch's own (DRAM
  * bytes 2.05e8, 5.05e7, 5.07e7 for n = N, N/4, N/2), the 4 passes' Stop
  * 1 to 7 ms.  T10: a pass with one launch fewer is not refused; the image
  * decodes to three ranges, one with a metric missing, so the caller must
  * check that every pass ran the same launches.
- * T11 (PROBE_BATCH=1 runs it alone; sixth session): a launch under kernel
+ * T11 (PROBE_BATCH=1 runs it alone): a launch under kernel
  * replay cost the same with six launches in one Start/Stop (six ranges,
  * all values finite) as with a Start/Stop each: 61 to 63 ms at 4 passes,
  * 15 to 16 ms at 1 pass (a 60 us kernel, 128 MiB allocated); a one-pass
  * set under user replay 16 ms a launch too (start 8, launch 1, stop 7).
  *
- * Seventh session (H200, the same day; docs/PERFORMANCE.md):
+ * On the same H200 (docs/PERFORMANCE.md):
  * T12 (PROBE_FIRST=1, with T13): an object's first range start is host CPU
  * work on the calling thread: 148 ms of wall time and 148 ms of that
  * thread's CPU time, no GPU wait.  It is no shorter after 300 ms idle, nor
@@ -332,9 +332,10 @@ static const char *Q2_names[] = {
 	"smsp__thread_inst_executed.sum",
 	"gpu__time_duration.sum",
 };
-/* T15 (seventh session): what a launch costs under kernel replay, set by
- * set: gpuadvise's three default sets on GH100 (`gpuadvise --list-metrics
- * --chip GH100`, this session) and single counters of each unit. */
+/* T15: what a launch costs under kernel replay, set by set: gpuadvise's
+ * three metric sets of `--max-passes 3` on GH100 (copied from `gpuadvise
+ * --max-passes 3 --list-metrics --chip GH100`; the current lists may
+ * differ) and single counters of each unit. */
 static const char *S1_names[] = {
 	"dram__throughput.avg.pct_of_peak_sustained_elapsed",
 	"l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed",
@@ -540,7 +541,7 @@ static void stop_only(void)
 	printf("    stop with no launch %.1f ms\n", now_ms() - t);
 }
 
-/* T12 (seventh session): what the object's first start is made of: CPU or
+/* T12: what the object's first start is made of: CPU or
  * waiting; whether it shrinks when the object has waited idle before it;
  * whether a start and stop with no launch in between takes it, leaving the
  * next (measured) launch the later starts' price; whether it waits for the
@@ -811,7 +812,7 @@ static void old_end(void)
 	OLD(cuptiProfilerEndSession, es, "end session");
 }
 
-/* T13 (seventh session): the profiler API that the range profiler replaces
+/* T13: the profiler API that the range profiler replaces
  * (deprecated in CUDA 13.0): one session, one counter-data image for the
  * union of two configurations, and UnsetConfig/SetConfig between launches.
  * What do the session's first pass and a configuration change cost, and do
@@ -858,10 +859,10 @@ static void old_api(mset *A, mset *B, const char *chip)
 	old_eval(order, 5, im.img, im.isize);
 }
 
-/* T14 (seventh session): the deprecated API as the injection library would
+/* T14: the deprecated API as the injection library would
  * use it: a one-range image for the union of every set, initialised again
  * before each launch inside one session, the configuration switched at
- * will; each launch evaluated at once.  Then a second session. */
+ * will; each launch evaluated at once.  Then a second profiler session. */
 static void old_api_one_range(mset **sets, const char *chip)
 {
 	old_image im;
@@ -880,7 +881,7 @@ static void old_api_one_range(mset **sets, const char *chip)
 		return;
 	printf("  prefix %zu bytes, image %zu, scratch %zu: %.1f ms\n", psize, im.isize, im.ssize,
 	       now_ms() - t);
-	old_begin(&im, "first session", CUPTI_KernelReplay, 1);
+	old_begin(&im, "first profiler session", CUPTI_KernelReplay, 1);
 	int order[16] = {0, 1, 0, 2, 1, 1, 0};
 	const char *end = getenv("PROBE_END") ? getenv("PROBE_END") : "";
 	size_t n_launch = getenv("PROBE_SHORT") ? 1 : 7;
@@ -991,7 +992,7 @@ static void old_api_one_range(mset **sets, const char *chip)
 	if (getenv("PROBE_NO_RP"))
 		return;
 	old_image_init(&im);
-	old_begin(&im, "second session", CUPTI_KernelReplay, 1);
+	old_begin(&im, "second profiler session", CUPTI_KernelReplay, 1);
 	old_config(sets[0]);
 	old_launch(sets[0]);
 	old_unset();
@@ -1455,7 +1456,7 @@ loop:
 	return 0;
 
 batch:
-	/* T11 (sixth session): does a launch under kernel replay cost less when
+	/* T11: does a launch under kernel replay cost less when
 	 * several launches share one Start/Stop (a range each), and what does a
 	 * one-pass set cost under user replay, where nothing is replayed? */
 	printf("T11 per-launch cost: one range per Start/Stop against six\n");

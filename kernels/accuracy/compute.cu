@@ -204,19 +204,18 @@ GA_PAIR("sfu-exp", "sfu-heavy-math", false,
 // poly-expanded (pipe-saturation): each power rebuilt by a loop of
 // multiplications (degree squared multiplies per point). Fast: Horner's
 // rule with the same run-time degree and coefficients (poly_horner_loop).
-// Until the thirteenth session its fast side was poly_horner, whose degree
-// is a compile-time constant: unrolled, its coefficients 1/(k+1) folded to
-// constants, so the pair also measured the removal of 12 float divisions
-// and their conversions per point (28x on the H200, two fixes at once).
+// Its fast side is not poly_horner, whose degree is a compile-time
+// constant: unrolled, with its coefficients 1/(k+1) folded to constants, it
+// also removes 12 float divisions and their conversions per point, so the
+// pair would measure two fixes at once (28x on the H200).
 //
 // poly-pow keeps sfu-heavy-math (25x measured): the rule's fix names this
 // case (Horner's rule instead of pow), and the slow side's time is powf's
 // full-precision sequence (XU 41 %, ALU 66 %, issue 96 %, about 18 issued
 // instructions per MUFU), whose logarithm and exponential run on the XU.
 // The conversions powf makes for its integer-exponent test run off the XU
-// on Hopper; the first recorded run counted them as divisions, which kept
-// the rule silent until the division count was bounded by the XU and
-// integer instructions too.
+// on Hopper; counted as divisions they would keep the rule silent, so the
+// division count is bounded by the XU and integer instructions too.
 // ---------------------------------------------------------------------------
 namespace poly {
 const int DEG = 12, POINTS = 64;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The whole GPU-machine session in one call (device time is scarce):
+# Every GPU-machine step in one call (device time is scarce):
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]

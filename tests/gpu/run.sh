@@ -343,8 +343,8 @@ if [ $st -eq 4 ] && grep -q "launched no CUDA kernel" "$T/nok.err"; then pass "n
 else fail "no-kernel app (status $st)"; cat "$T/nok.err"; fi
 # A program that makes its context and ends at once, five more times: a
 # start-up thread racing the context's creation once made CUPTI crash at
-# exit in such a program, though not in every run (PERFORMANCE.md, seventh
-# session).
+# exit in such a program, though not in every run (docs/PERFORMANCE.md,
+# "Designs tried and not kept").
 bad=
 for i in 1 2 3 4 5; do
 	"$GA" "$APP" --no-kernels >/dev/null 2>"$T/nok.err"
