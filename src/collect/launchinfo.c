@@ -5,8 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inject.h"
+#include "launchinfo.h"
 #include "nvtx.h"
+#include "rangeprof.h"
 
 /* The C++ ABI demangler lives in libstdc++, which every CUDA C++ program
  * loads; look it up at run time so a C program works too (a link-time
@@ -148,13 +149,13 @@ void launch_free(ga_launch *l)
 }
 
 void launch_meta(ga_launch *l, ctx_state *cs, const launch_args *a, uint32_t ctx_uid,
-                 char *name)
+                 char *name, int pid, long index)
 {
 	memset(l, 0, sizeof(*l));
 	l->mangled = ga_xstrdup(a->mangled);
 	l->name = name ? name : demangle(a->mangled);
-	l->pid = (int)inj.pid;
-	l->index = sched.total_launches - 1;
+	l->pid = pid;
+	l->index = index;
 	memcpy(l->grid, a->grid, sizeof(l->grid));
 	memcpy(l->block, a->block, sizeof(l->block));
 	l->registers = func_attr(a->f, cs->cudev, CU_FUNC_ATTRIBUTE_NUM_REGS);

@@ -27,12 +27,18 @@
  * kernel's other metric sets wait for its GA_LOOP_DEFER-th launch rather
  * than take a replay each, unless it runs in a row: a loop of one kernel is
  * cheaper replayed (ga_sched_decide).  What to measure is policy.c's
- * (sched.loop); the CUPTI side is here. */
+ * (ga_sched's loop); the CUPTI side is here.  The callbacks call in with
+ * the library's state (injstate.h); this file calls only the mechanisms
+ * below it (rangeprof.c, launchinfo.c, counterlock.c, measured.c). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "inject.h"
+#include "counterlock.h"
+#include "launchinfo.h"
+#include "loopreplay.h"
+#include "measured.h"
+#include "rangeprof.h"
 
 /* The range profiler's side of the loop being measured. */
 static struct {
@@ -49,7 +55,8 @@ static struct {
  * skip of a run, measured, ended), with the selected launch's count and
  * the kernels expected and seen, for finding what breaks a program's
  * passes.  Opened at the first event; nothing when unset. */
-static void loop_log(const char *event, const ga_repeat_slot *got, const char *fmt, ...)
+static void loop_log(ga_inj *st, const char *event, const ga_repeat_slot *got,
+                     const char *fmt, ...)
 {
 	static FILE *f;
 	static int tried;
@@ -63,28 +70,29 @@ static void loop_log(const char *event, const ga_repeat_slot *got, const char *f
 	}
 	if (!f)
 		return;
-	fprintf(f, "%ld %s n=%zu period=%zu pos=%zu set=%zu pass=%ld sel=%zu", (long)inj.pid, event,
-	        sched.loop.det.n, sched.loop.period, sched.loop.pos, sched.loop.set,
-	        sched.loop.pass, sched.loop.n_sel);
+	fprintf(f, "%ld %s n=%zu period=%zu pos=%zu set=%zu pass=%ld sel=%zu", (long)st->pid, event,
+	        st->sched.loop.det.n, st->sched.loop.period, st->sched.loop.pos, st->sched.loop.set,
+	        st->sched.loop.pass, st->sched.loop.n_sel);
 	va_start(ap, fmt);
 	vfprintf(f, fmt, ap);
 	va_end(ap);
-	if (got && sched.loop.period)
+	if (got && st->sched.loop.period)
 		fprintf(f, " expected=%s got=%s",
-		        sched.repeats[sched.loop.keys[sched.loop.pos]].mangled, got->mangled);
+		        st->sched.repeats[st->sched.loop.keys[st->sched.loop.pos]].mangled,
+		        got->mangled);
 	fputc('\n', f);
 }
 
 /* After a launch: is the run repeating, with kernels that want a set? */
-static void loop_detect(const CUpti_CallbackData *cb)
+static void loop_detect(ga_inj *st, const CUpti_CallbackData *cb)
 {
-	ctx_state *cs = ctx_find(cb->context, cb->contextUid);
+	ctx_state *cs = ctx_find(st, cb->context, cb->contextUid);
 
 	if (!cs || !cs->ok)
 		return;
-	if (!ga_loop_detect(&sched, cs->cfg->n_sets))
+	if (!ga_loop_detect(&st->sched, cs->cfg->n_sets))
 		return;
-	loop_log("found", NULL, "");
+	loop_log(st, "found", NULL, "");
 	loop_rp.cs = cs;
 	loop_rp.configured = 0;
 }
@@ -95,200 +103,201 @@ static void meta_clear(void)
 		launch_free(&loop_rp.meta[i]);
 }
 
-static void loop_clear(int failed)
+static void loop_clear(ga_inj *st, int failed)
 {
 	meta_clear();
-	if (sched.loop.active)
-		ga_loop_stop(&sched, failed);
+	if (st->sched.loop.active)
+		ga_loop_stop(&st->sched, failed);
 	loop_rp.configured = 0;
 }
 
 /* Drop the set's passes so far (a pass broken, the loop ended); in_pass:
  * inside a pass, whose first launch started the range profiler. */
-static void passes_drop(int cupti_ok, int in_pass)
+static void passes_drop(ga_inj *st, int cupti_ok, int in_pass)
 {
 	if (cupti_ok && in_pass && loop_rp.cs->rp)
 		range_stop(loop_rp.cs, NULL);
 	if (cupti_ok && loop_rp.configured) {
-		inj.loop_drops_broken++;
+		st->loop_drops_broken++;
 		measure_drop(loop_rp.cs);
 	}
 	loop_rp.configured = 0;
 }
 
 /* The loop broke (or its context went). */
-static void loop_abort(int cupti_ok)
+static void loop_abort(ga_inj *st, int cupti_ok)
 {
-	loop_log("abort", NULL, "");
-	passes_drop(cupti_ok, sched.loop.pos > 0);
-	loop_clear(1);
+	loop_log(st, "abort", NULL, "");
+	passes_drop(st, cupti_ok, st->sched.loop.pos > 0);
+	loop_clear(st, 1);
 }
 
 /* Loop replay cannot go on in this process (a CUPTI call failed). */
-static void loop_give_up(void)
+static void loop_give_up(ga_inj *st)
 {
-	loop_abort(1);
-	sched.loop.off = 1;
+	loop_abort(st, 1);
+	st->sched.loop.off = 1;
 }
 
-void loop_context_gone(const ctx_state *cs)
+void loop_context_gone(ga_inj *st, const ctx_state *cs)
 {
-	if (sched.loop.active && loop_rp.cs == cs)
-		loop_abort(0);
+	if (st->sched.loop.active && loop_rp.cs == cs)
+		loop_abort(st, 0);
 }
 
 /* A fresh range-profiler object for the loop's set, user replay, a user
  * range per launch the set measures. */
-static int loop_configure(void)
+static int loop_configure(ga_inj *st)
 {
 	ctx_state *cs = loop_rp.cs;
-	const metric_set *ms = &cs->cfg->sets[sched.loop.set];
+	const metric_set *ms = &cs->cfg->sets[st->sched.loop.set];
 	double t = ga_mono_seconds();
 	size_t size;
 
-	if (!hold_counters())
+	if (!hold_counters(st))
 		return -1;
 	/* An object keeps its first configuration's counters: a kernel
 	 * replay's object, or a loop's of another set, is replaced.  A loop's
 	 * object of the same set takes the new ranges with a new SetConfig
 	 * and starts again in about 20 ms instead of a fresh object's 180
 	 * (bench/probe/rp_probe.c T17, H200). */
-	if (cs->rp && cs->loop_set != (long)sched.loop.set)
+	if (cs->rp && cs->loop_set != (long)st->sched.loop.set)
 		measure_drop(cs);
 	else if (cs->rp)
-		inj.objects_kept++;
-	if (measure_enable(cs) != 0)
+		st->objects_kept++;
+	if (measure_enable(st, cs) != 0)
 		return -1;
-	phase(PH_ENABLE, &t);
-	size = counter_data_size(cs, ms, sched.loop.n_sel);
+	phase(st, PH_ENABLE, &t);
+	size = counter_data_size(st, cs, ms, st->sched.loop.n_sel);
 	if (!size)
 		return -1;
-	if (sched.loop.period > loop_rp.n_meta) {
+	if (st->sched.loop.period > loop_rp.n_meta) {
 		meta_clear();
 		free(loop_rp.meta);
-		loop_rp.meta = ga_xcalloc(sched.loop.period, sizeof(*loop_rp.meta));
-		loop_rp.n_meta = sched.loop.period;
+		loop_rp.meta = ga_xcalloc(st->sched.loop.period, sizeof(*loop_rp.meta));
+		loop_rp.n_meta = st->sched.loop.period;
 	}
 	if (size != loop_rp.cdata_size) {
 		free(loop_rp.cdata);
 		loop_rp.cdata = ga_xcalloc(1, size);
 		loop_rp.cdata_size = size;
 	}
-	if (counter_data_init(cs, loop_rp.cdata, loop_rp.cdata_size) != 0)
+	if (counter_data_init(st, cs, loop_rp.cdata, loop_rp.cdata_size) != 0)
 		return -1;
-	phase(PH_CDATA, &t);
-	if (set_config(cs, ms, loop_rp.cdata, loop_rp.cdata_size, CUPTI_UserReplay,
-	               CUPTI_UserRange, sched.loop.n_sel) != 0)
+	phase(st, PH_CDATA, &t);
+	if (set_config(st, cs, ms, loop_rp.cdata, loop_rp.cdata_size, CUPTI_UserReplay,
+	               CUPTI_UserRange, st->sched.loop.n_sel) != 0)
 		return -1;
-	phase(PH_CONFIG, &t);
+	phase(st, PH_CONFIG, &t);
 	cs->cur_set = -1;         /* not a configuration measure_begin can use */
-	cs->loop_set = (long)sched.loop.set;
+	cs->loop_set = (long)st->sched.loop.set;
 	loop_rp.configured = 1;
 	return 0;
 }
 
 /* A launch while iterations are measured: 1 when it is part of the loop
- * (its EXIT ends the pass when inj.pending is PENDING_LOOP_PASS, and its
+ * (its EXIT ends the pass when st->pending is PENDING_LOOP_PASS, and its
  * range when the set measures it). */
-static int loop_take(const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
+static int loop_take(ga_inj *st, const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
                      const launch_args *a)
 {
 	ctx_state *cs = loop_rp.cs;
 
 	if (cb->context != cs->ctx || cb->contextUid != cs->uid) {
-		loop_abort(1);
+		loop_abort(st, 1);
 		return 0;
 	}
-	if (!ga_loop_expected(&sched, rep)) {
+	if (!ga_loop_expected(&st->sched, rep)) {
 		/* Before ga_loop_mismatch moves the position. */
-		int in_pass = sched.loop.pos > 0;
+		int in_pass = st->sched.loop.pos > 0;
 		ga_loop_miss m;
-		if (in_pass || sched.loop.skipped == 0)
-			loop_log(in_pass ? "miss" : "skip", rep, "");
-		m = ga_loop_mismatch(&sched);
+		if (in_pass || st->sched.loop.skipped == 0)
+			loop_log(st, in_pass ? "miss" : "skip", rep, "");
+		m = ga_loop_mismatch(&st->sched);
 		if (m == GA_LOOP_ENDED)
-			loop_log("ended", NULL, " broken_passes=%ld", sched.loop.broken_passes);
+			loop_log(st, "ended", NULL, " broken_passes=%ld", st->sched.loop.broken_passes);
 		if (m != GA_LOOP_SKIP)
-			passes_drop(1, in_pass);
+			passes_drop(st, 1, in_pass);
 		if (m == GA_LOOP_BROKEN_PASS)
 			meta_clear();
 		else if (m == GA_LOOP_ENDED)
-			loop_clear(0);
+			loop_clear(st, 0);
 		return 0;
 	}
-	if (sched.loop.pos == 0) {
+	if (st->sched.loop.pos == 0) {
 		CUptiResult r;
 		double t;
-		if (!loop_rp.configured && loop_configure() != 0) {
-			loop_give_up();
+		if (!loop_rp.configured && loop_configure(st) != 0) {
+			loop_give_up(st);
 			return 0;
 		}
 		t = ga_mono_seconds();
 		if ((r = range_start(cs)) != CUPTI_SUCCESS) {
-			cupti_failed(r, "starting the range profiler for a loop iteration");
-			loop_give_up();
+			cupti_failed(st, r, "starting the range profiler for a loop iteration");
+			loop_give_up(st);
 			return 0;
 		}
-		phase(PH_START, &t);
+		phase(st, PH_START, &t);
 	}
-	loop_rp.pushed = ga_loop_takes(&sched, sched.loop.pos);
+	loop_rp.pushed = ga_loop_takes(&st->sched, st->sched.loop.pos);
 	if (loop_rp.pushed) {
 		CUptiResult r;
-		if (sched.loop.pass == 0) {
+		if (st->sched.loop.pass == 0) {
 			double t = ga_mono_seconds();
-			launch_meta(&loop_rp.meta[sched.loop.pos], cs, a, cb->contextUid, NULL);
-			loop_rp.meta[sched.loop.pos].metric_set = (int)sched.loop.set;
-			phase(PH_META, &t);
+			launch_meta(&loop_rp.meta[st->sched.loop.pos], cs, a, cb->contextUid, NULL,
+			            (int)st->pid, st->sched.total_launches - 1);
+			loop_rp.meta[st->sched.loop.pos].metric_set = (int)st->sched.loop.set;
+			phase(st, PH_META, &t);
 		}
-		if ((r = range_push(cs, sched.loop.pos)) != CUPTI_SUCCESS) {
-			cupti_failed(r, "pushing a range for a loop iteration's launch");
+		if ((r = range_push(cs, st->sched.loop.pos)) != CUPTI_SUCCESS) {
+			cupti_failed(st, r, "pushing a range for a loop iteration's launch");
 			loop_rp.pushed = 0;
-			loop_give_up();
+			loop_give_up(st);
 			return 0;
 		}
 	}
-	if (ga_loop_advance(&sched))
-		inj.pending = PENDING_LOOP_PASS;
+	if (ga_loop_advance(&st->sched))
+		st->pending = PENDING_LOOP_PASS;
 	else if (loop_rp.pushed)
-		inj.pending = PENDING_LOOP_RANGE;
+		st->pending = PENDING_LOOP_RANGE;
 	return 1;
 }
 
-int loop_launch(const ga_repeat_slot *rep, const CUpti_CallbackData *cb, const launch_args *a,
-                int in_a_row)
+int loop_launch(ga_inj *st, const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
+                const launch_args *a, int in_a_row)
 {
-	ga_loop_push(&sched, rep);
-	if (sched.loop.active && loop_take(rep, cb, a))
+	ga_loop_push(&st->sched, rep);
+	if (st->sched.loop.active && loop_take(st, rep, cb, a))
 		return 1;
 	/* A kernel run in a row is no loop worth measuring this way; a loop
 	 * with such a pair in it is seen at its next launch. */
-	if (!sched.loop.active && !in_a_row)
-		loop_detect(cb);
+	if (!st->sched.loop.active && !in_a_row)
+		loop_detect(st, cb);
 	return 0;
 }
 
 /* After the set's last pass: every launch the set measured gets its
  * values from its range, the ranges in the order of the positions. */
-static void loop_values(const metric_set *ms)
+static void loop_values(ga_inj *st, const metric_set *ms)
 {
 	double *vals = ga_xcalloc(ms->n_names, sizeof(*vals));
 	ga_error err = {0};
 	size_t range = 0;
 
-	for (size_t i = 0; i < sched.loop.period; i++) {
-		if (!ga_loop_takes(&sched, i))
+	for (size_t i = 0; i < st->sched.loop.period; i++) {
+		if (!ga_loop_takes(&st->sched, i))
 			continue;
 		ga_host_evaluate(ms->host, loop_rp.cdata, loop_rp.cdata_size, range++, ms->names,
 		                 ms->n_names, vals, &err);
-		launch_done(&loop_rp.meta[i], loop_rp.cs->cfg, ms, vals,
-		            &sched.repeats[sched.loop.keys[i]]);
-		ga_loop_measured(&sched, i);
+		launch_done(st, &loop_rp.meta[i], loop_rp.cs->cfg, ms, vals,
+		            &st->sched.repeats[st->sched.loop.keys[i]]);
+		ga_loop_measured(&st->sched, i);
 	}
 	free(vals);
 }
 
 /* EXIT of a launch in a range of its own: the range ends. */
-static int range_end(void)
+static int range_end(ga_inj *st)
 {
 	CUptiResult r;
 
@@ -296,20 +305,20 @@ static int range_end(void)
 		return 0;
 	loop_rp.pushed = 0;
 	if ((r = range_pop(loop_rp.cs)) != CUPTI_SUCCESS) {
-		cupti_failed(r, "popping a loop iteration's range");
-		loop_give_up();
+		cupti_failed(st, r, "popping a loop iteration's range");
+		loop_give_up(st);
 		return -1;
 	}
 	return 0;
 }
 
-void loop_exit_range(void)
+void loop_exit_range(ga_inj *st)
 {
-	inj.pending = PENDING_NONE;
-	range_end();
+	st->pending = PENDING_NONE;
+	range_end(st);
 }
 
-void loop_exit_launch(void)
+void loop_exit_launch(ga_inj *st)
 {
 	ctx_state *cs = loop_rp.cs;
 	const chip_cfg *c = cs->cfg;
@@ -317,20 +326,20 @@ void loop_exit_launch(void)
 	size_t nranges = 0;
 	ga_error err = {0};
 
-	inj.pending = PENDING_NONE;
-	if (range_end() != 0)
+	st->pending = PENDING_NONE;
+	if (range_end(st) != 0)
 		return;
 	{
 		CUptiResult r;
 		int all = 0;
 		if ((r = range_stop(cs, &all)) != CUPTI_SUCCESS) {
-			cupti_failed(r, "stopping the range profiler after a loop iteration");
-			loop_give_up();
+			cupti_failed(st, r, "stopping the range profiler after a loop iteration");
+			loop_give_up(st);
 			return;
 		}
-		ga_loop_pass_done(&sched);
-		phase(PH_STOP, &t);
-		loop_log("pass", NULL, " all=%d", all);
+		ga_loop_pass_done(&st->sched);
+		phase(st, PH_STOP, &t);
+		loop_log(st, "pass", NULL, " all=%d", all);
 		if (!all)
 			return;
 	}
@@ -338,36 +347,36 @@ void loop_exit_launch(void)
 		size_t dropped = 0;
 		if (range_decode(cs, &dropped) != CUPTI_SUCCESS || dropped ||
 		    ga_host_num_ranges(loop_rp.cdata, loop_rp.cdata_size, &nranges, &err) != 0 ||
-		    nranges != sched.loop.n_sel) {
+		    nranges != st->sched.loop.n_sel) {
 			/* The passes did not push the same ranges: the values
 			 * cannot be placed. */
-			loop_abort(1);
+			loop_abort(st, 1);
 			return;
 		}
-		phase(PH_DECODE, &t);
+		phase(st, PH_DECODE, &t);
 	}
-	loop_values(&c->sets[sched.loop.set]);
-	phase(PH_RECORD, &t);
-	loop_log("measured", NULL, " launches=%ld", sched.loop.launches);
-	loop_clear(0);            /* the object stays for the next loop of this set */
-	if (ga_loop_next_set(&sched, c->n_sets))   /* the next set, from the next iteration */
-		loop_log("next", NULL, "");
+	loop_values(st, &c->sets[st->sched.loop.set]);
+	phase(st, PH_RECORD, &t);
+	loop_log(st, "measured", NULL, " launches=%ld", st->sched.loop.launches);
+	loop_clear(st, 0);        /* the object stays for the next loop of this set */
+	if (ga_loop_next_set(&st->sched, c->n_sets))   /* the next set, from the next iteration */
+		loop_log(st, "next", NULL, "");
 }
 
-void loop_graph_launch(const CUpti_CallbackData *cb)
+void loop_graph_launch(ga_inj *st, const CUpti_CallbackData *cb)
 {
 	ga_loop_miss m;
 
-	if (!sched.loop.active || sched.loop.pos == 0)
+	if (!st->sched.loop.active || st->sched.loop.pos == 0)
 		return;   /* between iterations: outside the passes */
 	if (cb->context != loop_rp.cs->ctx || cb->contextUid != loop_rp.cs->uid) {
-		loop_abort(1);
+		loop_abort(st, 1);
 		return;
 	}
-	passes_drop(1, 1);
-	m = ga_loop_mismatch(&sched);
+	passes_drop(st, 1, 1);
+	m = ga_loop_mismatch(&st->sched);
 	if (m == GA_LOOP_BROKEN_PASS)
 		meta_clear();
 	else
-		loop_clear(0);
+		loop_clear(st, 0);
 }

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <wchar.h>
 
-#include "inject.h"
 #include "nvtx.h"
+#include "nvtxcb.h"
 #include "writer.h"
 
 #include <generated_nvtx_meta.h>

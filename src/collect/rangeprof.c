@@ -11,7 +11,8 @@
 
 #include <cupti_target.h>
 
-#include "inject.h"
+#include "preload.h"
+#include "rangeprof.h"
 #include "writer.h"
 
 const char *cupti_code(CUptiResult r)
@@ -33,12 +34,13 @@ const char *cupti_code(CUptiResult r)
  * first range start, H200): another profiler or monitor holds the
  * device's counters (DCGM's profiling module, ncu, nsys, a separate
  * gpuadvise run; the processes of one run take turns, hold_counters), so
- * the process runs on unprofiled rather than trying again at every launch. */
-void cupti_failed(CUptiResult r, const char *what)
+ * the process runs on unprofiled rather than trying again at every launch:
+ * the callbacks stop profiling when they see st->counters_busy. */
+void cupti_failed(ga_inj *st, CUptiResult r, const char *what)
 {
 	ga_rec_error(cupti_code(r), "%s failed: %s", what, ga_cupti_result_string(r));
 	if (r == CUPTI_ERROR_HARDWARE_BUSY)
-		stop_profiling_everywhere();
+		st->counters_busy = 1;
 }
 
 /* ---- per-chip configuration, per-context setup ------------------------- */
@@ -67,8 +69,9 @@ static int every_set(const long *every, size_t i)
 
 /* Configure set ms from the valid metrics v[0..nv) whose set_of is s, plus
  * those of every[]. */
-static int set_build(const char *chip, const uint8_t *avail, metric_set *ms, const size_t *v,
-                     size_t nv, const size_t *set_of, size_t s, const long *every)
+static int set_build(ga_inj *st, const char *chip, const uint8_t *avail, metric_set *ms,
+                     const size_t *v, size_t nv, const size_t *set_of, size_t s,
+                     const long *every)
 {
 	ga_error err = {0};
 
@@ -78,13 +81,13 @@ static int set_build(const char *chip, const uint8_t *avail, metric_set *ms, con
 		if (set_of[i] != s || every_set(every, v[i]))
 			continue;
 		ms->slot[ms->n_names] = v[i];
-		ms->names[ms->n_names++] = inj.prof.metrics[v[i]];
+		ms->names[ms->n_names++] = st->prof.metrics[v[i]];
 	}
 	for (size_t k = 0; k < N_EVERY; k++) {
 		if (every[k] < 0)
 			continue;
 		ms->slot[ms->n_names] = (size_t)every[k];
-		ms->names[ms->n_names++] = inj.prof.metrics[every[k]];
+		ms->names[ms->n_names++] = st->prof.metrics[every[k]];
 	}
 	ms->host = ga_host_new(chip, avail, &err);
 	if (!ms->host || ga_host_config(ms->host, ms->names, ms->n_names, &ms->config,
@@ -95,43 +98,44 @@ static int set_build(const char *chip, const uint8_t *avail, metric_set *ms, con
 	return 0;
 }
 
-static chip_cfg *chip_find(const char *chip)
+static chip_cfg *chip_find(ga_inj *st, const char *chip)
 {
-	chip_cfg *c = inj.chips;
+	chip_cfg *c = st->chips;
 	while (c && strcmp(c->chip, chip) != 0)
 		c = c->next;
 	return c;
 }
 
 /* The chip's metric sets: the valid metrics, packed bundle by bundle into
- * sets of at most inj.max_passes replay passes (ga_host_pack). */
-static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avail_size)
+ * sets of at most st->max_passes replay passes (ga_host_pack). */
+static chip_cfg *chip_config(ga_inj *st, const char *chip, const uint8_t *avail,
+                             size_t avail_size)
 {
 	chip_cfg *c;
 	ga_error err = {0};
 	ga_host *h;
 	size_t *v, nv = 0, *set_of, *bundle;
 	const char **names;
-	long duration = ga_profile_metric_index(&inj.prof, "gpu__time_duration.sum");
-	long every[N_EVERY] = {duration, ga_profile_metric_index(&inj.prof, "gr__cycles_active.max"),
-	                       ga_profile_metric_index(&inj.prof, "gr__cycles_elapsed.max")};
+	long duration = ga_profile_metric_index(&st->prof, "gpu__time_duration.sum");
+	long every[N_EVERY] = {duration, ga_profile_metric_index(&st->prof, "gr__cycles_active.max"),
+	                       ga_profile_metric_index(&st->prof, "gr__cycles_elapsed.max")};
 
-	if ((c = chip_find(chip)))
+	if ((c = chip_find(st, chip)))
 		return c;
 	h = ga_host_new(chip, avail, &err);
 	if (!h) {
 		ga_rec_error("unsupported", "%s", err.msg);
 		return NULL;
 	}
-	v = ga_xcalloc(inj.prof.n_metrics, sizeof(*v));
-	names = ga_xcalloc(inj.prof.n_metrics, sizeof(*names));
-	bundle = ga_xcalloc(inj.prof.n_metrics, sizeof(*bundle));
-	set_of = ga_xcalloc(inj.prof.n_metrics, sizeof(*set_of));
-	for (size_t i = 0; i < inj.prof.n_metrics; i++) {
-		if (ga_host_metric_valid(h, inj.prof.metrics[i])) {
+	v = ga_xcalloc(st->prof.n_metrics, sizeof(*v));
+	names = ga_xcalloc(st->prof.n_metrics, sizeof(*names));
+	bundle = ga_xcalloc(st->prof.n_metrics, sizeof(*bundle));
+	set_of = ga_xcalloc(st->prof.n_metrics, sizeof(*set_of));
+	for (size_t i = 0; i < st->prof.n_metrics; i++) {
+		if (ga_host_metric_valid(h, st->prof.metrics[i])) {
 			if (!every_set(every, i)) {
-				names[nv] = inj.prof.metrics[i];
-				bundle[nv] = inj.bundle[i];
+				names[nv] = st->prof.metrics[i];
+				bundle[nv] = st->bundle[i];
 				v[nv++] = i;
 			}
 		} else if ((long)i == every[1]) {
@@ -139,7 +143,7 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avai
 		} else if ((long)i == every[2]) {
 			every[2] = -1;
 		} else {
-			ga_rec_bad_metric(inj.prof.metrics[i]);
+			ga_rec_bad_metric(st->prof.metrics[i]);
 		}
 	}
 	ga_host_free(h);
@@ -147,12 +151,12 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avai
 	c->chip = ga_xstrdup(chip);
 	c->range_marker_cycles = ga_range_marker_cycles(chip);
 	c->n_sets = nv ? ga_host_pack(chip, avail, avail_size, names, bundle, nv,
-	                             (size_t)inj.max_passes, set_of)
+	                             (size_t)st->max_passes, set_of)
 	               : 1;
 	c->sets = ga_xcalloc(c->n_sets, sizeof(*c->sets));
 	int ok = nv > 0 || duration >= 0;
 	for (size_t s = 0; ok && s < c->n_sets; s++)
-		ok = set_build(chip, avail, &c->sets[s], v, nv, set_of, s, every) == 0;
+		ok = set_build(st, chip, avail, &c->sets[s], v, nv, set_of, s, every) == 0;
 	if (!ok && nv == 0 && duration < 0)
 		ga_rec_error("cupti", "no valid metric to collect");
 	free(v);
@@ -167,8 +171,8 @@ static chip_cfg *chip_config(const char *chip, const uint8_t *avail, size_t avai
 		free(c);
 		return NULL;
 	}
-	c->next = inj.chips;
-	inj.chips = c;
+	c->next = st->chips;
+	st->chips = c;
 	return c;
 }
 
@@ -257,7 +261,7 @@ void measure_drop(ctx_state *cs)
 
 /* Enable the range profiler in the context, once, and size the
  * counter-data image. */
-int measure_enable(ctx_state *cs)
+int measure_enable(ga_inj *st, ctx_state *cs)
 {
 	if (cs->rp)
 		return 0;
@@ -265,7 +269,7 @@ int measure_enable(ctx_state *cs)
 		CUpti_RangeProfiler_Enable_Params p = {CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
 		p.ctx = cs->ctx;
 		CUPTI_TRY(cuptiRangeProfilerEnable(&p), "enabling the range profiler");
-		inj.objects++;
+		st->objects++;
 		cs->rp = p.pRangeProfilerObject;
 		cs->cur_set = -1;
 		cs->loop_set = -1;
@@ -277,7 +281,7 @@ out:
 
 /* The size of a counter-data image for `ranges` ranges of set ms, on the
  * context's object; 0 on failure. */
-size_t counter_data_size(ctx_state *cs, const metric_set *ms, size_t ranges)
+size_t counter_data_size(ga_inj *st, ctx_state *cs, const metric_set *ms, size_t ranges)
 {
 	CUpti_RangeProfiler_GetCounterDataSize_Params p =
 		{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
@@ -292,7 +296,7 @@ out:
 	return 0;
 }
 
-int counter_data_init(ctx_state *cs, uint8_t *data, size_t size)
+int counter_data_init(ga_inj *st, ctx_state *cs, uint8_t *data, size_t size)
 {
 	CUpti_RangeProfiler_CounterDataImage_Initialize_Params p =
 		{CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
@@ -308,7 +312,7 @@ out:
 /* Configure the context's object for set ms: auto range (a range per
  * launch) or user range (range_push/range_pop), `ranges` ranges a pass,
  * into the image data. */
-int set_config(ctx_state *cs, const metric_set *ms, uint8_t *data, size_t size,
+int set_config(ga_inj *st, ctx_state *cs, const metric_set *ms, uint8_t *data, size_t size,
                CUpti_ProfilerReplayMode mode, CUpti_ProfilerRange range, size_t ranges)
 {
 	CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
@@ -381,7 +385,7 @@ CUptiResult range_decode(const ctx_state *cs, size_t *dropped)
 
 /* Start measuring the next launch with metric set `set`.  The range
  * profiler is configured again only when the set changes. */
-int measure_begin(ctx_state *cs, size_t set)
+int measure_begin(ga_inj *st, ctx_state *cs, size_t set)
 {
 	const metric_set *ms = &cs->cfg->sets[set];
 
@@ -391,7 +395,7 @@ int measure_begin(ctx_state *cs, size_t set)
 	 * replay alike), so disable and enable it again, with fresh
 	 * counter-data images.  The new object's first start costs about
 	 * 135 ms. */
-	double *t = &inj.ph_t;   /* phases of this launch, from on_enter */
+	double *t = &st->ph_t;    /* phases of this launch, from on_enter */
 
 	if (cs->rp && cs->cur_set >= 0 && cs->cur_set != (long)set)
 		measure_drop(cs);
@@ -399,31 +403,31 @@ int measure_begin(ctx_state *cs, size_t set)
 	 * replay: SetConfig succeeds and the launch crashes in CUPTI
 	 * (bench/probe/rp_probe.c T17, H200). */
 	if (cs->rp && cs->loop_set >= 0) {
-		inj.loop_drops_replay++;
+		st->loop_drops_replay++;
 		measure_drop(cs);
 	}
-	if (measure_enable(cs) != 0)
+	if (measure_enable(st, cs) != 0)
 		goto out;
-	phase(PH_ENABLE, t);
+	phase(st, PH_ENABLE, t);
 	if (!cs->cdata[set]) {
-		size_t size = counter_data_size(cs, ms, 1);
+		size_t size = counter_data_size(st, cs, ms, 1);
 		if (!size)
 			goto out;
 		cs->cdata_size[set] = size;
 		cs->cdata[set] = ga_xcalloc(1, size);
 	}
-	if (counter_data_init(cs, cs->cdata[set], cs->cdata_size[set]) != 0)
+	if (counter_data_init(st, cs, cs->cdata[set], cs->cdata_size[set]) != 0)
 		goto out;
-	phase(PH_CDATA, t);
+	phase(st, PH_CDATA, t);
 	if (cs->cur_set != (long)set) {
-		if (set_config(cs, ms, cs->cdata[set], cs->cdata_size[set], CUPTI_KernelReplay,
+		if (set_config(st, cs, ms, cs->cdata[set], cs->cdata_size[set], CUPTI_KernelReplay,
 		               CUPTI_AutoRange, 1) != 0)
 			goto out;
 		cs->cur_set = (long)set;
-		phase(PH_CONFIG, t);
+		phase(st, PH_CONFIG, t);
 	}
 	CUPTI_TRY(range_start(cs), "starting the range profiler");
-	phase(PH_START, t);
+	phase(st, PH_START, t);
 	return 0;
 out:
 	measure_disable(cs);
@@ -443,15 +447,15 @@ static void write_device_record(const ctx_state *cs)
 	free(sets);
 }
 
-ctx_state *ctx_find(CUcontext ctx, uint32_t uid)
+ctx_state *ctx_find(ga_inj *st, CUcontext ctx, uint32_t uid)
 {
-	ctx_state *cs = inj.ctxs;
+	ctx_state *cs = st->ctxs;
 	while (cs && !(cs->ctx == ctx && cs->uid == uid))
 		cs = cs->next;
 	return cs;
 }
 
-ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
+ctx_state *ctx_get(ga_inj *st, CUcontext ctx, uint32_t uid)
 {
 	ctx_state *cs;
 	uint8_t *avail = NULL;
@@ -459,24 +463,24 @@ ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	const char *chip;
 	double t = ga_mono_seconds(), t1;
 
-	if ((cs = ctx_find(ctx, uid)))
+	if ((cs = ctx_find(st, ctx, uid)))
 		return cs;
 	cs = ga_xcalloc(1, sizeof(*cs));
 	cs->ctx = ctx;
 	cs->uid = uid;
 	cs->cur_set = -1;
 	cs->loop_set = -1;
-	cs->next = inj.ctxs;
-	inj.ctxs = cs;
+	cs->next = st->ctxs;
+	st->ctxs = cs;
 
-	if (!inj.profiler_initialized) {
+	if (!st->profiler_initialized) {
 		/* Not in InitializeInjection: during cuInit the profiler is not
 		 * ready yet (CUPTI_ERROR_UNKNOWN there, seen on an H200). */
 		CUpti_Profiler_Initialize_Params p = {CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
 		preload_join();
 		CUPTI_TRY(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
-		inj.profiler_initialized = 1;
-		inj.init_profiler_s = ga_mono_seconds() - t;
+		st->profiler_initialized = 1;
+		st->init_profiler_s = ga_mono_seconds() - t;
 	}
 	if (cuCtxGetDevice(&cs->cudev) != CUDA_SUCCESS) {
 		ga_rec_error("cupti", "cannot find the device of context %u", uid);
@@ -493,7 +497,7 @@ ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 			goto out;
 		}
 	}
-	inj.init_supported_s += ga_mono_seconds() - t1;
+	st->init_supported_s += ga_mono_seconds() - t1;
 	{
 		CUpti_Device_GetChipName_Params p = {CUpti_Device_GetChipName_Params_STRUCT_SIZE};
 		p.deviceIndex = (size_t)cs->cudev;
@@ -511,8 +515,8 @@ ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 	 * confidential computing), and counters in use by another profiler make
 	 * the first range start fail with CUPTI_ERROR_HARDWARE_BUSY, which is
 	 * reported as such (CUPTI_TRY). */
-	if (!chip_find(chip) &&
-	    (env_long(GA_ENV_COUNTER_AVAILABILITY, 0) > 0 || !ga_host_chip_known(chip))) {
+	if (!chip_find(st, chip) &&
+	    (ga_env_long(GA_ENV_COUNTER_AVAILABILITY, 0) > 0 || !ga_host_chip_known(chip))) {
 		CUpti_Profiler_GetCounterAvailability_Params p =
 			{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
 		p.ctx = ctx;
@@ -521,12 +525,12 @@ ctx_state *ctx_get(CUcontext ctx, uint32_t uid)
 		avail_size = p.counterAvailabilityImageSize;
 		p.pCounterAvailabilityImage = avail;
 		CUPTI_TRY(cuptiProfilerGetCounterAvailability(&p), "reading counter availability");
-		inj.avail_reads++;
+		st->avail_reads++;
 	}
-	inj.init_avail_s += ga_mono_seconds() - t1;
-	phase(PH_INIT, &t);
-	cs->cfg = chip_config(chip, avail, avail_size);
-	phase(PH_PACK, &t);
+	st->init_avail_s += ga_mono_seconds() - t1;
+	phase(st, PH_INIT, &t);
+	cs->cfg = chip_config(st, chip, avail, avail_size);
+	phase(st, PH_PACK, &t);
 	if (!cs->cfg)
 		goto out;
 	cs->cdata = ga_xcalloc(cs->cfg->n_sets, sizeof(*cs->cdata));
@@ -544,7 +548,6 @@ out:
 
 void ctx_release(ctx_state *cs)
 {
-	loop_context_gone(cs);
 	measure_drop(cs);
 	cs->ok = 0;
 	free(cs->cdata);
@@ -553,3 +556,11 @@ void ctx_release(ctx_state *cs)
 	cs->cdata_size = NULL;
 }
 
+
+int rp_any_object(const ga_inj *st)
+{
+	for (const ctx_state *cs = st->ctxs; cs; cs = cs->next)
+		if (cs->rp)
+			return 1;
+	return 0;
+}

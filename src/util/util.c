@@ -580,6 +580,17 @@ double ga_mono_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+long ga_env_long(const char *name, long dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	long v;
+	if (!s || !*s)
+		return dflt;
+	v = strtol(s, &end, 10);
+	return *end ? dflt : v;
+}
+
 int ga_names_match(const char *glob, const void *regex, const char *name, const char *mangled)
 {
 	const char *names[2] = {name, mangled};

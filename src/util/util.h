@@ -128,6 +128,9 @@ int ga_names_match(const char *glob, const void *regex, const char *name, const 
 int ga_write_all(int fd, const void *buf, size_t len);
 /* CLOCK_MONOTONIC in seconds: for timing phases. */
 double ga_mono_seconds(void);
+/* The environment variable `name` as a decimal integer; dflt when it is
+ * unset, empty or not all digits. */
+long ga_env_long(const char *name, long dflt);
 
 /* For bench/phases.sh: append "mark WHAT SECONDS" (CLOCK_REALTIME) to the
  * file named by GPUADVISE_TIMING_LOG, if set. */

@@ -1,11 +1,14 @@
-/* inject.h: shared by the files of the injection library that use CUDA
- * and CUPTI: inject.c (the callbacks), rangeprof.c (the CUPTI Range
- * Profiler), launchinfo.c (what a launch is), loopreplay.c (measuring a
- * loop across its iterations).  The policy they follow is policy.c's, the
+/* injstate.h: the injection library's one state, ga_inj, and the types in
+ * it.  inject.c (the callbacks) owns the only instance and hands a pointer
+ * to what it calls: the loop's driver (loopreplay.c), the mechanisms
+ * (rangeprof.c: the CUPTI Range Profiler; launchinfo.c: what a launch is;
+ * counterlock.c: the GPU counters' lock; measured.c: a measured launch's
+ * record).  The calls run one way, callbacks -> driver -> mechanisms, and
+ * the policy they follow is policy.c's plain functions over ga_sched, the
  * records they write writer.c's.  Everything here has hidden visibility
  * (-fvisibility=hidden): only InitializeInjection leaves the library. */
-#ifndef GA_INJECT_H
-#define GA_INJECT_H
+#ifndef GA_INJSTATE_H
+#define GA_INJSTATE_H
 
 #include <pthread.h>
 #include <stddef.h>
@@ -73,7 +76,7 @@ typedef enum {
 	PENDING_LOOP_RANGE,       /* a launch of an iteration in a user range of its own */
 } pending_kind;
 
-typedef struct {
+typedef struct ga_inj {
 	pthread_mutex_t lock;
 	int initialized;
 	int profiler_initialized;
@@ -81,6 +84,9 @@ typedef struct {
 	int lock_gave_up;
 	int lock_fd;              /* run-wide lock: one process measures at a time */
 	int enabled;              /* still profiling (launch count not reached) */
+	int counters_busy;        /* CUPTI said another profiler holds the counters:
+	                           * the callbacks stop profiling (cupti_failed) */
+	ga_sched sched;           /* the policy's state (policy.h) */
 	pid_t pid;
 	ga_profile prof;          /* holds the metric list; no launches are kept */
 	size_t *bundle;           /* bundle of each metric (GA_ENV_METRICS ';') */
@@ -116,54 +122,18 @@ typedef struct {
 	long loop_drops_broken;   /* a loop's object dropped with a broken or ended set */
 	long loop_drops_replay;   /* ... before a kernel replay */
 	long loop_sass_beside;    /* SASS launches beside a loop's idle object */
-} inject_state;
+} ga_inj;
 
-extern inject_state inj;      /* inject.c */
-extern ga_sched sched;        /* inject.c: the policy's state */
-
-/* inject.c */
 /* Charge the time since *t to phase ph and restart *t. */
-void phase(int ph, double *t);
-long env_long(const char *name, long dflt);
-int hold_counters(void);
-void stop_profiling_everywhere(void);
-/* A measured launch: its metric set's values vals[] into the profile's
- * metric order, its duration into the kernel's mean, its record out. */
-void launch_done(ga_launch *l, const chip_cfg *chip, const metric_set *ms, const double *vals,
-                 ga_repeat_slot *rep);
+static inline void phase(ga_inj *st, int ph, double *t)
+{
+	double n = ga_mono_seconds();
+	st->phase_s[ph] += n - *t;
+	st->phase_n[ph]++;
+	*t = n;
+}
 
-/* rangeprof.c */
-void cupti_failed(CUptiResult r, const char *what);
-const char *cupti_code(CUptiResult r);
-#define CUPTI_TRY(call, what)                                                        \
-	do {                                                                          \
-		CUptiResult r_ = (call);                                              \
-		if (r_ != CUPTI_SUCCESS) {                                            \
-			cupti_failed(r_, what);                                        \
-			goto out;                                                      \
-		}                                                                     \
-	} while (0)
-int dev_attr(CUdevice d, CUdevice_attribute a);
-ctx_state *ctx_find(CUcontext ctx, uint32_t uid);
-ctx_state *ctx_get(CUcontext ctx, uint32_t uid);
-void ctx_release(ctx_state *cs);
-void measure_disable(ctx_state *cs);
-void measure_drop(ctx_state *cs);
-int measure_enable(ctx_state *cs);
-int measure_begin(ctx_state *cs, size_t set);
-size_t counter_data_size(ctx_state *cs, const metric_set *ms, size_t ranges);
-int counter_data_init(ctx_state *cs, uint8_t *data, size_t size);
-int set_config(ctx_state *cs, const metric_set *ms, uint8_t *data, size_t size,
-               CUpti_ProfilerReplayMode mode, CUpti_ProfilerRange range, size_t ranges);
-CUptiResult range_start(const ctx_state *cs);
-CUptiResult range_push(const ctx_state *cs, size_t pos);
-CUptiResult range_pop(const ctx_state *cs);
-CUptiResult range_stop(const ctx_state *cs, int *all);
-CUptiResult range_decode(const ctx_state *cs, size_t *dropped);
-/* inject.c: wait for CUPTI's metrics library, loaded early. */
-void preload_join(void);
-
-/* launchinfo.c: what a launch's callback tells of it. */
+/* What a launch's callback tells of it (launchinfo.c reads the rest). */
 typedef struct {
 	CUfunction f;
 	const unsigned *grid, *block;
@@ -171,31 +141,5 @@ typedef struct {
 	CUstream stream;
 	const char *mangled;
 } launch_args;
-char *demangle(const char *mangled);
-int launch_params(CUpti_CallbackId cbid, const void *params, CUfunction *f, unsigned grid[3],
-                  unsigned block[3], unsigned *smem, CUstream *stream);
-/* Fill *l with the launch's metadata (name is taken, NULL: demangle). */
-void launch_meta(ga_launch *l, ctx_state *cs, const launch_args *a, uint32_t ctx_uid,
-                 char *name);
-void launch_free(ga_launch *l);
-
-/* loopreplay.c */
-/* A selected launch, profiling on: 1 when loop replay took it. */
-int loop_launch(const ga_repeat_slot *rep, const CUpti_CallbackData *cb, const launch_args *a,
-                int in_a_row);
-/* EXIT of an iteration's last launch (PENDING_LOOP_PASS), or of one in a
- * user range (PENDING_LOOP_RANGE). */
-void loop_exit_launch(void);
-void loop_exit_range(void);
-void loop_context_gone(const ctx_state *cs);
-/* A CUDA graph launched: inside a pass, the pass is broken. */
-void loop_graph_launch(const CUpti_CallbackData *cb);
-
-/* nvtxcb.c: CUPTI's NVTX callbacks (nvtx.c keeps the ranges). */
-void ga_nvtx_enable(CUpti_SubscriberHandle sub);
-void ga_nvtx_callback(CUpti_CallbackId cbid, const void *data);
-/* The launches of repeat slot `slot` left unprofiled, a record per
- * NVTX path. */
-void ga_nvtx_rec_unprofiled(long slot, const ga_unprofiled *u);
 
 #endif
