@@ -3,8 +3,8 @@
  * libcupti, loaded with dlopen), for sassreplay.c: a flagged kernel
  * launched once runs again with SASS metrics for its source lines.  (Replay
  * passes taken the same way, by user replay, cost what kernel replay costs:
- * docs/PERFORMANCE.md, fifteenth session.)  One checkpoint at a time, held
- * between a launch's ENTER and EXIT under inject.c's lock. */
+ * docs/PERFORMANCE.md, "Designs tried and not kept".)  One checkpoint at a
+ * time, held between a launch's ENTER and EXIT under inject.c's lock. */
 #ifndef GA_CKPT_H
 #define GA_CKPT_H
 

@@ -146,7 +146,7 @@ ga_launch *ga_profile_add_launch(ga_profile *p)
  * 2,834 and 2,777 on two later runs).  With it, the later run's 56
  * loop-measured kernels of at least 5 us took 0.93 of kernel replay's
  * durations (median; 0.58 to 1.07), against 1.09 without
- * (docs/PERFORMANCE.md, tenth session). */
+ * (docs/PERFORMANCE.md, "Loop ranges: the kernel's time inside a range"). */
 static const struct { const char *chip; double cycles; } range_markers[] = {
 	{"GH100", 3570},
 };

@@ -62,7 +62,9 @@ done
 
 # tests/lint/structure.py finds what it is there to find, on a scratch tree:
 # a long file, a long function, a collector file that includes the
-# analysis, a GPUADVISE_ literal in the collector, a private reference.
+# analysis, a GPUADVISE_ literal in the collector, a private reference, a
+# file outside the stages' folders, two files that call each other (one
+# through a variable), two headers that include each other, and a diary.
 mkdir -p "$S/lint/src/collect" "$S/lint/src/analyze" "$S/lint/src/util" "$S/lint/src/profile"
 awk 'BEGIN { for (i = 0; i < 1001; i++) print "/* line */" }' >"$S/lint/src/util/util.c"
 { echo "static int f(void)"; echo "{"
@@ -70,7 +72,14 @@ awk 'BEGIN { for (i = 0; i < 1001; i++) print "/* line */" }' >"$S/lint/src/util
 printf '#include "../analyze/analyze.h"\nconst char *v = "GPUADVISE_X";\n' \
 	>"$S/lint/src/collect/inject.c"
 touch "$S/lint/src/analyze/analyze.h"
-printf 'As seed 001 says.\n' >"$S/lint/README.md"
+printf 'As seed 001 says.\nFound in the %s session.\n' ninth >"$S/lint/README.md"
+printf 'int loose(void) { return 0; }\n' >"$S/lint/src/loose.c"
+mkdir -p "$S/lint/src/rules"
+printf '#include "b.h"\nint a_f(void)\n{\n\treturn b_count + 1;\n}\n' >"$S/lint/src/rules/a.c"
+printf '#include "a.h"\nint b_count;\nstatic int a_g(void) { return 0; }\nint b_f(void)\n{\n\treturn a_f() + a_g();\n}\n' \
+	>"$S/lint/src/rules/b.c"
+printf '#include "b.h"\nint a_f(void);\n' >"$S/lint/src/rules/a.h"
+printf '#include "a.h"\nextern int b_count;\n' >"$S/lint/src/rules/b.h"
 python3 "$here/../lint/structure.py" "$S/lint" >"$S/lint.out"
 expect "structure.py fails on a bad tree" [ $? = 1 ]
 expect "structure.py: a file over 1,000 lines" grep -q '^src/util/util.c: 1001 lines' "$S/lint.out"
@@ -80,6 +89,21 @@ expect "structure.py: the collector including the analysis" \
 expect "structure.py: a GPUADVISE_ literal outside protocol.h" \
 	grep -q 'inject.c:2: a GPUADVISE_ variable' "$S/lint.out"
 expect "structure.py: a private reference" grep -q '^README.md:1: a private' "$S/lint.out"
+expect "structure.py: a diary" grep -q '^README.md:2: tells of a work session' "$S/lint.out"
+expect "structure.py: a file outside the stages' folders" \
+	grep -q '^src/loose.c: outside a stage' "$S/lint.out"
+expect "structure.py: a circle of calls" \
+	grep -q 'a circle of calls between rules/a.c, rules/b.c: rules/a.c -> rules/b.c (b_count); rules/b.c -> rules/a.c (a_f)' "$S/lint.out"
+expect "structure.py: an include cycle" \
+	grep -q 'an include cycle between rules/a.h, rules/b.h' "$S/lint.out"
+# and passes on the same files without the circle
+rm -rf "$S/lint2" && mkdir -p "$S/lint2/src/rules"
+cp "$S/lint/src/rules/a.h" "$S/lint/src/rules/a.c" "$S/lint2/src/rules/"
+printf 'int a_f(void);\n' >"$S/lint2/src/rules/a.h"
+printf '#include "a.h"\nint a_f(void)\n{\n\treturn 1;\n}\n' >"$S/lint2/src/rules/a.c"
+printf '#include "a.h"\nint b_f(void)\n{\n\treturn a_f();\n}\n' >"$S/lint2/src/rules/b.c"
+python3 "$here/../lint/structure.py" "$S/lint2" >"$S/lint2.out"
+expect "structure.py passes a tree whose calls run one way" [ $? = 0 ]
 
 echo "$bad failed"
 [ "$bad" = 0 ]
