@@ -1316,6 +1316,18 @@ else
 	done <"$ex.run"
 fi
 
+# The README's --list-metrics example shows what the binary prints.
+want=$(awk '/--list-metrics --chip GH100 \| tail -1/ { f = 1 } f && /^# [0-9]+ metrics/ { print; exit }' \
+	"$SRCDIR/README.md")
+got=$("$GPUADVISE" --list-metrics --chip GH100 2>/dev/null | tail -1)
+if [ -n "$want" ] && [ "$want" = "$got" ]; then
+	ok "README: the --list-metrics example's output is the binary's"
+elif "$GPUADVISE" --list-metrics --chip GH100 >/dev/null 2>&1; then
+	not_ok "README: the --list-metrics example says '$want', the binary '$got'"
+else
+	skip "README --list-metrics example: no CUPTI host API in this build"
+fi
+
 # Source lines from profiles recorded on an H200 (SASS metrics of one later
 # launch): each demo's top line is the line its fix changes.
 srcline() { # fixture, expected text
