@@ -7,6 +7,11 @@
 //                     [--fork N] [--no-kernels] [--exit-code X] [--underscore-exit]
 //   --underscore-exit ends with _exit(), skipping atexit handlers (and so the
 //   profiler's own end-of-process record).
+//   --spin-wait runs only a pair of kernels on two streams: one spins until
+//   the other sets a flag.  Plain, they run side by side and end at once;
+//   under a profiler that runs a measured kernel alone, the spinning one
+//   cannot end (it gives up after 60 s and the program fails): the case a
+//   profiler's watchdog is for.  Not in --list.
 #include "common.h"
 
 #include <string>
@@ -160,6 +165,25 @@ __global__ void tiny_add(const float *__restrict__ a, const float *__restrict__ 
 {
     int i = threadIdx.x;
     if (i < n) c[i] = a[i] + b[i];
+}
+
+// The --spin-wait pair: spin_wait waits for spin_release's flag, at most
+// about 60 s of its own clock (then it writes 0: failed).
+__global__ void spin_wait(volatile int *flag, int *done, long long max_cycles)
+{
+    long long t0 = clock64();
+    while (*flag == 0)
+        if (clock64() - t0 > max_cycles) {
+            *done = 0;
+            return;
+        }
+    *done = 1;
+}
+
+__global__ void spin_release(volatile int *flag)
+{
+    __threadfence_system();
+    *flag = 1;
 }
 
 // ---------------------------------------------------------------------------
@@ -417,6 +441,33 @@ static bool run_tiny_add(char *detail, size_t len)
     return ck.ok() || fail(detail, len, ck, "c");
 }
 
+// One spin_wait on a stream of its own, then spin_release on another: 0
+// when the waiter saw the flag.
+static int run_spin_wait()
+{
+    int *flag = ga_dev_alloc<int>(1), *done = ga_dev_alloc<int>(1);
+    cudaStream_t a, b;
+    int clock_khz = 0, got = -1;
+    GA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+    GA_CHECK(cudaMemset(flag, 0, sizeof(int)));
+    GA_CHECK(cudaMemset(done, 0xff, sizeof(int)));
+    GA_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+    GA_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+    GA_CHECK(cudaDeviceSynchronize());
+    spin_wait<<<1, 1, 0, a>>>(flag, done, 60LL * clock_khz * 1000);
+    GA_CHECK_LAUNCH();
+    spin_release<<<1, 1, 0, b>>>(flag);
+    GA_CHECK_LAUNCH();
+    GA_CHECK(cudaDeviceSynchronize());
+    GA_CHECK(cudaMemcpy(&got, done, sizeof(int), cudaMemcpyDeviceToHost));
+    GA_CHECK(cudaStreamDestroy(a));
+    GA_CHECK(cudaStreamDestroy(b));
+    ga_dev_free(flag);
+    ga_dev_free(done);
+    printf("spin_wait %s\n", got == 1 ? "ok" : "gave up");
+    return got == 1 ? 0 : 1;
+}
+
 // ---------------------------------------------------------------------------
 // Command line
 // ---------------------------------------------------------------------------
@@ -440,7 +491,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: gpuadvise-testapp [--list] [--only a,b] [--repeat N] [--rounds N]\n"
                "                         [--crash-after K]\n"
                "                         [--fork N] [--no-kernels] [--exit-code X]\n"
-               "                         [--underscore-exit]\n");
+               "                         [--underscore-exit] [--spin-wait]\n");
 }
 
 // Runs the selected kernels in this process. Returns 0 or 1 (a wrong result).
@@ -468,6 +519,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, nullptr, _IOLBF, 0);
     std::vector<int> sel;
     bool list = false, no_kernels = false, have_only = false, underscore_exit = false;
+    bool spin = false;
     long forks = 0, exit_code = 0, rounds = 1;
 
     for (int i = 1; i < argc; i++) {
@@ -479,6 +531,8 @@ int main(int argc, char **argv)
             no_kernels = true;
         } else if (strcmp(argv[i], "--underscore-exit") == 0) {
             underscore_exit = true;
+        } else if (strcmp(argv[i], "--spin-wait") == 0) {
+            spin = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
@@ -543,6 +597,8 @@ int main(int argc, char **argv)
         for (int k = 0; k < kNumKernels; k++) printf("%s\n", kKernels[k].name);
         return 0;
     }
+    if (spin)
+        return run_spin_wait();
     if (have_only && sel.empty()) {
         fprintf(stderr, "gpuadvise-testapp: --only selected no kernels\n");
         return 2;

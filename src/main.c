@@ -185,7 +185,7 @@ static int dispatch(const ga_config *cfg, ga_ruleset *rs)
 int main(int argc, char **argv)
 {
 	ga_config cfg = {.launch_count = -1, .fail_on = -1, .max_per_kernel = 5, .max_passes = 0,
-	                 .min_share = 1,
+	                 .min_share = 1, .watchdog = 120,
 	                 .regression_threshold = -1};
 	ga_cmd_parse ps = {.cfg = &cfg};
 	ga_ruleset rs;

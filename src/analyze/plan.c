@@ -78,6 +78,8 @@ void ga_plan_metrics(const ga_ruleset *rs, const ga_plan_opts *o, ga_plan *out)
 		out->source_skip = ga_ruleset_source_skip(rs);
 		out->source_opcodes = ga_ruleset_source_opcodes(rs);
 	}
+	/* Even with --quick: a replayed communication kernel never ends. */
+	out->no_replay = ga_ruleset_no_replay(rs);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -93,5 +95,6 @@ void ga_plan_free(ga_plan *p)
 	free(p->source_when);
 	free(p->source_skip);
 	free(p->source_opcodes);
+	free(p->no_replay);
 	memset(p, 0, sizeof(*p));
 }

@@ -41,6 +41,9 @@ typedef struct {
 	/* The rules whose findings need opcodes at the source view
 	 * (ga_ruleset_source_opcodes), malloc'd; NULL: none. */
 	char *source_opcodes;
+	/* The kernels never replayed, communication kernels
+	 * (ga_ruleset_no_replay), malloc'd; NULL: the owners name none. */
+	char *no_replay;
 } ga_plan;
 
 /* Fill *out (freed with ga_plan_free) for rule set rs; o may be NULL (no

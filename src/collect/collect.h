@@ -43,6 +43,13 @@ typedef struct {
 	/* The rules whose flagged kernels are disassembled for their opcodes
 	 * (ga_ruleset_source_opcodes), or NULL. */
 	const char *source_opcodes;
+	/* The kernels never replayed nor put in a loop's range (communication
+	 * kernels, ga_ruleset_no_replay), passed as GA_ENV_NO_REPLAY; NULL or
+	 * "": GA_NO_REPLAY_DEFAULT (protocol.h). */
+	const char *no_replay;
+	/* Seconds a measured launch may take before the injection library
+	 * stops its process (GA_ENV_WATCHDOG); 0: no watchdog. */
+	long watchdog_s;
 	int stalls;                 /* run again with PC sampling on the kernels with sources */
 	int progress;               /* one updating stderr line while the program runs */
 } ga_live_opts;
@@ -57,6 +64,7 @@ typedef struct {
 	int cuda_processes;         /* processes in which CUDA loaded the injection library */
 	double wall_seconds;
 	int interrupted;            /* SIGINT, SIGTERM or SIGHUP that gpuadvise received */
+	int watchdog;               /* processes the watchdog stopped (GA_ENV_WATCHDOG) */
 } ga_app_result;
 
 /* Signals (signals.c): from the first run on, SIGINT, SIGTERM and SIGHUP

@@ -41,13 +41,14 @@
 #include "protocol.h"
 #include "rangeprof.h"
 #include "sass.h"
+#include "watchdog.h"
 #include "writer.h"
 
 #define GA_EXPORT __attribute__((visibility("default")))
 
 /* The library's one state: every function below that needs it is handed
  * &inj. */
-static ga_inj inj = {.lock = PTHREAD_MUTEX_INITIALIZER, .lock_fd = -1,
+static ga_inj inj = {.lock = PTHREAD_MUTEX_INITIALIZER,
                      .sched = {.last_slot = -1}};
 
 static double real_seconds(void)
@@ -128,12 +129,12 @@ static void range_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb,
 	size_t want = 0;
 	long cur;
 
-	if (!inj.enabled || !ga_sched_again(&inj.sched, rep, 0) || !hold_counters(&inj)) {
+	if (!inj.enabled || rep->no_replay || !ga_sched_again(&inj.sched, rep, 0)) {
 		free(name);
 		return;
 	}
 	cs = ctx_get(&inj, cb->context, cb->contextUid);
-	if (!cs->ok) {
+	if (!cs->ok || !hold_counters(&inj, cs)) {
 		free(name);
 		return;
 	}
@@ -192,6 +193,19 @@ static void on_graph_launch(const CUpti_CallbackData *cb)
 		loop_graph_launch(&inj, cb);
 }
 
+/* A kernel seen for the first time: does it wait for another process (a
+ * communication kernel, GA_ENV_NO_REPLAY)?  Then it is never replayed. */
+static void mark_no_replay(ga_repeat_slot *rep, const char *mangled, const char *name)
+{
+	char *demangled;
+
+	if (!inj.no_replay)
+		return;
+	demangled = name ? NULL : demangle(mangled);
+	rep->no_replay = ga_name_filter_matches(inj.no_replay, name ? name : demangled, mangled);
+	free(demangled);
+}
+
 static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
 	CUfunction f = NULL;
@@ -224,6 +238,8 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return;
 	}
 	rep = ga_sched_count(&inj.sched, mangled, grid, block, &in_a_row);
+	if (rep->count == 1)
+		mark_no_replay(rep, mangled, name);
 	ga_nvtx_count(ga_sched_slot(&inj.sched, rep));
 	if (!inj.sched.loop.off && inj.enabled && loop_launch(&inj, rep, cb, &a, in_a_row)) {
 		free(name);
@@ -353,7 +369,7 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 				loop_context_gone(&inj, cs);
 				ctx_release(cs);
 			}
-		release_counters(&inj, rp_any_object(&inj));
+		release_counters(&inj);
 		pthread_mutex_unlock(&inj.lock);
 		return;
 	}
@@ -369,15 +385,21 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 		pthread_mutex_unlock(&inj.lock);
 	} else if (cb->callbackSite == CUPTI_API_ENTER) {
 		pthread_mutex_lock(&inj.lock);
+		/* What the callbacks do before the launch runs (a checkpoint, a
+		 * configuration, a lock) and, when it is measured, the launch
+		 * itself, are watched: see watchdog.h. */
+		watch_begin(&inj, cb->symbolName);
 		on_enter(cbid, cb);
 		stop_if_busy();
 		/* While a launch is measured this thread keeps the lock until the
 		 * launch's EXIT: the range profiler measures one launch at a time,
 		 * so launches from other threads wait at their ENTER. */
-		if (inj.pending != PENDING_NONE)
+		if (inj.pending != PENDING_NONE) {
 			this_thread_pending = 1;
-		else
+		} else {
+			watch_end(&inj);
 			pthread_mutex_unlock(&inj.lock);
+		}
 	} else if (this_thread_pending) {
 		this_thread_pending = 0;
 		if (inj.pending == PENDING_SASS) {
@@ -393,6 +415,7 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 			on_exit_launch();
 		}
 		stop_if_busy();
+		watch_end(&inj);
 		pthread_mutex_unlock(&inj.lock);
 	}
 }
@@ -431,6 +454,40 @@ static void timing_log(void)
 	fclose(f);
 }
 
+/* The communication kernels left unmeasured, named in one note. */
+static void no_replay_note(void)
+{
+	ga_buf names = {0};
+	long kernels = 0, launches = 0;
+
+	for (size_t i = 0; i < inj.sched.n_repeats; i++) {
+		const ga_repeat_slot *r = &inj.sched.repeats[i];
+		if (!r->no_replay)
+			continue;
+		/* a kernel of several grids is one kernel */
+		int seen = 0;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = inj.sched.repeats[k].no_replay &&
+			       strcmp(inj.sched.repeats[k].mangled, r->mangled) == 0;
+		launches += r->count;
+		if (seen)
+			continue;
+		if (kernels < 3) {
+			char *d = demangle(r->mangled), *base = ga_base_name(d);
+			ga_buf_printf(&names, "%s%s", kernels ? ", " : "", base);
+			free(base);
+			free(d);
+		}
+		kernels++;
+	}
+	if (kernels)
+		ga_rec_error("no_replay", "%ld launch(es) of %ld communication kernel(s) (%s%s) were "
+		             "not measured: such a kernel waits for its peers in other processes, and "
+		             "a replay of it would wait for ever", launches, kernels, names.s,
+		             kernels > 3 ? ", ..." : "");
+	ga_buf_free(&names);
+}
+
 static void at_exit(void)
 {
 	preload_join();
@@ -464,6 +521,7 @@ static void at_exit(void)
 			             "loop's iterations that did not hold them (--no-loop-replay "
 			             "measures every kernel at its first launch)", never, never_launches);
 	}
+	no_replay_note();
 	double setup_s = inj.phase_s[PH_INIT] + inj.phase_s[PH_PACK], measure_s = 0;
 	for (int i = PH_ENABLE; i <= PH_RECORD; i++)
 		measure_s += inj.phase_s[i];
@@ -474,6 +532,13 @@ static void at_exit(void)
 	pthread_mutex_unlock(&inj.lock);
 }
 
+
+static void bad_no_replay(void *ctx, const char *msg)
+{
+	(void)ctx;
+	ga_rec_error("no_replay", "%s: %s; that line leaves no kernel out of replay",
+	             GA_ENV_NO_REPLAY, msg);
+}
 
 static void init_filters(void)
 {
@@ -501,6 +566,11 @@ static void init_filters(void)
 
 	const char *keep = getenv(GA_ENV_KEEP_IMAGE);
 	inj.keep_image = keep && *keep ? ga_xstrdup(keep) : NULL;
+
+	/* Unset (a program started by hand with CUDA_INJECTION64_PATH): the
+	 * default; set, even empty, the launcher's. */
+	const char *nr = getenv(GA_ENV_NO_REPLAY);
+	inj.no_replay = ga_name_filter_parse(nr ? nr : GA_NO_REPLAY_DEFAULT, bad_no_replay, NULL);
 }
 
 static void init_metrics(void)
@@ -565,10 +635,11 @@ GA_EXPORT int InitializeInjection(void)
 		pthread_mutex_unlock(&inj.lock);
 		return 1;
 	}
-	counters_lock_open(&inj, dir);
+	counters_lock_init(&inj, dir);
 	inj.enabled = 1;
 	init_metrics();
 	init_filters();
+	watchdog_start(&inj, ga_env_long(GA_ENV_WATCHDOG, 120));
 	ga_sass_init((int)inj.pid);
 	if (ga_sass_stall_run())
 		inj.enabled = 0;   /* PC sampling only: no range profiler */

@@ -11,6 +11,7 @@
 #define GA_INJSTATE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -22,6 +23,7 @@
 
 #include "collect.h"
 #include "policy.h"
+#include "trigger.h"
 
 /* One metric set: what one profiled launch measures, in at most
  * --max-passes replay passes.  Repeated launches of a kernel take the sets
@@ -44,9 +46,21 @@ typedef struct chip_cfg {
 	struct chip_cfg *next;
 } chip_cfg;
 
+/* The counters of one GPU (counterlock.c): processes of a run that share
+ * the GPU take turns with them, a lock file per GPU. */
+#define GA_MAX_LOCKS 64
+typedef struct {
+	char uuid[48];            /* "GPU-xxxxxxxx-...", as nvidia-smi -L shows it */
+	int ordinal;              /* the device's number in this process */
+	int fd;                   /* -1: no lock file: no locking */
+	int held;
+	int gave_up;              /* waited GA_ENV_LOCK_WAIT once: not again */
+} ga_dev_lock;
+
 typedef struct ctx_state {
 	CUcontext ctx;
 	uint32_t uid;
+	int lock;                 /* its GPU's entry in ga_inj.locks, -1: none */
 	int ok;                   /* range profiler usable in this context */
 	CUpti_RangeProfiler_Object *rp;
 	uint8_t **cdata;          /* counter data, one image per metric set */
@@ -80,13 +94,20 @@ typedef struct ga_inj {
 	pthread_mutex_t lock;
 	int initialized;
 	int profiler_initialized;
-	int lock_held;            /* this process holds the run's counter lock */
-	int lock_gave_up;
-	int lock_fd;              /* run-wide lock: one process measures at a time */
+	char *lock_dir;           /* where the counters' lock files are (the run's) */
+	ga_dev_lock locks[GA_MAX_LOCKS];   /* one per GPU this process used */
+	size_t n_locks;
 	int enabled;              /* still profiling (launch count not reached) */
 	int counters_busy;        /* CUPTI said another profiler holds the counters:
 	                           * the callbacks stop profiling (cupti_failed) */
 	ga_sched sched;           /* the policy's state (policy.h) */
+	ga_name_filter *no_replay;/* kernels never replayed (GA_ENV_NO_REPLAY) */
+	/* The watchdog (watchdog.c): when the launch being measured started
+	 * (monotonic seconds, 0: none), its kernel's name (CUPTI's, valid
+	 * while its callback runs), the limit. */
+	_Atomic double watch_since;
+	_Atomic(const char *) watch_name;
+	long watch_limit_s;
 	pid_t pid;
 	ga_profile prof;          /* holds the metric list; no launches are kept */
 	size_t *bundle;           /* bundle of each metric (GA_ENV_METRICS ';') */

@@ -231,6 +231,10 @@ static void child_env(const ga_live_opts *o, const char *dir, const char *metric
 		setenv(GA_ENV_SOURCE_OPCODES, o->source_opcodes, 1);
 	else
 		unsetenv(GA_ENV_SOURCE_OPCODES);
+	setenv(GA_ENV_NO_REPLAY, o->no_replay && *o->no_replay ? o->no_replay
+	                                                       : GA_NO_REPLAY_DEFAULT, 1);
+	snprintf(buf, sizeof(buf), "%ld", o->watchdog_s);
+	setenv(GA_ENV_WATCHDOG, buf, 1);
 	if (stalls)
 		setenv(GA_ENV_STALLS, stalls, 1);
 	else
@@ -695,6 +699,7 @@ int ga_collect_live(const ga_live_opts *o, ga_profile *p, ga_app_result *res, ga
 	ga_records_read_dir(dir, p, &g);
 	res->launched = g.n_processes > 0 || !(res->exited && res->exit_status == 127);
 	res->cuda_processes = g.n_processes;
+	res->watchdog = g.watchdog;
 	/* Nothing profiled: a driver without a usable GPU says so here (the
 	 * program's own CUDA calls failed first). */
 	if (p->n_launches == 0 && res->launched && !res->interrupted && ga_probe_gpu(err) != 0) {

@@ -154,7 +154,7 @@ static int loop_configure(ga_inj *st)
 	double t = ga_mono_seconds();
 	size_t size;
 
-	if (!hold_counters(st))
+	if (!hold_counters(st, cs))
 		return -1;
 	/* An object keeps its first configuration's counters: a kernel
 	 * replay's object, or a loop's of another set, is replaced.  A loop's

@@ -264,6 +264,10 @@ void ga_sched_wait_loop(ga_sched *s, ga_repeat_slot *r)
 ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, long cur,
                                 int in_a_row, size_t *want)
 {
+	/* A replay runs the kernel again alone: one that waits for a peer in
+	 * another process (a collective) would wait for ever. */
+	if (r->no_replay)
+		return GA_SCHED_NO_REPLAY;
 	if (!ga_sched_again(s, r, n_sets))
 		return GA_SCHED_ENOUGH;
 	/* Full diagnosis: its first launch took every metric.  A pass costs
@@ -374,6 +378,9 @@ void ga_loop_push(ga_sched *s, const ga_repeat_slot *r)
 int ga_loop_wants(const ga_sched *s, const ga_repeat_slot *r, size_t n_sets, size_t k)
 {
 	(void)n_sets;
+	/* A range serializes the launch too: never around a collective. */
+	if (r->no_replay)
+		return 0;
 	if (s->max_per_kernel > 0 && r->profiled >= s->max_per_kernel)
 		return 0;
 	return k < GA_MAX_SETS && r->per_set[k] == 0;

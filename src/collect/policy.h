@@ -75,6 +75,8 @@ typedef struct {
 	int below_share;          /* its last launch went unprofiled under --min-share */
 	long loop_mark;           /* counted for loop replay (ga_loop_best_set) */
 	int waiting;              /* unprofiled, waited for a loop (ga_sched.waiting) */
+	int no_replay;            /* it waits for another process (a communication
+	                           * kernel): never replayed nor in a loop's range */
 } ga_repeat_slot;
 
 /* Loop replay's plan: the launches seen, the iteration found, where the
@@ -144,6 +146,7 @@ typedef enum {
 	GA_SCHED_BELOW_SHARE,     /* under --min-share: its first launch will do */
 	GA_SCHED_WAIT_LOOP,       /* its other sets may come from a loop's iterations */
 	GA_SCHED_WAIT_SWITCH,     /* not worth changing the profiler's set for it yet */
+	GA_SCHED_NO_REPLAY,       /* a kernel that waits for another process: never */
 } ga_sched_action;
 
 void ga_sched_init(ga_sched *s);

@@ -56,6 +56,18 @@
 #define GA_ENV_STALLS         "GPUADVISE_STALLS"         /* stall run: file of kernels to PC-sample */
 #define GA_ENV_MIN_SHARE      "GPUADVISE_MIN_SHARE"      /* percent of GPU time for more profiled launches */
 #define GA_ENV_LOOP_REPLAY    "GPUADVISE_LOOP_REPLAY"    /* 0: measure no loop across its iterations */
+/* Kernels never replayed nor put in a loop's range: those that wait for
+ * another process (communication kernels: NCCL's collectives, NVSHMEM),
+ * whose replay would wait for ever.  The text of GA_ENV_SOURCE_SKIP's form,
+ * '!' before every pattern that is not of kind "comm"
+ * (ga_ruleset_no_replay); the launcher always sets it, to
+ * GA_NO_REPLAY_DEFAULT when the rules' owners name no such kernel. */
+#define GA_ENV_NO_REPLAY      "GPUADVISE_NO_REPLAY"
+#define GA_NO_REPLAY_DEFAULT  "glob\tncclKernel*\nglob\tncclDevKernel*\n" \
+                              "regex\t^(void )?nvshmemi?_\n"
+/* Seconds a measured launch may take (ENTER to EXIT) before the injection
+ * library stops its process, with a record naming the kernel; 0: never. */
+#define GA_ENV_WATCHDOG       "GPUADVISE_WATCHDOG"
 
 /* NVTX's (not ours): the library NVTX hands its calls to.  The launcher
  * names the injection library (nvtxcb.c), unless --nvtx=off. */

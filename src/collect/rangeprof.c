@@ -11,6 +11,7 @@
 
 #include <cupti_target.h>
 
+#include "counterlock.h"
 #include "preload.h"
 #include "rangeprof.h"
 #include "writer.h"
@@ -33,9 +34,10 @@ const char *cupti_code(CUptiResult r)
 /* A failed CUPTI call's record.  CUPTI_ERROR_HARDWARE_BUSY (seen at the
  * first range start, H200): another profiler or monitor holds the
  * device's counters (DCGM's profiling module, ncu, nsys, a separate
- * gpuadvise run; the processes of one run take turns, hold_counters), so
- * the process runs on unprofiled rather than trying again at every launch:
- * the callbacks stop profiling when they see st->counters_busy. */
+ * gpuadvise run; the processes of one run on one GPU take turns,
+ * hold_counters), so the process runs on unprofiled rather than trying
+ * again at every launch: the callbacks stop profiling when they see
+ * st->counters_busy. */
 void cupti_failed(ga_inj *st, CUptiResult r, const char *what)
 {
 	ga_rec_error(cupti_code(r), "%s failed: %s", what, ga_cupti_result_string(r));
@@ -470,6 +472,7 @@ ctx_state *ctx_get(ga_inj *st, CUcontext ctx, uint32_t uid)
 	cs->uid = uid;
 	cs->cur_set = -1;
 	cs->loop_set = -1;
+	cs->lock = -1;
 	cs->next = st->ctxs;
 	st->ctxs = cs;
 
@@ -486,6 +489,7 @@ ctx_state *ctx_get(ga_inj *st, CUcontext ctx, uint32_t uid)
 		ga_rec_error("cupti", "cannot find the device of context %u", uid);
 		goto out;
 	}
+	cs->lock = counters_lock_of(st, cs->cudev);
 	t1 = ga_mono_seconds();
 	{
 		CUpti_Profiler_DeviceSupported_Params p = {CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
@@ -554,13 +558,4 @@ void ctx_release(ctx_state *cs)
 	free(cs->cdata_size);
 	cs->cdata = NULL;
 	cs->cdata_size = NULL;
-}
-
-
-int rp_any_object(const ga_inj *st)
-{
-	for (const ctx_state *cs = st->ctxs; cs; cs = cs->next)
-		if (cs->rp)
-			return 1;
-	return 0;
 }

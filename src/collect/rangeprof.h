@@ -27,8 +27,6 @@ ctx_state *ctx_find(ga_inj *st, CUcontext ctx, uint32_t uid);
 ctx_state *ctx_get(ga_inj *st, CUcontext ctx, uint32_t uid);
 /* The context is being destroyed: its object and images go. */
 void ctx_release(ctx_state *cs);
-/* 1 when a context still holds a range-profiler object. */
-int rp_any_object(const ga_inj *st);
 void measure_disable(ctx_state *cs);
 void measure_drop(ctx_state *cs);
 int measure_enable(ga_inj *st, ctx_state *cs);

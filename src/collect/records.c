@@ -37,6 +37,18 @@ static void note_error(ga_records *g, json_t *rec)
 		g->source_notes++;
 		return;
 	}
+	if (strcmp(code, "no_replay") == 0) {
+		if (!g->no_replay_msg)
+			g->no_replay_msg = ga_xstrdup(msg);
+		g->no_replay_notes++;
+		return;
+	}
+	if (strcmp(code, "watchdog") == 0) {
+		if (!g->watchdog_msg)
+			g->watchdog_msg = ga_xstrdup(msg);
+		g->watchdog++;
+		return;
+	}
 	if (strcmp(code, "loop_replay") == 0) {
 		if (!g->loop_msg)
 			g->loop_msg = ga_xstrdup(msg);
@@ -68,6 +80,8 @@ void ga_records_free(ga_records *g)
 	free(g->first_error);
 	free(g->busy_msg);
 	free(g->source_msg);
+	free(g->no_replay_msg);
+	free(g->watchdog_msg);
 	free(g->loop_msg);
 	for (size_t i = 0; i < g->n_bad; i++)
 		free(g->bad_metrics[i]);
@@ -266,6 +280,12 @@ void ga_records_note_run(const ga_records *g, ga_buf *note)
 	if (g->cupti_errors)
 		ga_buf_printf(note, "%d CUPTI error(s) while profiling, the first: %s. ",
 		              g->cupti_errors, g->first_error ? g->first_error : "?");
+	if (g->watchdog)
+		ga_buf_printf(note, "%s%s. ", g->watchdog_msg,
+		              g->watchdog > 1 ? " (and in more processes)" : "");
+	if (g->no_replay_notes)
+		ga_buf_printf(note, "%s%s. ", g->no_replay_msg,
+		              g->no_replay_notes > 1 ? " (in more processes too)" : "");
 	if (g->loop_notes)
 		ga_buf_printf(note, "%s%s. ", g->loop_msg,
 		              g->loop_notes > 1 ? " (in more processes too)" : "");

@@ -29,6 +29,10 @@ typedef struct {
 	int source_notes;
 	char *loop_msg;             /* first process whose loop replay hit its budget */
 	int loop_notes;
+	char *no_replay_msg;        /* communication kernels left unmeasured (first process) */
+	int no_replay_notes;
+	char *watchdog_msg;         /* a process the watchdog stopped (the first) */
+	int watchdog;
 	int stall_pass;             /* the stall run: only source records and notes */
 	int stall_records;          /* source records it gave */
 } ga_records;

@@ -29,6 +29,7 @@ typedef struct {
 	long max_passes;            /* replay passes per launch; 0: unlimited */
 	double min_share;           /* percent of GPU time for more than one profiled launch */
 	int no_loop_replay;         /* --no-loop-replay */
+	long watchdog;              /* --watchdog SEC; 0: none */
 	char **extra_metrics;
 	size_t n_extra_metrics;
 	const char *save_counter_data;

@@ -83,6 +83,7 @@ int ga_cmd_demo(const ga_config *cfg, const ga_ruleset *rs)
 		.source_when = mp.source_when,
 		.source_skip = mp.source_skip,
 		.source_opcodes = mp.source_opcodes,
+		.no_replay = mp.no_replay,
 		.color = ga_cmd_use_color(cfg, out),
 		.out = out,
 		.reporter = other_format ? ga_reporter_find(cfg->format) : NULL,

@@ -244,6 +244,8 @@ static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *pro
 			.source_when = c->source_when,
 			.source_skip = c->source_skip,
 			.source_opcodes = c->source_opcodes,
+			.no_replay = c->no_replay,
+			.watchdog_s = c->cfg->watchdog,
 			.max_passes = c->cfg->max_passes,
 			.launch_count = -1,
 			.quiet_stdout = 1,

@@ -22,6 +22,7 @@ typedef struct {
 	const char *source_when; /* the rules' trigger for source lines, see ga_plan */
 	const char *source_skip; /* library kernels left out of them, see ga_plan */
 	const char *source_opcodes; /* rules whose kernels are disassembled, see ga_plan */
+	const char *no_replay;  /* kernels never replayed, see ga_plan */
 	int color;
 	/* The output options (src/command/demo.c checks how they combine): */
 	FILE *out;              /* stdout, or the --log-file buffer */

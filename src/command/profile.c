@@ -23,6 +23,7 @@ enum {
 	OPT_NO_SOURCE,
 	OPT_STALLS,
 	OPT_QUIET,
+	OPT_WATCHDOG,
 };
 
 static const struct argp_option options[] = {
@@ -59,6 +60,10 @@ static const struct argp_option options[] = {
 	 "is not shown again)", 0},
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 0},
+	{"watchdog", OPT_WATCHDOG, "SEC", 0, "Stop a process whose measured launch has not "
+	 "finished after SEC seconds: a kernel that waits for another stream or process (a "
+	 "spin-wait, a collective) cannot finish while the profiler serializes it; the report "
+	 "names the kernel (default 120; 0: no watchdog)", 0},
 	{"quiet", OPT_QUIET, 0, 0, "No progress line and no notes on standard error (errors and "
 	 "warnings stay); the progress line is only drawn on a terminal anyway", 0},
 	{"save-counter-data", OPT_SAVE_COUNTER_DATA, "FILE", OPTION_HIDDEN,
@@ -124,6 +129,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_QUIET:
 		c->quiet = 1;
 		break;
+	case OPT_WATCHDOG:
+		c->watchdog = ga_cmd_parse_count(state, "--watchdog", arg);
+		break;
 	case ARGP_KEY_ARG:
 		/* PROGRAM: everything from here on belongs to the application. */
 		c->app_argv = &state->argv[state->next - 1];
@@ -150,7 +158,7 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 {
 	ga_profile p;
 	ga_error err = {0};
-	ga_app_result res;
+	ga_app_result res = {0};
 	ga_plan mp;
 	char *inject = ga_inject_path();
 	int rc = 0, app_rc;
@@ -203,6 +211,8 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 		.source_when = mp.source_when,
 		.source_skip = mp.source_skip,
 		.source_opcodes = mp.source_opcodes,
+		.no_replay = mp.no_replay,
+		.watchdog_s = cfg->watchdog,
 	};
 	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);
@@ -223,6 +233,9 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 	if (p.n_launches == 0) {
 		if (res.interrupted)
 			fprintf(stderr, "gpuadvise: no kernel was profiled before the interruption\n");
+		else if (res.watchdog)
+			fprintf(stderr, "gpuadvise: no kernel was profiled before the watchdog "
+			        "stopped the program\n");
 		else if (res.cuda_processes == 0)
 			fprintf(stderr, "gpuadvise: %s did not initialise CUDA, so no kernel was "
 			        "profiled (if it does use CUDA, the driver may have failed to load %s: "
@@ -241,6 +254,14 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 	if (app_rc)
 		rc = app_rc;
 out:
+	/* The watchdog ended a process: the program did not run to its end
+	 * because of the profiler, a profiling failure whatever the program's
+	 * status then (the note names the kernel). */
+	if (res.watchdog && !ga_signals_received()) {
+		fprintf(stderr, "gpuadvise: the watchdog stopped %d process(es) whose measured "
+		        "launch made no progress (see the note)\n", res.watchdog);
+		rc = GA_EXIT_PROFILING;
+	}
 	/* SIGINT, SIGTERM or SIGHUP: the program was stopped, what it had
 	 * measured reported; the status says gpuadvise was interrupted. */
 	if (ga_signals_received())

@@ -268,6 +268,30 @@ char *ga_ruleset_source_skip(const ga_ruleset *rs)
 	return ga_buf_take(&b);
 }
 
+char *ga_ruleset_no_replay(const ga_ruleset *rs)
+{
+	ga_buf b = {0};
+	int any = 0;
+
+	for (size_t i = 0; i < rs->n_owners; i++) {
+		const ga_owner *o = &rs->owners[i];
+		for (size_t k = 0; k < o->n_patterns; k++) {
+			const ga_owner_pattern *pt = &o->patterns[k];
+			int comm = pt->kind && strcmp(pt->kind, GA_KIND_COMM) == 0;
+			if (pt->how == GA_OWNER_MODULE || strpbrk(pt->pattern, "\t\n"))
+				continue;
+			ga_buf_printf(&b, "%s%s\t%s\n", comm ? "" : "!",
+			              pt->how == GA_OWNER_GLOB ? "glob" : "regex", pt->pattern);
+			any |= comm;
+		}
+	}
+	if (!any) {
+		ga_buf_free(&b);
+		return NULL;
+	}
+	return ga_buf_take(&b);
+}
+
 /* A rule's owners must be defined by the owners file; without one every
  * kernel is the user's and the names are not checked. */
 static void validate_rule_owners(ga_diags *d, const ga_ruleset *rs, const ga_rule *r)

@@ -233,6 +233,15 @@ char *ga_ruleset_source_trigger(const ga_ruleset *rs);
  * it (the collector does not know a kernel's module).  malloc'd; NULL
  * when no owner that is not editable has a name pattern. */
 char *ga_ruleset_source_skip(const ga_ruleset *rs);
+/* A kernel pattern's kind for communication (NCCL's collectives, NVSHMEM):
+ * such a kernel waits for its peers in other processes. */
+#define GA_KIND_COMM "comm"
+/* The same lines, with '!' before every pattern whose kind is not
+ * GA_KIND_COMM: the text of GA_ENV_NO_REPLAY, the kernels the collector
+ * never replays nor puts in a loop's range, since a replay of a kernel
+ * that waits for another process waits for ever.  malloc'd; NULL when no
+ * pattern has that kind. */
+char *ga_ruleset_no_replay(const ga_ruleset *rs);
 /* The rules with `source_lines` whose expressions read the source view's
  * opcodes (a source__* name), "ID,ID", malloc'd; NULL: none.  The
  * collector disassembles only the kernels those rules flag (and every

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "analyze/analyze.h"
+#include "collect/protocol.h"
 #include "collect/trigger.h"
 #include "profile/profile.h"
 #include "rules/rules.h"
@@ -68,6 +69,9 @@ static const struct {
 	{ "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm, unsigned long, ncclWork*)", NULL,
 	  "nccl", "comm" },
 	{ "ncclKernel_AllGather_RING_LL_Sum_int8_t(ncclWorkElem)", NULL, "nccl", "comm" },
+	{ "nvshmemi_transfer_rma_nbi_kernel(void*, void const*, unsigned long, int)", NULL,
+	  "nvshmem", "comm" },
+	{ "void nvshmem_barrier_all_kernel()", NULL, "nvshmem", "comm" },
 	{ "triton_poi_fused_add_gelu_mul_0", NULL, "triton", NULL },
 	{ "triton_red_fused__softmax_1", NULL, "triton", NULL },
 	{ "triton_tem_fused_mm_0", NULL, "triton", "gemm" },
@@ -176,6 +180,52 @@ static void test_source_skip(void **state)
 	ga_ruleset_free(&rs);
 	memset(&rs, 0, sizeof(rs));
 	assert_null(ga_ruleset_source_skip(&rs));
+}
+
+/* The collector's list of kernels never replayed (GA_ENV_NO_REPLAY) holds
+ * exactly the kernels whose owner pattern is of kind comm, first match
+ * deciding as for the owners: NCCL's and NVSHMEM's, not a user kernel
+ * that merely starts with "nccl", not cuBLAS's. */
+static void test_no_replay(void **state)
+{
+	ga_ruleset rs;
+	ga_name_filter *f, *d;
+	char *text;
+	size_t comm = 0;
+
+	(void)state;
+	load_rules(&rs, GA_TEST_RULES);
+	text = ga_ruleset_no_replay(&rs);
+	assert_non_null(text);
+	f = ga_name_filter_parse(text, NULL, NULL);
+	assert_non_null(f);
+	for (size_t i = 0; i < GA_ARRAY_LEN(shipped_cases); i++) {
+		const char *name = shipped_cases[i].name, *mangled = shipped_cases[i].mangled;
+		const char *kind = NULL;
+		ga_owner_of(&rs, name, mangled, NULL, &kind);
+		int want = kind && strcmp(kind, GA_KIND_COMM) == 0;
+		int got = ga_name_filter_matches(f, name, mangled);
+		if (got != want)
+			fail_msg("%s: kind %s, never replayed %d", name ? name : mangled,
+			         kind ? kind : "(none)", got);
+		comm += got;
+	}
+	assert_int_equal(comm, 4);
+	ga_name_filter_free(f);
+	free(text);
+	/* The collector's fallback, for rules whose owners name none, agrees
+	 * on those names. */
+	d = ga_name_filter_parse(GA_NO_REPLAY_DEFAULT, NULL, NULL);
+	assert_non_null(d);
+	assert_int_equal(ga_name_filter_matches(d, "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+	                                        "(ncclDevComm, unsigned long, ncclWork*)", NULL), 1);
+	assert_int_equal(ga_name_filter_matches(d, "void nvshmem_barrier_all_kernel()", NULL), 1);
+	assert_int_equal(ga_name_filter_matches(d, "ncclish(float*)", NULL), 0);
+	ga_name_filter_free(d);
+	/* no owners file: no list (the launcher then passes the fallback) */
+	ga_ruleset_free(&rs);
+	memset(&rs, 0, sizeof(rs));
+	assert_null(ga_ruleset_no_replay(&rs));
 }
 
 /* Module patterns match the module only, and only when it is known. */
@@ -472,6 +522,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shipped_patterns),
 		cmocka_unit_test(test_source_skip),
+		cmocka_unit_test(test_no_replay),
 		cmocka_unit_test(test_module_patterns),
 		cmocka_unit_test(test_no_owners_file),
 		cmocka_unit_test(test_unknown_rule_owner),

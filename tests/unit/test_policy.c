@@ -25,6 +25,16 @@ typedef struct {
 
 static const unsigned grid[3] = {64, 1, 1}, block[3] = {256, 1, 1};
 
+/* A kernel the collector's GA_ENV_NO_REPLAY names (a collective): inject.c
+ * marks its slot at its first launch. */
+static const char *comm_kernel;
+
+static void mark(ga_repeat_slot *r, const char *mangled)
+{
+	if (r->count == 1 && comm_kernel && strcmp(mangled, comm_kernel) == 0)
+		r->no_replay = 1;
+}
+
 static void sim_init(sim *m, size_t n_sets)
 {
 	ga_sched_init(&m->s);
@@ -44,6 +54,7 @@ static ga_sched_action launch(sim *m, const char *mangled, double dur_ns)
 	if (!ga_sched_selected(&m->s, mangled, mangled) || !ga_sched_past_skip(&m->s))
 		return GA_SCHED_ENOUGH;
 	ga_repeat_slot *r = ga_sched_count(&m->s, mangled, grid, block, &in_a_row);
+	mark(r, mangled);
 	if (!ga_sched_again(&m->s, r, 0))
 		return GA_SCHED_ENOUGH;
 	a = ga_sched_decide(&m->s, r, m->n_sets, m->cur, in_a_row, &want);
@@ -310,6 +321,7 @@ static ga_sched_action loop_launch(sim *m, const char *mangled, long passes)
 
 	assert_true(ga_sched_past_skip(&m->s));
 	r = ga_sched_count(&m->s, mangled, grid, block, &in_a_row);
+	mark(r, mangled);
 	if (!m->s.loop.off && loop_step(m, r, in_a_row, &pass_end)) {
 		if (pass_end) {
 			ga_loop_pass_done(&m->s);
@@ -409,6 +421,50 @@ static void test_full_loop(void **state)
 	for (int j = 0; j < 3; j++)
 		assert_int_equal(slot(&m, k[j])->profiled, 1);
 	assert_false(m.s.loop.active);
+	ga_sched_free(&m.s);
+}
+
+/* A training step with an all-reduce among its kernels, two metric sets,
+ * loop replay on: the collective is never replayed, never in a loop's
+ * range (a range serializes it too), so neither waits for a peer; every
+ * other kernel still gets both sets, the first by replay, the second from
+ * the loop's iterations, whose passes run the collective outside the
+ * ranges. */
+static void test_comm_never_replayed(void **state)
+{
+	sim m;
+	const char *k[4] = {"_Z4gemmv", "_Z4reluv", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+	                    "_Z4normv"};
+	long comm_decisions = 0;
+	(void)state;
+	sim_init(&m, 2);
+	comm_kernel = k[2];
+	for (int i = 0; i < 4 * 12; i++) {
+		long before = m.serialized;
+		ga_sched_action a = loop_launch(&m, k[i % 4], 2);
+		if (i % 4 == 2) {
+			/* in a pass it is the loop's (outside the ranges), else never */
+			assert_true(a == GA_SCHED_NO_REPLAY || (a == GA_SCHED_PROFILE && m.s.loop.active) ||
+			            a == GA_SCHED_WAIT_LOOP || a == GA_SCHED_PROFILE);
+			assert_int_equal(m.serialized, before);
+			comm_decisions += a == GA_SCHED_NO_REPLAY;
+		}
+	}
+	ga_repeat_slot *c = slot(&m, k[2]);
+	assert_true(c->no_replay);
+	assert_int_equal(c->profiled, 0);
+	assert_int_equal(c->per_set[0] + c->per_set[1], 0);
+	assert_true(comm_decisions >= 1);
+	assert_true(m.s.loop.passes >= 2);
+	for (int j = 0; j < 4; j++) {
+		if (j == 2)
+			continue;
+		assert_true(ga_sched_sets_done(slot(&m, k[j]), 2));
+	}
+	/* and a loop's selection never picks it */
+	assert_false(ga_loop_wants(&m.s, c, 2, 0));
+	assert_false(ga_loop_wants(&m.s, c, 2, 1));
+	comm_kernel = NULL;
 	ga_sched_free(&m.s);
 }
 
@@ -940,6 +996,7 @@ int main(void)
 		cmocka_unit_test(test_transformer_sub_period),
 		cmocka_unit_test(test_loop_broken_budget),
 		cmocka_unit_test(test_filters),
+		cmocka_unit_test(test_comm_never_replayed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -261,6 +261,36 @@ static void test_failures(void **state)
 		ga_profile_free(&p);
 		free(path);
 	}
+	/* a process the watchdog stopped, and collectives left unmeasured in
+	 * two ranks: notes, counted, no CUPTI error and no failure (what the
+	 * other processes measured is reported) */
+	{
+		ga_profile p;
+		ga_records g = {0};
+		ga_error err = {0};
+		ga_buf note = {0};
+		char *path = write_rec("4.rec", "{\"type\":\"error\",\"pid\":5,\"code\":\"no_replay\","
+		                       "\"message\":\"12 launch(es) of 1 communication kernel(s) "
+		                       "(ncclDevKernel_AllReduce_Sum_f32_RING_LL) were not measured\"}\n"
+		                       "{\"type\":\"error\",\"pid\":6,\"code\":\"no_replay\","
+		                       "\"message\":\"11 launch(es)\"}\n"
+		                       "{\"type\":\"error\",\"pid\":6,\"code\":\"watchdog\","
+		                       "\"message\":\"the watchdog stopped process 6\"}\n");
+		ga_profile_init(&p);
+		ga_records_read_file(path, &p, &g, &err);
+		assert_int_equal(ga_records_failure(&g, &p, &err), 0);
+		assert_int_equal(g.cupti_errors, 0);
+		assert_int_equal(g.watchdog, 1);
+		assert_int_equal(g.no_replay_notes, 2);
+		ga_records_note_run(&g, &note);
+		assert_string_equal(note.s, "the watchdog stopped process 6. 12 launch(es) of 1 "
+		                    "communication kernel(s) (ncclDevKernel_AllReduce_Sum_f32_RING_LL) "
+		                    "were not measured (in more processes too). ");
+		ga_buf_free(&note);
+		ga_records_free(&g);
+		ga_profile_free(&p);
+		free(path);
+	}
 	remove_tmpdir();
 }
 
