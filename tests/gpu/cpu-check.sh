@@ -36,7 +36,18 @@ if ! python3 -c 'import torch' 2>/dev/null; then
 	rc=$?
 	[ $rc -eq 77 ] && ok "transformer_train.py without torch: 77" ||
 		bad "transformer_train.py without torch: status $rc, not 77"
+	python3 "$SRC/tests/gpu/ddp_train.py" >/dev/null 2>&1
+	rc=$?
+	[ $rc -eq 77 ] && ok "ddp_train.py without torch: 77" ||
+		bad "ddp_train.py without torch: status $rc, not 77"
 fi
+# ddp.sh without two GPUs skips (77), whatever else is there.
+PATH="$T/nogpu:$PATH"
+mkdir -p "$T/nogpu" && printf '#!/bin/sh\necho "GPU 0: NVIDIA H200 (UUID: GPU-0)"\n' >"$T/nogpu/nvidia-smi"
+chmod +x "$T/nogpu/nvidia-smi"
+sh "$SRC/tests/gpu/ddp.sh" >/dev/null 2>&1
+rc=$?
+[ $rc -eq 77 ] && ok "ddp.sh with one GPU: 77" || bad "ddp.sh with one GPU: status $rc, not 77"
 
 printf 'loss 9.1\nloss 8.2\nsteps 20 warmup 5 graph 0\nloop_s 2.0\n' >"$T/plain"
 printf 'loss 9.1\nloss 8.2\nsteps 20 warmup 5 graph 0\nloop_s 2.5\n' >"$T/prof"

@@ -3,7 +3,7 @@
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
-#   steps: suite faults record demos models demorun torch nvtx train train2 ncu bench
+#   steps: suite faults record demos models demorun torch nvtx train train2 ddp ncu bench
 #   phases framework (default: all but demorun, train2, phases and framework)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
@@ -61,6 +61,11 @@ if has suite; then
 	GPUADVISE=$GA BUILDDIR=$B timeout 400 tests/gpu/run.sh 2>&1 | tee "$R/gpu-suite.log"
 	step source lines of kernels launched once
 	GPUADVISE=$GA BUILDDIR=$B timeout 200 tests/gpu/replay.sh 2>&1 | tee "$R/gpu-replay.log"
+fi
+
+if has ddp; then
+	step data-parallel training on two GPUs under torchrun
+	GPUADVISE=$GA timeout 580 tests/gpu/ddp.sh 2>&1 | tee "$R/ddp.log"
 fi
 
 if has faults; then

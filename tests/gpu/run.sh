@@ -358,6 +358,24 @@ st=$?
 if [ $st -eq 4 ] && grep -q "did not initialise CUDA" "$T/true.err"; then pass "non-CUDA program: exit 4 with message"
 else fail "non-CUDA program (status $st)"; cat "$T/true.err"; fi
 
+# 5b. A kernel that waits for another stream cannot finish while the
+# profiler runs it alone: the watchdog stops the process after --watchdog
+# seconds, the note names the kernel, gpuadvise exits 4 and leaves nothing
+# behind.  Plain, the pair ends at once.
+"$APP" --spin-wait >"$T/spin.plain" 2>&1
+reference "spin-wait pair without gpuadvise" $?
+t0=$(date +%s)
+timeout -k 5 120 "$GA" --watchdog 5 "$APP" --spin-wait >"$T/spin.out" 2>"$T/spin.err"
+st=$?
+took=$(($(date +%s) - t0))
+if [ $st -eq 4 ] && [ $took -lt 60 ] && grep -q "watchdog stopped process" "$T/spin.err" &&
+	grep -q "spin_wait" "$T/spin.err"; then
+	pass "a kernel waiting for another stream: the watchdog ends it in ${took} s, exit 4, kernel named"
+else fail "watchdog (status $st after ${took} s)"; cat "$T/spin.err"; fi
+check "watchdog: no run directory left behind" no_rundir
+# --watchdog 0: no watchdog; the kernel gives up on its own after 60 s.
+# Not run: it would take a minute of the suite.
+
 # 6. Counters held by another tool: a second run while the first one
 # profiles (it keeps the range profiler enabled until it exits) gets
 # CUPTI_ERROR_HARDWARE_BUSY, and says what holds them and what to do; the
@@ -418,6 +436,13 @@ fi
 GPUADVISE=$GA "$HERE/train2.sh" >"$T/train2.out" 2>&1
 st=$?
 cat "$T/train2.out"
+[ $st -ne 77 ] && fails=$((fails + st))
+
+# 9. Data-parallel training on two GPUs under torchrun (tests/gpu/ddp.sh;
+# skipped with fewer than 2 GPUs or without torch).
+GPUADVISE=$GA "$HERE/ddp.sh" >"$T/ddp.out" 2>&1
+st=$?
+cat "$T/ddp.out"
 [ $st -ne 77 ] && fails=$((fails + st))
 
 echo "$fails failed"
