@@ -453,6 +453,11 @@ static int run_spin_wait()
     GA_CHECK(cudaMemset(done, 0xff, sizeof(int)));
     GA_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
     GA_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+    // Both loaded now: with lazy loading (the default) the release kernel
+    // would be loaded at its launch, which waits for the spinning one.
+    cudaFuncAttributes attr;
+    GA_CHECK(cudaFuncGetAttributes(&attr, spin_wait));
+    GA_CHECK(cudaFuncGetAttributes(&attr, spin_release));
     GA_CHECK(cudaDeviceSynchronize());
     spin_wait<<<1, 1, 0, a>>>(flag, done, 60LL * clock_khz * 1000);
     GA_CHECK_LAUNCH();

@@ -75,8 +75,10 @@ for b in bad:
     print("   ", b)
 sys.exit(1 if bad else 0)
 PY
-[ -z "$(ls -A "$TMPDIR")" ] && pass "DDP: no run directory left behind" ||
-	fail "DDP: run directory left behind"
+# (torchrun leaves its own torchelastic_* folders in TMPDIR)
+left=$(ls -d "$TMPDIR"/gpuadvise-run-* 2>/dev/null)
+[ -z "$left" ] && pass "DDP: no run directory left behind" ||
+	fail "DDP: run directory left behind: $left"
 python3 -c "import sys; a, b, c = map(float, sys.argv[1:]); print(f'# DDP wall: plain {b - a:.1f} s, under gpuadvise {c - b:.1f} s (x{(c - b) / (b - a):.2f})')" "$t0" "$t1" "$t2"
 grep '^loop_s' "$T/plain.out" "$T/prof.out" | sed 's/^/# /'
 rm -rf "$T"
