@@ -67,6 +67,9 @@ void ga_profile_free(ga_profile *p)
 	for (i = 0; i < p->n_sources; i++)
 		ga_source_free(&p->sources[i]);
 	free(p->sources);
+	for (i = 0; i < p->n_timelines; i++)
+		ga_timeline_free(&p->timelines[i]);
+	free(p->timelines);
 	free(p->source_path);
 	ga_profile_init(p);
 }
@@ -236,5 +239,29 @@ void ga_profile_merge(ga_profile *into, ga_profile *from)
 	for (size_t k = 0; k < from->n_sources; k++)
 		GA_PUSH(into->sources, into->n_sources, into->cap_sources, from->sources[k]);
 	from->n_sources = 0;
+	for (size_t k = 0; k < from->n_timelines; k++)
+		ga_profile_set_timeline(into, &from->timelines[k]);
+	from->n_timelines = 0;
 	ga_profile_free(from);
+}
+
+const ga_timeline *ga_profile_timeline(const ga_profile *p, int pid)
+{
+	for (size_t i = 0; i < p->n_timelines; i++)
+		if (p->timelines[i].pid == pid)
+			return &p->timelines[i];
+	return NULL;
+}
+
+void ga_profile_set_timeline(ga_profile *p, ga_timeline *t)
+{
+	for (size_t i = 0; i < p->n_timelines; i++)
+		if (p->timelines[i].pid == t->pid) {
+			ga_timeline_free(&p->timelines[i]);
+			p->timelines[i] = *t;
+			memset(t, 0, sizeof(*t));
+			return;
+		}
+	GA_PUSH(p->timelines, p->n_timelines, p->cap_timelines, *t);
+	memset(t, 0, sizeof(*t));
 }

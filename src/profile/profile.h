@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "source.h"
+#include "timeline.h"
 #include "../util/util.h"
 
 #define GA_PROFILE_SCHEMA 1
@@ -119,6 +120,8 @@ typedef struct {
 	size_t n_unprofiled, cap_unprofiled;
 	ga_source *sources;         /* optional "sources": per-PC counts of flagged kernels */
 	size_t n_sources, cap_sources;
+	ga_timeline *timelines;     /* optional "timelines": one per process (timeline.h) */
+	size_t n_timelines, cap_timelines;
 	char *source_path;       /* file it was imported from, if any */
 } ga_profile;
 
@@ -165,6 +168,11 @@ double ga_range_marker_cycles(const char *chip);
  * shape first (blocks, then warps): a 32-thread block with no shared memory
  * is limited by the block count, not by shared memory it does not use. */
 const char *ga_launch_limiter(const ga_launch *l);
+
+/* The timeline of process pid, or NULL. */
+const ga_timeline *ga_profile_timeline(const ga_profile *p, int pid);
+/* Add (or replace) a process's timeline: *t moves into p. */
+void ga_profile_set_timeline(ga_profile *p, ga_timeline *t);
 
 /* Pool the launches of *from into *into, as --import of several files does
  * (processes stay apart by pid).  Metrics are matched by name: a metric only

@@ -315,6 +315,13 @@ void *ga_profile_to_json(const ga_profile *p)
 				json_oom();
 		put(root, "sources", src);
 	}
+	if (p->n_timelines) {
+		json_t *tl = jcheck(json_array());
+		for (i = 0; i < p->n_timelines; i++)
+			if (json_array_append_new(tl, ga_timeline_to_json(&p->timelines[i])) != 0)
+				json_oom();
+		put(root, "timelines", tl);
+	}
 	return root;
 }
 
@@ -827,7 +834,7 @@ static int launches_parse(ga_profile *p, json_t *root, const jctx *top, ga_map *
 	return 0;
 }
 
-/* The optional "unprofiled" and "sources" arrays. */
+/* The optional "unprofiled", "sources" and "timelines" arrays. */
 static int extras_parse(ga_profile *p, json_t *root, const jctx *top)
 {
 	const char *label = top->label;
@@ -854,6 +861,18 @@ static int extras_parse(ga_profile *p, json_t *root, const jctx *top)
 		free(where);
 		if (bad)
 			return -1;
+	}
+	arr = json_object_get(root, "timelines");
+	if (arr && !json_is_array(arr))
+		return field_fail(top, "timelines", "expected an array");
+	json_array_foreach(arr, i, v) {
+		char *where = ga_xasprintf("%s: timelines[%zu]", label, i);
+		ga_timeline t;
+		int bad = ga_timeline_from_json(&t, v, where, top->err);
+		free(where);
+		if (bad)
+			return -1;
+		ga_profile_set_timeline(p, &t);
 	}
 	return 0;
 }

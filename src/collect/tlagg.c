@@ -1,0 +1,411 @@
+/* tlagg.c: the timeline aggregated as it is recorded.  See tlagg.h. */
+#include "tlagg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PENDING_SLOTS 65536       /* direct-mapped by correlation */
+#define MAX_STREAMS 256           /* distinct streams counted per device */
+
+void ga_tlagg_init(ga_tlagg *a)
+{
+	memset(a, 0, sizeof(*a));
+	ga_sweep_init(&a->sw);
+	a->swept = -INFINITY;
+	a->pending_t = ga_xcalloc(PENDING_SLOTS, sizeof(*a->pending_t));
+	a->pending_corr = ga_xcalloc(PENDING_SLOTS, sizeof(*a->pending_corr));
+}
+
+void ga_tlagg_free(ga_tlagg *a)
+{
+	free(a->heap);
+	for (int d = 0; d < GA_TL_MAX_DEVICES; d++)
+		free(a->streams[d]);
+	for (size_t i = 0; i < a->n_kernels; i++)
+		free(a->kernels[i].mangled);
+	free(a->kernels);
+	/* the map's keys are the kernels' own strings */
+	ga_map_free(&a->kindex);
+	free(a->pending_t);
+	free(a->pending_corr);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- the heap of edges ---------------------------------------------------- */
+
+static int before(const ga_edge *x, const ga_edge *y)
+{
+	return ga_edge_cmp(x, y) < 0;
+}
+
+static void heap_push(ga_tlagg *a, ga_edge e)
+{
+	size_t i;
+
+	if (a->n_heap == a->cap_heap) {
+		a->cap_heap = a->cap_heap ? 2 * a->cap_heap : 1024;
+		a->heap = ga_xrealloc(a->heap, a->cap_heap * sizeof(*a->heap));
+	}
+	i = a->n_heap++;
+	a->heap[i] = e;
+	while (i > 0) {
+		size_t p = (i - 1) / 2;
+		if (!before(&a->heap[i], &a->heap[p]))
+			break;
+		ga_edge t = a->heap[p];
+		a->heap[p] = a->heap[i];
+		a->heap[i] = t;
+		i = p;
+	}
+}
+
+static ga_edge heap_pop(ga_tlagg *a)
+{
+	ga_edge top = a->heap[0];
+	size_t i = 0, n = --a->n_heap;
+
+	a->heap[0] = a->heap[n];
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < n && before(&a->heap[l], &a->heap[m]))
+			m = l;
+		if (r < n && before(&a->heap[r], &a->heap[m]))
+			m = r;
+		if (m == i)
+			break;
+		ga_edge t = a->heap[m];
+		a->heap[m] = a->heap[i];
+		a->heap[i] = t;
+		i = m;
+	}
+	return top;
+}
+
+/* ---- intervals in -------------------------------------------------------- */
+
+static void seen(ga_tlagg *a, double s, double e)
+{
+	if (!a->any || s < a->first_t)
+		a->first_t = s;
+	if (!a->any || e > a->last_t)
+		a->last_t = e;
+	a->any = 1;
+}
+
+static void ring_add(ga_tlagg *a, const ga_tl_event *e)
+{
+	size_t i = (a->ring_head + a->ring_n) % GA_TLAGG_RING;
+	if (a->ring_n == GA_TLAGG_RING) {
+		a->ring_head = (a->ring_head + 1) % GA_TLAGG_RING;
+		i = (a->ring_head + a->ring_n - 1) % GA_TLAGG_RING;
+	} else {
+		a->ring_n++;
+	}
+	a->ring[i] = *e;
+}
+
+/* Both edges of [s, e]; a start before the swept time counts from there. */
+static void add_edges(ga_tlagg *a, double s, double e, int device, int kind, int dir)
+{
+	if (s < a->swept) {
+		if (device >= 0)
+			a->late_ns += (e < a->swept ? e : a->swept) - s;
+		if (e <= a->swept)
+			return;
+		s = a->swept;
+	}
+	heap_push(a, (ga_edge){s, device, kind, dir, +1});
+	heap_push(a, (ga_edge){e, device, kind, dir, -1});
+}
+
+static long kernel_slot(ga_tlagg *a, const ga_tl_gpu *g)
+{
+	char *key = ga_xasprintf("%s\t%u,%u,%u\t%u,%u,%u", g->mangled, g->grid[0], g->grid[1],
+	                         g->grid[2], g->block[0], g->block[1], g->block[2]);
+	long k = ga_strmap_get(&a->kindex, key);
+
+	if (k >= 0) {
+		free(key);
+		return k;
+	}
+	if (a->n_kernels == a->cap_kernels) {
+		a->cap_kernels = a->cap_kernels ? 2 * a->cap_kernels : 64;
+		a->kernels = ga_xrealloc(a->kernels, a->cap_kernels * sizeof(*a->kernels));
+	}
+	ga_tl_kernel *t = &a->kernels[a->n_kernels];
+	memset(t, 0, sizeof(*t));
+	/* the key doubles as the stored name: the name is its first field */
+	t->mangled = key;
+	memcpy(t->grid, g->grid, sizeof(t->grid));
+	memcpy(t->block, g->block, sizeof(t->block));
+	ga_strmap_put(&a->kindex, key, a->n_kernels);
+	return (long)a->n_kernels++;
+}
+
+static int was_measured(const ga_tlagg *a, uint32_t corr)
+{
+	for (size_t i = 0; i < a->n_measured && i < 64; i++)
+		if (a->measured[i] == corr)
+			return 1;
+	return 0;
+}
+
+static void stream_seen(ga_tlagg *a, int d, uint32_t stream)
+{
+	for (size_t i = 0; i < a->n_streams[d]; i++)
+		if (a->streams[d][i] == stream)
+			return;
+	if (a->n_streams[d] == MAX_STREAMS)
+		return;
+	if (!a->streams[d])
+		a->streams[d] = ga_xcalloc(MAX_STREAMS, sizeof(*a->streams[d]));
+	a->streams[d][a->n_streams[d]++] = stream;
+}
+
+void ga_tlagg_gpu(ga_tlagg *a, const ga_tl_gpu *g)
+{
+	int d = g->device;
+	double dur = g->end - g->start;
+	long kernel = -1;
+
+	if (d < 0 || d >= GA_TL_MAX_DEVICES || !(dur >= 0) || !isfinite(g->start))
+		return;
+	{
+		size_t slot = g->correlation % PENDING_SLOTS;
+		if (a->pending_corr[slot] == g->correlation)
+			a->pending_t[slot] = 0;
+	}
+	seen(a, g->start, g->end);
+	a->dev_used[d] = 1;
+	ga_tl_device *s = &a->sums[d];
+	stream_seen(a, d, g->stream);
+	s->default_stream_ops += g->default_stream != 0;
+	if (g->kind == GA_GPU_KERNEL) {
+		s->kernels++;
+		s->kernel_sum_ns += dur;
+		if (g->mangled && !was_measured(a, g->correlation)) {
+			kernel = kernel_slot(a, g);
+			a->kernels[kernel].launches++;
+			a->kernels[kernel].total_ns += dur;
+		}
+	} else {
+		ga_copy_stat *c = g->kind == GA_GPU_SET ? &s->set
+		                : &s->copy[g->dir >= 0 && g->dir < GA_DIR__N ? g->dir : GA_DIR_DTOD]
+		                          [g->mem >= 0 && g->mem < GA_MEM__N ? g->mem : GA_MEM_OTHER];
+		c->count++;
+		c->bytes += g->bytes;
+		c->ns += dur;
+		if (g->bytes < GA_SMALL_COPY_BYTES) {
+			c->small++;
+			c->small_ns += dur;
+		}
+	}
+	add_edges(a, g->start, g->end, d, g->kind, g->kind == GA_GPU_COPY ? g->dir : -1);
+	ga_tl_event ev = {g->start, g->end, d, g->stream, g->kind,
+	                  g->kind == GA_GPU_COPY ? g->dir : -1, kernel};
+	ring_add(a, &ev);
+}
+
+void ga_tlagg_host(ga_tlagg *a, int kind, double start, double end)
+{
+	if (kind < 0 || kind >= GA_HOST__N || !(end >= start))
+		return;
+	seen(a, start, end);
+	if (kind == GA_HOST_EXCLUDED)
+		a->excluded_spans++;
+	else
+		a->host_calls[kind]++;
+	add_edges(a, start, end, -1, kind, -1);
+	ga_tl_event ev = {start, end, -1, 0, kind, -1, -1};
+	ring_add(a, &ev);
+}
+
+void ga_tlagg_open(ga_tlagg *a, uint64_t key, double start)
+{
+	for (size_t i = 0; i < a->n_open; i++)
+		if (a->open[i].key == key) {
+			a->open[i].start = start;
+			return;
+		}
+	if (a->n_open < GA_TLAGG_MAX_OPEN) {
+		a->open[a->n_open].key = key;
+		a->open[a->n_open].start = start;
+		a->n_open++;
+	}
+}
+
+void ga_tlagg_close(ga_tlagg *a, uint64_t key)
+{
+	for (size_t i = 0; i < a->n_open; i++)
+		if (a->open[i].key == key) {
+			a->open[i] = a->open[--a->n_open];
+			return;
+		}
+}
+
+void ga_tlagg_launched(ga_tlagg *a, uint32_t corr, double t, int measured)
+{
+	size_t slot = corr % PENDING_SLOTS;
+	a->pending_corr[slot] = corr;
+	a->pending_t[slot] = t > 0 ? t : 1;
+	if (measured)
+		a->measured[a->n_measured++ % 64] = corr;
+}
+
+double ga_tlagg_safe_time(ga_tlagg *a, double now, double lag)
+{
+	double w = now - lag;
+
+	for (size_t i = 0; i < a->n_open; i++)
+		if (a->open[i].start < w)
+			w = a->open[i].start;
+	for (size_t i = 0; i < PENDING_SLOTS; i++) {
+		double t = a->pending_t[i];
+		if (!(t > 0))
+			continue;
+		if (t < now - GA_TLAGG_PENDING_MAX_NS)
+			a->pending_t[i] = 0;      /* never reported: given up */
+		else if (t < w)
+			w = t;
+	}
+	return w;
+}
+
+void ga_tlagg_advance(ga_tlagg *a, double t)
+{
+	while (a->n_heap && a->heap[0].t < t) {
+		ga_edge e = heap_pop(a);
+		ga_sweep_edge(&a->sw, &e);
+	}
+	if (t > a->swept)
+		a->swept = t;
+}
+
+void ga_tlagg_iteration(ga_tlagg *a, double t, long period)
+{
+	if (a->n_bounds) {
+		size_t last = (a->n_bounds - 1) % GA_TLAGG_BOUNDS;
+		/* only iterations with nothing of the profiler's in them */
+		if (a->bound_excl[last] == a->excluded_spans && t > a->bounds[last]) {
+			a->clean_iter_ns += t - a->bounds[last];
+			a->clean_iters++;
+		}
+	}
+	a->bounds[a->n_bounds % GA_TLAGG_BOUNDS] = t;
+	a->bound_excl[a->n_bounds % GA_TLAGG_BOUNDS] = a->excluded_spans;
+	a->n_bounds++;
+	a->boundaries++;
+	a->period = period;
+}
+
+/* ---- the result ------------------------------------------------------------ */
+
+static const ga_tl_event *ring_at(const ga_tlagg *a, size_t i)
+{
+	return &a->ring[(a->ring_head + i) % GA_TLAGG_RING];
+}
+
+/* The last iteration whose span the ring covers whole and that holds no
+ * span of the profiler's: [*s, *e).  0 when none. */
+static int pick_iteration(const ga_tlagg *a, double *s, double *e)
+{
+	size_t kept = a->n_bounds < GA_TLAGG_BOUNDS ? a->n_bounds : GA_TLAGG_BOUNDS;
+	double oldest = a->ring_n ? ring_at(a, 0)->start : INFINITY;
+
+	for (size_t k = kept; k >= 2; k--) {
+		size_t i1 = (a->n_bounds - kept + k - 1) % GA_TLAGG_BOUNDS;
+		size_t i0 = (a->n_bounds - kept + k - 2) % GA_TLAGG_BOUNDS;
+		if (a->bounds[i0] < oldest)
+			return 0;
+		if (a->bound_excl[i1] != a->bound_excl[i0])
+			continue;
+		/* the sweep must have got past it, or its GPU work may be
+		 * missing from the ring */
+		if (a->bounds[i1] > a->swept && a->n_heap)
+			continue;
+		*s = a->bounds[i0];
+		*e = a->bounds[i1];
+		return 1;
+	}
+	return 0;
+}
+
+static void window_events(const ga_tlagg *a, double s, double e, ga_timeline *out)
+{
+	out->events = ga_xcalloc(a->ring_n + 1, sizeof(*out->events));
+	out->n_events = 0;
+	for (size_t i = 0; i < a->ring_n; i++) {
+		const ga_tl_event *v = ring_at(a, i);
+		if (v->end <= s || v->start >= e)
+			continue;
+		ga_tl_event *o = &out->events[out->n_events++];
+		*o = *v;
+		o->start = (v->start < s ? s : v->start) - s;
+		o->end = (v->end > e ? e : v->end) - s;
+	}
+	out->window_ns = e - s;
+}
+
+static void copy_sums(ga_tl_device *o, const ga_tl_device *sum, long streams)
+{
+	for (int k = 0; k < GA_DIR__N; k++)
+		for (int m = 0; m < GA_MEM__N; m++)
+			o->copy[k][m] = sum->copy[k][m];
+	o->set = sum->set;
+	o->kernels = sum->kernels;
+	o->kernel_sum_ns = sum->kernel_sum_ns;
+	o->default_stream_ops = sum->default_stream_ops;
+	o->streams = streams;
+}
+
+void ga_tlagg_result(ga_tlagg *a, int pid, int final, ga_timeline *out)
+{
+	double s = 0, e = 0;
+
+	if (final)
+		ga_tlagg_advance(a, INFINITY);
+	memset(out, 0, sizeof(*out));
+	out->pid = pid;
+	/* Devices that ran nothing swept still get their sums. */
+	for (int d = 0; d < GA_TL_MAX_DEVICES; d++)
+		if (a->dev_used[d])
+			a->sw.used[d] = 1;
+	ga_sweep_result(&a->sw, out);
+	for (size_t i = 0; i < out->n_devices; i++) {
+		int d = out->devices[i].device;
+		copy_sums(&out->devices[i], &a->sums[d], (long)a->n_streams[d]);
+	}
+	out->wall_ns = a->any ? a->last_t - a->first_t : 0;
+	out->late_ns = a->late_ns;
+	for (int k = 0; k < GA_HOST__N; k++)
+		out->host_calls[k] = a->host_calls[k];
+	out->kernels = ga_xcalloc(a->n_kernels + 1, sizeof(*out->kernels));
+	for (size_t i = 0; i < a->n_kernels; i++) {
+		out->kernels[i] = a->kernels[i];
+		/* the stored key is "name<TAB>grid<TAB>block": the name alone */
+		out->kernels[i].mangled = ga_xstrdup(a->kernels[i].mangled);
+		char *tab = strchr(out->kernels[i].mangled, '\t');
+		if (tab)
+			*tab = '\0';
+	}
+	out->n_kernels = a->n_kernels;
+	out->iterations = a->boundaries > 1 ? a->boundaries - 1 : 0;
+	out->period = a->period;
+	out->iteration_ns = a->clean_iters ? a->clean_iter_ns / (double)a->clean_iters : NAN;
+	if (pick_iteration(a, &s, &e)) {
+		out->window_is_iteration = 1;
+		window_events(a, s, e, out);
+	} else if (a->ring_n) {
+		/* no loop: the ring's last span (at most 2048 intervals) */
+		size_t from = a->ring_n > 2048 ? a->ring_n - 2048 : 0;
+		s = ring_at(a, from)->start;
+		e = s;
+		for (size_t i = from; i < a->ring_n; i++)
+			if (ring_at(a, i)->end > e)
+				e = ring_at(a, i)->end;
+		window_events(a, s, e, out);
+	}
+	out->complete = final;
+}
