@@ -40,6 +40,8 @@
  *   path is scaled_dot_product_attention's math fallback; 0 without
  *   paths), plus any named
  *   expression defined earlier in the same rule or in the classifier.
+ * Program rules (scope: program) read, per process with a timeline, the
+ * timeline__* values program.c lists, program__* and device__* values. 
  * Warps are counted in the device's warp size (device.warp_size); a profile
  * that records none leaves device__max_warps_per_sm and
  * launch__waves_per_sm unavailable. */
@@ -65,6 +67,10 @@ typedef struct {
 	size_t group;             /* index into analysis->groups */
 	double estimate;          /* fraction of the kernel's time saved, 0..1 */
 	double saving;            /* fraction of all GPU time saved, 0..1 */
+	/* ... and of its process's wall time, where the profile has the
+	 * process's timeline (ga_tl_proc.critical_share says how); NAN
+	 * without one. */
+	double wall_saving;
 	double speedup;           /* of the kernel: ga_estimate_speedup(estimate) */
 	double speedup_min, speedup_max;  /* the range printed: 1/(1-low) .. 1/(1-high) from
 	                           * the rule's model, else its stock `speedup` range */
@@ -126,7 +132,14 @@ struct ga_group {
 	 * this one the name_index-th by GPU time (1-based).  name_peers is 1 for
 	 * a name of its own; reports tell the others apart as "name #2". */
 	size_t name_index, name_peers;
-	long unprofiled;          /* further launches not profiled (--max-per-kernel) */
+	long unprofiled;          /* further launches not profiled (--max-per-kernel), charged
+	                           * their mean duration */
+	/* Launches not profiled that the timeline timed (0 without a
+	 * timeline), and their GPU time: these replace unprofiled.  A group
+	 * with no profiled launch (n_launches 0) has only these: no class, no
+	 * rule checked. */
+	long timeline_launches;
+	double timeline_ns;
 	int below_min_share;      /* some of them for its small share of GPU time (--min-share) */
 	const ga_rule **unchecked;/* rules whose metrics were not measured for it */
 	size_t n_unchecked, cap_unchecked;
@@ -202,6 +215,52 @@ typedef struct {
 	size_t n_ops;
 } ga_action;
 
+/* A program rule's finding (ga_rule.program) for one process: its
+ * estimate is a fraction of the process's wall time. */
+typedef struct {
+	const ga_rule *rule;      /* borrowed from the rule set */
+	int pid;
+	double estimate;          /* fraction of the process's wall time saved, 0..1 */
+	double low, high;         /* the model's range (NAN: the rule's stock range) */
+	double speedup, speedup_min, speedup_max;   /* of the process's wall time */
+	char *estimate_missing;   /* as ga_finding's */
+	ga_evidence *evidence;
+	size_t n_evidence;
+	char fingerprint[17];     /* the rule id and the process's command, hashed */
+} ga_pfinding;
+
+/* One process's timeline, analysed (program.c).  Shares are of its
+ * observed wall time (the profiler's spans left out) times its devices. */
+typedef struct {
+	int pid;
+	const ga_timeline *tl;    /* borrowed from the profile */
+	double wall_ns;           /* observed wall time */
+	size_t n_devices;
+	ga_tl_device sum;         /* its devices summed */
+	double busy_share, kernel_share, copy_share, copy_exposed_share;
+	double idle_share[GA_IDLE__N];
+	double gpu_ns;            /* its kernel groups' time */
+	/* The share of its wall time in which the GPU, not the host, held the
+	 * program up: 1 - idle while the host launched or ran its own code.
+	 * A kernel's GPU time saved is wall time saved only there. */
+	double critical_share;
+	/* The representative iteration, swept again (timeline.h); its
+	 * n_devices is 0 when the timeline has none. */
+	ga_timeline iteration;
+	double iteration_busy_share;
+} ga_tl_proc;
+
+/* "What to do first": the kernel findings (or, when library kernels hold
+ * most of the time, the framework actions) and the program findings in one
+ * ranking.  With timelines the savings are shares of wall time; without,
+ * shares of GPU time, as before there were timelines. */
+typedef enum { GA_DO_FINDING, GA_DO_ACTION, GA_DO_PROGRAM } ga_do_kind;
+typedef struct {
+	ga_do_kind kind;
+	size_t index;             /* into findings, actions or pfindings */
+	double saving;            /* what it is ranked by */
+} ga_do;
+
 struct ga_analysis {
 	const ga_profile *profile;  /* borrowed */
 	ga_group *groups;           /* ordered by total time, descending */
@@ -218,6 +277,7 @@ struct ga_analysis {
 	 * kernels were not seen. */
 	struct {
 		long kernel_replay, loop_replay, at_mean, graph_launches;
+		long timeline;        /* not profiled, timed by the timeline */
 	} measured;
 	size_t n_class[GA_CLASS__COUNT];  /* groups of each class */
 	ga_process *processes;      /* in the order of their first launch */
@@ -235,6 +295,15 @@ struct ga_analysis {
 	 * does not own, and some action applies: "What to do first" ranks the
 	 * actions rather than single findings. */
 	int framework_first;
+	/* The timeline (program.c): per process, the program findings, and
+	 * the one ranking every report's first actions come from. */
+	ga_tl_proc *tl;
+	size_t n_tl;
+	ga_pfinding *pfindings;     /* by estimate of wall time, descending */
+	size_t n_pfindings;
+	ga_do *first;               /* every finding, action and program finding ranked */
+	size_t n_first;
+	int wall_currency;          /* savings in first[] are shares of wall time */
 };
 
 typedef struct {
@@ -263,6 +332,10 @@ unsigned ga_rule_source_issues(const ga_rule *r);
  * set defines no owners. */
 const ga_owner *ga_owner_of(const ga_ruleset *rs, const char *name, const char *mangled,
                             const char *module, const char **kind);
+
+/* An action's saving as a share of wall time: its findings' wall savings
+ * summed; NAN without timelines. */
+double ga_action_wall_saving(const ga_analysis *a, const ga_action *ac);
 
 /* Highest severity among findings, or -1 when there are none. */
 int ga_analysis_max_severity(const ga_analysis *a);

@@ -24,6 +24,53 @@ static char *group_key(const ga_launch *l)
 	return kernel_key(l->pid, l->mangled ? l->mangled : l->name, l->grid, l->block);
 }
 
+/* The kernels the timeline timed (timeline.h): each group gets the launches
+ * the profiler did not measure and their GPU time from the GPU's own
+ * records, in place of the mean of its measured ones; a kernel that was
+ * never measured (a collective, which is never replayed; every kernel
+ * with --timeline-only) becomes a group of its own, with its time and no
+ * metric. */
+static void timeline_groups(const ga_profile *p, ga_analysis *a, ga_map *table,
+                            size_t *cap_groups)
+{
+	char **keys = NULL;       /* the new groups' keys, which table borrows */
+	size_t n_keys = 0, cap_keys = 0;
+
+	for (size_t ti = 0; ti < p->n_timelines; ti++) {
+		const ga_timeline *t = &p->timelines[ti];
+		for (size_t k = 0; k < t->n_kernels; k++) {
+			const ga_tl_kernel *tk = &t->kernels[k];
+			char *key = kernel_key(t->pid, tk->mangled, tk->grid, tk->block);
+			long gi = ga_strmap_get(table, key);
+			if (gi < 0) {
+				gi = (long)a->n_groups;
+				ga_group ng = {0};
+				ng.name = ga_xstrdup(tk->name ? tk->name : tk->mangled);
+				ng.mangled = ga_xstrdup(tk->mangled);
+				ng.pid = t->pid;
+				memcpy(ng.grid, tk->grid, sizeof(ng.grid));
+				memcpy(ng.block, tk->block, sizeof(ng.block));
+				ng.klass = GA_CLASS_NONE;
+				ng.runner_up = GA_CLASS_NONE;
+				GA_PUSH(a->groups, a->n_groups, *cap_groups, ng);
+				GA_PUSH(keys, n_keys, cap_keys, key);
+				ga_strmap_put(table, key, (size_t)gi);
+			} else {
+				free(key);
+			}
+			ga_group *g = &a->groups[gi];
+			g->timeline_launches += tk->launches;
+			g->timeline_ns += tk->total_ns;
+			/* timed, not charged at the mean */
+			g->unprofiled = 0;
+		}
+	}
+	/* table is only freed after this */
+	for (size_t i = 0; i < n_keys; i++)
+		free(keys[i]);
+	free(keys);
+}
+
 static void build_groups(const ga_profile *p, ga_analysis *a)
 {
 	size_t cap_groups = 0;
@@ -77,6 +124,7 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 		}
 		free(key);
 	}
+	timeline_groups(p, a, &table, &cap_groups);
 	for (size_t gi = 0; gi < a->n_groups; gi++)
 		free(keys[gi]);
 	free(keys);
@@ -150,6 +198,8 @@ static void shares_scaled(const ga_profile *p, ga_analysis *a)
 		}
 		if (timed && g->unprofiled > 0)
 			t[i] += t[i] / (double)timed * (double)g->unprofiled;
+		if (g->timeline_launches > 0 && isfinite(g->timeline_ns))
+			t[i] += g->timeline_ns / dmax;
 		all += t[i];
 	}
 	for (size_t i = 0; i < a->n_groups; i++)
@@ -192,6 +242,12 @@ static void aggregate(const ga_profile *p, ga_group *g)
 		g->mean_ns = scaled_mean(p, g, -1);
 	if (timed && g->unprofiled > 0)
 		g->total_ns += g->mean_ns * (double)g->unprofiled;
+	/* The launches the timeline timed: their own GPU time. */
+	if (g->timeline_launches > 0) {
+		g->total_ns += g->timeline_ns;
+		if (!timed)
+			g->mean_ns = g->timeline_ns / (double)g->timeline_launches;
+	}
 	free(sum);
 	free(wsum);
 }
@@ -415,7 +471,8 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 		*out = grid / (floor(blocks_per_sm + 1e-9) * d->sm_count);
 		return isfinite(*out) ? 0 : -1;
 	}
-	PSEUDO("launch__count", (double)g->n_launches + (double)g->unprofiled, 1);
+	PSEUDO("launch__count",
+	       (double)g->n_launches + (double)g->unprofiled + (double)g->timeline_launches, 1);
 	PSEUDO("launch__duration_ns", g->mean_ns, isfinite(g->mean_ns));
 	PSEUDO("launch__time_share", g->share, isfinite(g->share));
 	PSEUDO("program__kernels_same_launch", (double)g->same_launch, g->same_launch > 0);
@@ -736,10 +793,14 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 	size_t cap_named = 0;
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		ga_group *g = &a->groups[gi];
+		g->owner = ga_owner_of(rs, g->name, g->mangled, NULL, &g->owner_kind);
+		/* Timed by the timeline alone: no metric to classify it by, and no
+		 * rule it could be checked against. */
+		if (g->n_launches == 0)
+			continue;
 		env e = {.p = p, .names = &names, .g = g, .first = &p->launches[g->launches[0]],
 		         .roof = roof, .named = named, .cap_named = cap_named};
 
-		g->owner = ga_owner_of(rs, g->name, g->mangled, NULL, &g->owner_kind);
 		classify(a, &note_cap, &rs->classifier, &e, g, verbose);
 		size_t class_named = e.n_named;
 
@@ -748,7 +809,7 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 			char why[512];
 			double w, est[3];
 
-			if (!ga_rule_applies_to(r, g->owner))
+			if (r->program || !ga_rule_applies_to(r, g->owner))
 				continue;
 
 			e.n_named = class_named;   /* rules see the classifier's names too */
@@ -826,6 +887,7 @@ int ga_analyze(const ga_profile *p, const ga_ruleset *rs, const ga_analyze_opts 
 	ga_summarize(a, &cuts);
 	ga_group_ops(a, opts ? opts->nvtx : 0);
 	ga_action_ops(a);
+	ga_program(a, rs);
 	return 0;
 }
 
@@ -868,6 +930,7 @@ void ga_analysis_free(ga_analysis *a)
 		free(a->actions[i].ops);
 	}
 	free(a->actions);
+	ga_program_free(a);
 	ga_roofline_free(&a->roofline);
 	memset(a, 0, sizeof(*a));
 }
@@ -879,13 +942,4 @@ int ga_analysis_max_severity(const ga_analysis *a)
 		if (a->findings[i].rule && (int)a->findings[i].rule->severity > max)
 			max = (int)a->findings[i].rule->severity;
 	return max;
-}
-
-double ga_estimate_speedup(double estimate)
-{
-	if (isnan(estimate) || estimate < 0)
-		return NAN;
-	if (estimate >= 1)
-		return INFINITY;
-	return 1.0 / (1.0 - estimate);
 }

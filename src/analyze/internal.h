@@ -38,4 +38,10 @@ void ga_action_ops(ga_analysis *a);
 double ga_sdpa_math_share(const ga_profile *p, const ga_group *g);
 void ga_ops_free(ga_analysis *a);
 
+/* The timeline's part (program.c): per process its figures, the program
+ * rules' findings, the kernel findings' wall savings, "What to do first";
+ * once everything else is known. */
+void ga_program(ga_analysis *a, const ga_ruleset *rs);
+void ga_program_free(ga_analysis *a);
+
 #endif

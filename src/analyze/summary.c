@@ -50,6 +50,7 @@ static void count(ga_analysis *a)
 		const ga_group *g = &a->groups[i];
 		a->n_launches += g->n_launches;
 		a->measured.at_mean += (long)g->unprofiled;
+		a->measured.timeline += g->timeline_launches;
 		if (g->klass >= 0 && g->klass < GA_CLASS__COUNT)
 			a->n_class[g->klass]++;
 	}

@@ -50,6 +50,7 @@ typedef struct {
 	/* Seconds a measured launch may take before the injection library
 	 * stops its process (GA_ENV_WATCHDOG); 0: no watchdog. */
 	long watchdog_s;
+	int timeline;               /* 1 on, 0 off (--no-timeline), 2 alone (--timeline-only) */
 	int stalls;                 /* run again with PC sampling on the kernels with sources */
 	int progress;               /* one updating stderr line while the program runs */
 } ga_live_opts;

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "activity.h"
 #include "ckpt.h"
 #include "counterlock.h"
 #include "injstate.h"
@@ -71,7 +72,8 @@ static void stop_profiling_everywhere(void)
 {
 	/* Launch count reached: stop listening, so the rest runs at full speed. */
 	inj.enabled = 0;
-	if (!ga_sass_outstanding())
+	/* the timeline still wants the launches and calls */
+	if (!ga_sass_outstanding() && !activity_on())
 		cuptiEnableDomain(0, inj.sub, CUPTI_CB_DOMAIN_DRIVER_API);
 }
 
@@ -325,6 +327,69 @@ out:
 	launch_free(l);
 }
 
+static int launch_cbid(CUpti_CallbackId cbid);
+
+/* ---- the timeline's side of a launch (activity.c) ---- */
+
+static __thread double pending_t0;   /* ENTER of the measured launch in flight */
+static double pass_t0;               /* start of the loop's pass in progress */
+static int pass_open;
+
+static int in_pass(void)
+{
+	return inj.sched.loop.active && inj.sched.loop.pos > 0;
+}
+
+/* A launch's ENTER, after the policy's call: its host time starts at t;
+ * a measured launch and a loop's pass are the profiler's spans. */
+static void timeline_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, double t)
+{
+	CUfunction f = NULL;
+	unsigned grid[3] = {0}, block[3] = {0}, smem = 0;
+	CUstream stream = NULL;
+	static CUcontext legacy_ctx;
+
+	if (!activity_on())
+		return;
+	launch_params(cbid, cb->functionParams, &f, grid, block, &smem, &stream);
+	/* the legacy default stream: NULL through an API that is not per-thread */
+	if ((stream == NULL || stream == CU_STREAM_LEGACY) && cb->context != legacy_ctx &&
+	    cbid != CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz &&
+	    cbid != CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz &&
+	    cbid != CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz) {
+		unsigned long long id = 0;
+		if (cuStreamGetId(CU_STREAM_LEGACY, &id) == CUDA_SUCCESS) {
+			activity_legacy_stream((uint32_t)id);
+			legacy_ctx = cb->context;
+		}
+	}
+	uint64_t key = ga_hash_bytes(ga_hash_ptr((const void *)f), grid, sizeof(grid));
+	key = ga_hash_bytes(key, block, sizeof(block));
+	activity_launch_enter(cb, t, inj.pending != PENDING_NONE, (long)key);
+	if (!pass_open && in_pass()) {
+		pass_open = 1;
+		pass_t0 = t;
+	} else if (pass_open && !in_pass()) {
+		/* a pass broken at this launch */
+		pass_open = 0;
+		activity_excluded(pass_t0, t);
+	}
+}
+
+/* The EXIT of a measured launch: its span, and the pass's if it ended. */
+static void timeline_exit_measured(const CUpti_CallbackData *cb)
+{
+	if (!activity_on())
+		return;
+	activity_launch_exit(cb);
+	double now = activity_now();
+	activity_excluded(pending_t0, now);
+	if (pass_open && !in_pass()) {
+		pass_open = 0;
+		activity_excluded(pass_t0, now);
+	}
+}
+
 /* A mechanism found the GPU's counters held by another profiler
  * (cupti_failed): the process runs on unprofiled. */
 static void stop_if_busy(void)
@@ -334,6 +399,8 @@ static void stop_if_busy(void)
 }
 
 static __thread int this_thread_pending;
+
+static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb);
 
 static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
                               CUpti_CallbackId cbid, const void *data)
@@ -377,13 +444,26 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 	 * made by this thread inside that launch's EXIT, under inj.lock. */
 	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || ga_ckpt_replaying())
 		return;
-	const CUpti_CallbackData *cb = data;
+	on_driver(cbid, data);
+}
+
+/* A driver-API callback: a launch (ENTER and EXIT), or a call the
+ * timeline times. */
+static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
+{
+	if (!launch_cbid(cbid)) {
+		activity_call(cbid, cb);
+		return;
+	}
 	if (cb->callbackSite == CUPTI_API_ENTER && graph_launch(cbid)) {
+		double t = activity_on() ? activity_now() : 0;
 		pthread_mutex_lock(&inj.lock);
 		on_graph_launch(cb);
 		stop_if_busy();
 		pthread_mutex_unlock(&inj.lock);
+		activity_launch_enter(cb, t, 0, (long)ga_hash_ptr(cb->functionParams));
 	} else if (cb->callbackSite == CUPTI_API_ENTER) {
+		double t = activity_on() ? activity_now() : 0;
 		pthread_mutex_lock(&inj.lock);
 		/* What the callbacks do before the launch runs (a checkpoint, a
 		 * configuration, a lock) and, when it is measured, the launch
@@ -391,16 +471,20 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 		watch_begin(&inj, cb->symbolName);
 		on_enter(cbid, cb);
 		stop_if_busy();
+		timeline_enter(cbid, cb, t);
 		/* While a launch is measured this thread keeps the lock until the
 		 * launch's EXIT: the range profiler measures one launch at a time,
 		 * so launches from other threads wait at their ENTER. */
 		if (inj.pending != PENDING_NONE) {
 			this_thread_pending = 1;
+			pending_t0 = t;
 		} else {
 			watch_end(&inj);
 			pthread_mutex_unlock(&inj.lock);
 		}
-	} else if (this_thread_pending) {
+	} else if (!this_thread_pending) {
+		activity_launch_exit(cb);
+	} else {
 		this_thread_pending = 0;
 		if (inj.pending == PENDING_SASS) {
 			inj.pending = PENDING_NONE;
@@ -416,6 +500,7 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 		}
 		stop_if_busy();
 		watch_end(&inj);
+		timeline_exit_measured(cb);
 		pthread_mutex_unlock(&inj.lock);
 	}
 }
@@ -491,6 +576,7 @@ static void no_replay_note(void)
 static void at_exit(void)
 {
 	preload_join();
+	activity_finish();
 	pthread_mutex_lock(&inj.lock);
 	/* Launches left unprofiled by the per-kernel bound, so that the report
 	 * can still charge their time to the kernel. */
@@ -609,6 +695,14 @@ static const CUpti_CallbackId launch_cbids[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
 };
 
+static int launch_cbid(CUpti_CallbackId cbid)
+{
+	for (size_t i = 0; i < GA_ARRAY_LEN(launch_cbids); i++)
+		if (launch_cbids[i] == cbid)
+			return 1;
+	return 0;
+}
+
 GA_EXPORT int InitializeInjection(void)
 {
 	const char *dir;
@@ -664,6 +758,15 @@ GA_EXPORT int InitializeInjection(void)
 	/* The stall run enables PC sampling there; the others only note the
 	 * time (bench/phases.sh). */
 	cuptiEnableCallback(1, inj.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+	/* The timeline (activity.c): not in the stall run, which only samples
+	 * PCs; with GA_ENV_TIMELINE=only it is all there is. */
+	if (!ga_sass_stall_run())
+		activity_start(inj.sub, dir, (int)inj.pid);
+	{
+		const char *tm = getenv(GA_ENV_TIMELINE);
+		if (tm && strcmp(tm, "only") == 0)
+			inj.enabled = 0;
+	}
 	if (inj.sched.count == 0)
 		stop_profiling_everywhere();
 	else if (inj.enabled)

@@ -235,6 +235,9 @@ static void child_env(const ga_live_opts *o, const char *dir, const char *metric
 	                                                       : GA_NO_REPLAY_DEFAULT, 1);
 	snprintf(buf, sizeof(buf), "%ld", o->watchdog_s);
 	setenv(GA_ENV_WATCHDOG, buf, 1);
+	/* the stall run samples PCs, and nothing else */
+	setenv(GA_ENV_TIMELINE, stalls || o->timeline == 0 ? "0" : o->timeline == 2 ? "only" : "1",
+	       1);
 	if (stalls)
 		setenv(GA_ENV_STALLS, stalls, 1);
 	else

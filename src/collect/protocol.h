@@ -65,6 +65,9 @@
 #define GA_ENV_NO_REPLAY      "GPUADVISE_NO_REPLAY"
 #define GA_NO_REPLAY_DEFAULT  "glob\tncclKernel*\nglob\tncclDevKernel*\n" \
                               "regex\t^(void )?nvshmemi?_\n"
+/* The timeline (activity.c): unset or "1" on, "0" off, "only" without the
+ * counters (--timeline-only). */
+#define GA_ENV_TIMELINE       "GPUADVISE_TIMELINE"
 /* Seconds a measured launch may take (ENTER to EXIT) before the injection
  * library stops its process, with a record naming the kernel; 0: never. */
 #define GA_ENV_WATCHDOG       "GPUADVISE_WATCHDOG"

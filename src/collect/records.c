@@ -249,6 +249,31 @@ int ga_records_read_file(const char *path, ga_profile *p, ga_records *g, ga_erro
 	return 0;
 }
 
+/* A process's timeline, RUN_DIR/<pid>.timeline.json (activity.c): the
+ * last one it wrote, whole (it is renamed into place). */
+int ga_records_read_timeline(const char *path, ga_profile *p, ga_records *g)
+{
+	json_error_t jerr;
+	json_t *j = json_load_file(path, 0, &jerr);
+	ga_timeline t;
+	ga_error err = {0};
+
+	if (!j) {
+		g->truncated_lines++;
+		return -1;
+	}
+	if (ga_timeline_from_json(&t, j, path, &err) != 0) {
+		json_decref(j);
+		g->truncated_lines++;
+		return -1;
+	}
+	json_decref(j);
+	g->timelines++;
+	g->timelines_cut += !t.complete;
+	ga_profile_set_timeline(p, &t);
+	return 0;
+}
+
 void ga_records_read_dir(const char *dir, ga_profile *p, ga_records *g)
 {
 	DIR *d = opendir(dir);
@@ -256,6 +281,12 @@ void ga_records_read_dir(const char *dir, ga_profile *p, ga_records *g)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
+		if (ga_str_has_suffix(e->d_name, ".timeline.json")) {
+			char *f = ga_xasprintf("%s/%s", dir, e->d_name);
+			ga_records_read_timeline(f, p, g);
+			free(f);
+			continue;
+		}
 		if (!ga_str_has_suffix(e->d_name, ".rec"))
 			continue;
 		char *f = ga_xasprintf("%s/%s", dir, e->d_name);
@@ -280,6 +311,9 @@ void ga_records_note_run(const ga_records *g, ga_buf *note)
 	if (g->cupti_errors)
 		ga_buf_printf(note, "%d CUPTI error(s) while profiling, the first: %s. ",
 		              g->cupti_errors, g->first_error ? g->first_error : "?");
+	if (g->timelines_cut)
+		ga_buf_printf(note, "the timeline of %d process(es) ends at its last snapshot, "
+		              "taken a few seconds before the process ended. ", g->timelines_cut);
 	if (g->watchdog)
 		ga_buf_printf(note, "%s%s. ", g->watchdog_msg,
 		              g->watchdog > 1 ? " (and in more processes)" : "");

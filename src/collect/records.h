@@ -33,6 +33,8 @@ typedef struct {
 	int no_replay_notes;
 	char *watchdog_msg;         /* a process the watchdog stopped (the first) */
 	int watchdog;
+	int timelines;              /* processes with a timeline (RUN_DIR/<pid>.timeline.json) */
+	int timelines_cut;          /* of them, a snapshot: the process did not end normally */
 	int stall_pass;             /* the stall run: only source records and notes */
 	int stall_records;          /* source records it gave */
 } ga_records;
@@ -44,8 +46,12 @@ void ga_records_free(ga_records *g);
  * without its newline, count in g->truncated_lines. */
 int ga_records_read_file(const char *path, ga_profile *p, ga_records *g, ga_error *err);
 
-/* The same for every *.rec file in dir. */
+/* The same for every *.rec file in dir, and the processes' timelines
+ * (*.timeline.json). */
 void ga_records_read_dir(const char *dir, ga_profile *p, ga_records *g);
+/* One process's timeline file into p; -1 (counted as cut short) when it
+ * does not parse. */
+int ga_records_read_timeline(const char *path, ga_profile *p, ga_records *g);
 
 /* Sentences for the profile's collection note, each ending in ". ": what
  * happened to the processes (ended without the exit path, unprofiled,

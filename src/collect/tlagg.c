@@ -23,8 +23,10 @@ void ga_tlagg_free(ga_tlagg *a)
 	free(a->heap);
 	for (int d = 0; d < GA_TL_MAX_DEVICES; d++)
 		free(a->streams[d]);
-	for (size_t i = 0; i < a->n_kernels; i++)
+	for (size_t i = 0; i < a->n_kernels; i++) {
 		free(a->kernels[i].mangled);
+		free(a->kernels[i].name);
+	}
 	free(a->kernels);
 	/* the map's keys are the kernels' own strings */
 	ga_map_free(&a->kindex);
@@ -386,6 +388,7 @@ void ga_tlagg_result(ga_tlagg *a, int pid, int final, ga_timeline *out)
 		out->kernels[i] = a->kernels[i];
 		/* the stored key is "name<TAB>grid<TAB>block": the name alone */
 		out->kernels[i].mangled = ga_xstrdup(a->kernels[i].mangled);
+		out->kernels[i].name = a->kernels[i].name ? ga_xstrdup(a->kernels[i].name) : NULL;
 		char *tab = strchr(out->kernels[i].mangled, '\t');
 		if (tab)
 			*tab = '\0';

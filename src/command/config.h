@@ -30,6 +30,7 @@ typedef struct {
 	double min_share;           /* percent of GPU time for more than one profiled launch */
 	int no_loop_replay;         /* --no-loop-replay */
 	long watchdog;              /* --watchdog SEC; 0: none */
+	int timeline;               /* 0 on (default), -1 --no-timeline, 1 --timeline-only */
 	char **extra_metrics;
 	size_t n_extra_metrics;
 	const char *save_counter_data;

@@ -246,6 +246,7 @@ static int run_live_demo(const ga_demo_ctx *c, const char *name, const char *pro
 			.source_opcodes = c->source_opcodes,
 			.no_replay = c->no_replay,
 			.watchdog_s = c->cfg->watchdog,
+			.timeline = 1,
 			.max_passes = c->cfg->max_passes,
 			.launch_count = -1,
 			.quiet_stdout = 1,

@@ -24,6 +24,8 @@ enum {
 	OPT_STALLS,
 	OPT_QUIET,
 	OPT_WATCHDOG,
+	OPT_TIMELINE_ONLY,
+	OPT_NO_TIMELINE,
 };
 
 static const struct argp_option options[] = {
@@ -60,6 +62,11 @@ static const struct argp_option options[] = {
 	 "is not shown again)", 0},
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 0},
+	{"timeline-only", OPT_TIMELINE_ONLY, 0, 0, "Record only the timeline (what the GPU "
+	 "ran, when, and what the host did meanwhile): no counters, no replay, a few percent of "
+	 "the program's time; the kernels get no class", 0},
+	{"no-timeline", OPT_NO_TIMELINE, 0, 0, "Do not record the timeline: the kernels' counters "
+	 "only (no advice on copies, synchronisations or launching)", 0},
 	{"watchdog", OPT_WATCHDOG, "SEC", 0, "Stop a process whose measured launch has not "
 	 "finished after SEC seconds: a kernel that waits for another stream or process (a "
 	 "spin-wait, a collective) cannot finish while the profiler serializes it; the report "
@@ -131,6 +138,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_WATCHDOG:
 		c->watchdog = ga_cmd_parse_count(state, "--watchdog", arg);
+		break;
+	case OPT_TIMELINE_ONLY:
+		if (c->timeline < 0)
+			argp_error(state, "--timeline-only and --no-timeline exclude each other");
+		c->timeline = 1;
+		break;
+	case OPT_NO_TIMELINE:
+		if (c->timeline > 0)
+			argp_error(state, "--timeline-only and --no-timeline exclude each other");
+		c->timeline = -1;
 		break;
 	case ARGP_KEY_ARG:
 		/* PROGRAM: everything from here on belongs to the application. */
@@ -213,6 +230,7 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 		.source_opcodes = mp.source_opcodes,
 		.no_replay = mp.no_replay,
 		.watchdog_s = cfg->watchdog,
+		.timeline = cfg->timeline < 0 ? 0 : cfg->timeline > 0 ? 2 : 1,
 	};
 	if (ga_collect_live(&lo, &p, &res, &err) != 0) {
 		fprintf(stderr, "gpuadvise: %s\n", err.msg);

@@ -23,8 +23,10 @@ void ga_timeline_free(ga_timeline *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->n_kernels; i++)
+	for (size_t i = 0; i < t->n_kernels; i++) {
 		free(t->kernels[i].mangled);
+		free(t->kernels[i].name);
+	}
 	free(t->kernels);
 	free(t->devices);
 	free(t->events);
@@ -335,6 +337,8 @@ void *ga_timeline_to_json(const ga_timeline *t)
 		const ga_tl_kernel *k = &t->kernels[i];
 		json_t *x = json_object();
 		json_object_set_new(x, "mangled", json_string(k->mangled ? k->mangled : "?"));
+		if (k->name)
+			json_object_set_new(x, "name", json_string(k->name));
 		json_object_set_new(x, "grid", dims_json(k->grid));
 		json_object_set_new(x, "block", dims_json(k->block));
 		json_object_set_new(x, "launches", json_integer(k->launches));
@@ -494,6 +498,8 @@ static int kernels_from(json_t *ks, ga_timeline *t, const char *where, ga_error 
 		    num(x, "total_ns", &k->total_ns, where, err))
 			return -1;
 		k->mangled = ga_xstrdup(m);
+		const char *nm = json_string_value(json_object_get(x, "name"));
+		k->name = nm ? ga_xstrdup(nm) : NULL;
 		t->n_kernels++;
 	}
 	return 0;

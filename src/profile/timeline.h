@@ -91,6 +91,7 @@ typedef struct {
  * own spans. */
 typedef struct {
 	char *mangled;
+	char *name;               /* demangled; NULL: not known */
 	unsigned grid[3], block[3];
 	long launches;
 	double total_ns;

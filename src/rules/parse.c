@@ -315,7 +315,7 @@ int is_pseudo_metric(const char *name)
 	return ga_str_has_prefix(name, "launch__") || ga_str_has_prefix(name, "device__") ||
 	       ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "roofline__") ||
 	       ga_str_has_prefix(name, "owner__") || ga_str_has_prefix(name, "nvtx__") ||
-	       ga_str_has_prefix(name, "source__");
+	       ga_str_has_prefix(name, "source__") || ga_str_has_prefix(name, "timeline__");
 }
 
 struct pseudo_walk {
@@ -407,7 +407,7 @@ static const char *class_list(void)
 enum {
 	RK_ID, RK_TITLE, RK_CLASS, RK_CHECKLIST, RK_SEVERITY, RK_SPEEDUP, RK_METRICS,
 	RK_WHEN, RK_ESTIMATE, RK_EVIDENCE, RK_FIX, RK_EXAMPLE, RK_EXPLAIN, RK_SOURCE_LINES,
-	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK__COUNT
+	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK_SCOPE, RK__COUNT
 };
 
 static const struct key_spec rule_keys[RK__COUNT] = {
@@ -429,6 +429,7 @@ static const struct key_spec rule_keys[RK__COUNT] = {
 	[RK_LOW] = { "low", 0 },
 	[RK_HIGH] = { "high", 0 },
 	[RK_OWNERS] = { "owners", 0 },
+	[RK_SCOPE] = { "scope", 0 },
 };
 
 static void load_speedup(struct loader *L, yaml_node_t *n, ga_rule *r)
@@ -483,6 +484,58 @@ static int id_seen(struct loader *L, const char *id)
 			return 1;
 	}
 	return 0;
+}
+
+/* A name a program rule may read: the timeline's, the program's, the
+ * device's, or one of its own named expressions. */
+struct scope_walk {
+	struct loader *L;
+	yaml_node_t *n;
+	const char *what;
+	const ga_named_expr *m;
+	size_t n_m;
+};
+
+static void scope_visit(void *ctx, const char *name)
+{
+	struct scope_walk *w = ctx;
+	if (named_index(w->m, w->n_m, name) >= 0 || ga_str_has_prefix(name, "timeline__") ||
+	    ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "device__"))
+		return;
+	node_err(w->L, w->n, "scope: program: '%s' reads '%s', which is a kernel's; a program "
+	         "rule reads timeline__*, program__* and device__* values", w->what, name);
+}
+
+/* `scope: kernel` (the default) or `program`: fired once per process on
+ * its timeline, its estimate a share of the process's wall time. */
+static void load_scope(struct loader *L, yaml_node_t **v, ga_rule *r)
+{
+	const char *s = scalar(v[RK_SCOPE]);
+	if (s && strcmp(s, "kernel") == 0)
+		return;
+	if (!s || strcmp(s, "program") != 0) {
+		node_err(L, v[RK_SCOPE], "unknown scope '%s'; expected kernel or program",
+		         s ? s : "?");
+		return;
+	}
+	r->program = 1;
+	if (v[RK_SOURCE_LINES])
+		node_err(L, v[RK_SOURCE_LINES], "a program rule has no source lines");
+	if (v[RK_OWNERS])
+		node_err(L, v[RK_OWNERS], "a program rule applies to a process, not to owners' "
+		         "kernels");
+	const ga_expr *x[] = {r->when, r->estimate, r->low, r->high};
+	const char *what[] = {"when", "estimate", "low", "high"};
+	yaml_node_t *at[] = {v[RK_WHEN], v[RK_ESTIMATE], v[RK_LOW], v[RK_HIGH]};
+	for (size_t i = 0; i < 4; i++) {
+		struct scope_walk w = {L, at[i], what[i], r->metrics, r->n_metrics};
+		if (x[i] && at[i])
+			ga_expr_foreach_name(x[i], scope_visit, &w);
+	}
+	for (size_t i = 0; i < r->n_metrics; i++) {
+		struct scope_walk w = {L, v[RK_METRICS], r->metrics[i].name, r->metrics, i};
+		ga_expr_foreach_name(r->metrics[i].expr, scope_visit, &w);
+	}
 }
 
 void load_rule(struct loader *L, yaml_node_t *map)
@@ -567,6 +620,8 @@ void load_rule(struct loader *L, yaml_node_t *map)
 		r.explain = get_string(L, v[RK_EXPLAIN], "explain", 0);
 	if (v[RK_OWNERS])
 		load_rule_owners(L, v[RK_OWNERS], &r);
+	if (v[RK_SCOPE])
+		load_scope(L, v, &r);
 
 	if (L->errors != errors)
 		goto out;

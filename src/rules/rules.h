@@ -83,6 +83,10 @@ typedef struct {
 	 * ga_ruleset_validate. */
 	ga_name_pos *owners;
 	size_t n_owners;
+	/* `scope: program`: fired once per process on its timeline (timeline__*
+	 * values), not per kernel; its estimate is a share of the process's
+	 * wall time. */
+	int program;
 } ga_rule;
 
 typedef struct {
