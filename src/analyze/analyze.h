@@ -222,7 +222,8 @@ typedef struct {
 	int pid;
 	double estimate;          /* fraction of the process's wall time saved, 0..1 */
 	double low, high;         /* the model's range (NAN: the rule's stock range) */
-	double speedup, speedup_min, speedup_max;   /* of the process's wall time */
+	double affects;           /* share of the wall time the fix acts on (rule's affects) */
+	double speedup, speedup_min, speedup_max;   /* of that part: 1 / (1 - estimate / affects) */
 	char *estimate_missing;   /* as ga_finding's */
 	ga_evidence *evidence;
 	size_t n_evidence;

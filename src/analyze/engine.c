@@ -124,8 +124,9 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 		}
 		free(key);
 	}
+	size_t n_keys = a->n_groups;   /* the launches' groups own keys[] */
 	timeline_groups(p, a, &table, &cap_groups);
-	for (size_t gi = 0; gi < a->n_groups; gi++)
+	for (size_t gi = 0; gi < n_keys; gi++)
 		free(keys[gi]);
 	free(keys);
 	ga_map_free(&table);

@@ -159,6 +159,9 @@ static int timeline_value(const penv *e, const char *n, double *out)
 		{"sync_count", (double)t->host_calls[GA_HOST_SYNC], 1},
 		{"sync_ns", t->host_ns[GA_HOST_SYNC], 1},
 		{"copy_call_count", (double)t->host_calls[GA_HOST_COPY], 1},
+		{"copy_call_ns", t->host_ns[GA_HOST_COPY], 1},
+		/* the host copies' rate, GB/s, whatever their memory */
+		{"copy_gbs", div0(host_copy(d, -1, 1), host_copy(d, -1, 2)), host_copy(d, -1, 2) > 0},
 		{"alloc_count", (double)t->host_calls[GA_HOST_ALLOC], 1},
 		{"alloc_ns", t->host_ns[GA_HOST_ALLOC], 1},
 		{"iterations", iters, 1},
@@ -246,16 +249,22 @@ static int fire(const ga_analysis *a, const ga_tl_proc *pr, const ga_rule *r, ga
 		f->estimate_missing = ga_xstrdup(e.missing ? e.missing : "?");
 		f->estimate = f->speedup = f->speedup_min = f->speedup_max = NAN;
 	} else {
+		/* The speedup is of the part of the wall time the fix acts on. */
+		double span = 1;
+		if (r->affects && (peval(&e, r->affects, &span) != 0 || !(span > 0)))
+			span = 1;
+		span = fmin(1, span);
+		f->affects = span;
 		f->estimate = clamp01(est[0]);
-		f->speedup = ga_estimate_speedup(f->estimate);
+		f->speedup = ga_estimate_speedup(clamp01(f->estimate / span));
 		f->speedup_min = r->speedup_min;
 		f->speedup_max = r->speedup_max;
 		if (r->low && r->high && peval(&e, r->low, &est[1]) == 0 &&
 		    peval(&e, r->high, &est[2]) == 0) {
 			f->low = fmin(f->estimate, clamp01(fmin(est[1], est[2])));
 			f->high = fmax(f->estimate, clamp01(fmax(est[1], est[2])));
-			f->speedup_min = ga_estimate_speedup(f->low);
-			f->speedup_max = ga_estimate_speedup(f->high);
+			f->speedup_min = ga_estimate_speedup(clamp01(f->low / span));
+			f->speedup_max = ga_estimate_speedup(clamp01(f->high / span));
 		}
 	}
 	f->evidence = ga_xcalloc(r->n_evidence + 1, sizeof(*f->evidence));

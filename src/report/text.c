@@ -25,8 +25,9 @@ static void measured_line(tctx *t, const ga_analysis *a)
 	ga_buf s = { 0 };
 	long kr = a->measured.kernel_replay, lr = a->measured.loop_replay;
 	long am = a->measured.at_mean, gl = a->measured.graph_launches;
+	long tl = a->measured.timeline;
 
-	if (!lr && !am && !gl)
+	if (!lr && !am && !gl && !tl)
 		return;
 	ga_buf_printf(&s, "Measured: %ld %s by kernel replay", kr,
 	              tx_plural((size_t)kr, "launch", "launches"));
@@ -35,6 +36,8 @@ static void measured_line(tctx *t, const ga_analysis *a)
 	if (am)
 		ga_buf_printf(&s, ", %ld %s not profiled and counted at their kernel's mean", am,
 		              tx_plural((size_t)am, "repeat", "repeats"));
+	if (tl)
+		ga_buf_printf(&s, ", %ld not profiled and timed on the timeline", tl);
 	if (gl)
 		ga_buf_printf(&s, "; %ld CUDA graph %s: kernels inside CUDA graphs are not profiled",
 		              gl, tx_plural((size_t)gl, "launch", "launches"));
@@ -194,11 +197,18 @@ static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 	if (r)
 		tx_severity_tag(t, &s, r->severity);
 	ga_fmt_pct(f->saving, 0, b1, sizeof(b1));
-	if (f->estimate_missing)
+	if (f->estimate_missing) {
 		ga_buf_printf(&s, "estimate needs %s", f->estimate_missing);
-	else
+	} else if (a->wall_currency && isfinite(f->wall_saving)) {
+		char w[64];
+		ga_fmt_pct(f->wall_saving, 0, w, sizeof(w));
+		ga_buf_printf(&s, "saves %s%s%% of wall time (%s%s%% of GPU time), estimated %s",
+		              w[0] == '<' ? "" : "~", w, b1[0] == '<' ? "" : "~", b1,
+		              ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
+	} else {
 		ga_buf_printf(&s, "saves %s%s%% of GPU time, estimated %s", b1[0] == '<' ? "" : "~",
 		              b1, ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
+	}
 	if (r && !f->estimate_missing)
 		ga_buf_printf(&s, ", fix %s",
 		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b3, sizeof(b3)));
@@ -289,8 +299,15 @@ static void action_entry(tctx *t, const ga_analysis *a, const ga_action *ac, siz
 	tx_severity_tag(t, &s, ac->rule->severity);
 	ga_fmt_pct(ac->saving, 0, b1, sizeof(b1));
 	ga_fmt_pct(ac->share, 0, b2, sizeof(b2));
-	ga_buf_printf(&s, "saves %s%s%% of GPU time (%s) in %zu %s holding %s%%:",
-	              b1[0] == '<' ? "" : "~", b1, ac->rule->id, ac->n_findings,
+	if (a->wall_currency) {
+		char w[64];
+		ga_fmt_pct(ga_action_wall_saving(a, ac), 0, w, sizeof(w));
+		ga_buf_printf(&s, "saves %s%s%% of wall time (%s%s%% of GPU time) ", w[0] == '<' ? "" : "~",
+		              w, b1[0] == '<' ? "" : "~", b1);
+	} else {
+		ga_buf_printf(&s, "saves %s%s%% of GPU time ", b1[0] == '<' ? "" : "~", b1);
+	}
+	ga_buf_printf(&s, "(%s) in %zu %s holding %s%%:", ac->rule->id, ac->n_findings,
 	              tx_plural(ac->n_findings, "kernel", "kernels"), b2);
 	if (!t->verbose && named > ACTION_KERNELS)
 		named = ACTION_KERNELS;
@@ -345,10 +362,46 @@ static void framework_actions(tctx *t, const ga_analysis *a)
 	}
 }
 
+/* With timelines: the one ranking by wall time (ga_analysis.first), the
+ * program's findings, the framework's actions and the kernels' findings
+ * mixed. */
+static void first_by_wall(tctx *t, const ga_analysis *a)
+{
+	size_t shown = a->n_first;
+
+	if (!a->n_first) {
+		ga_wrap(&t->b, "No findings: neither the timeline nor any kernel crosses the rules' "
+		        "thresholds.", 0, 0, t->width);
+		return;
+	}
+	if (!t->verbose && shown > TOP_FINDINGS)
+		shown = TOP_FINDINGS;
+	for (size_t i = 0; i < shown; i++) {
+		const ga_do *d = &a->first[i];
+		if (d->kind == GA_DO_PROGRAM)
+			tx_program_entry(t, a, &a->pfindings[d->index], i);
+		else if (d->kind == GA_DO_ACTION)
+			action_entry(t, a, &a->actions[d->index], i);
+		else
+			finding_entry(t, a, &a->findings[d->index], i);
+	}
+	if (shown < a->n_first) {
+		ga_buf s = { 0 };
+		size_t more = a->n_first - shown;
+		ga_buf_putc(&t->b, '\n');
+		ga_buf_printf(&s, "%zu more below (--verbose lists all here).", more);
+		tx_wrap_buf(t, &s, 0, 0);
+	}
+}
+
 static void what_to_do_first(tctx *t, const ga_analysis *a)
 {
 	ga_buf_putc(&t->b, '\n');
 	tx_heading(t, "What to do first");
+	if (a->wall_currency) {
+		first_by_wall(t, a);
+		return;
+	}
 	if (a->framework_first) {
 		framework_actions(t, a);
 		return;
@@ -773,6 +826,7 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 		processes(&t, a, o);
 	if (o->baseline)
 		baseline(&t, o->baseline);
+	tx_timeline(&t, a);
 	what_to_do_first(&t, a);
 	tx_operations(&t, a);
 	if (o->roofline && a->profile)

@@ -51,4 +51,9 @@ void tx_how_to_fix(tctx *t, const ga_analysis *a);
 /* "Operations", from NVTX ranges, when the analysis lists them (text_ops.c). */
 void tx_operations(tctx *t, const ga_analysis *a);
 
+/* "Timeline", where each process's time went, and a program finding's
+ * entry in "What to do first" (text_timeline.c). */
+void tx_timeline(tctx *t, const ga_analysis *a);
+void tx_program_entry(tctx *t, const ga_analysis *a, const ga_pfinding *f, size_t i);
+
 #endif

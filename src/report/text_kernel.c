@@ -356,6 +356,8 @@ static void kernel_full(tctx *t, const ga_analysis *a, const ga_group *g)
 	              g->n_launches, tx_plural(g->n_launches, "launch", "launches"));
 	if (g->unprofiled > 0)
 		ga_buf_printf(&s, " (+%ld not profiled, counted at the mean)", g->unprofiled);
+	if (g->timeline_launches > 0)
+		ga_buf_printf(&s, " (+%ld not profiled, timed on the timeline)", g->timeline_launches);
 	ga_buf_printf(&s, ", mean %s, total %s", tx_dur_nb(g->mean_ns, b2, sizeof(b2)),
 	              tx_dur_nb(g->total_ns, b3, sizeof(b3)));
 	tx_wrap_buf(t, &s, 2, 4);
@@ -409,6 +411,8 @@ static void kernel_brief(tctx *t, const ga_analysis *a, const ga_group *g)
 	              g->n_launches, tx_plural(g->n_launches, "launch", "launches"));
 	if (g->unprofiled > 0)
 		ga_buf_printf(&s, " (+%ld not profiled)", g->unprofiled);
+	if (g->timeline_launches > 0)
+		ga_buf_printf(&s, " (+%ld timed)", g->timeline_launches);
 	ga_buf_printf(&s, ", mean %s, grid%c%s, block%c%s", tx_dur_nb(g->mean_ns, b2, sizeof(b2)),
 	              NBSP, gd, NBSP, bd);
 	if (t->several)

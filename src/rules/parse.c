@@ -407,7 +407,7 @@ static const char *class_list(void)
 enum {
 	RK_ID, RK_TITLE, RK_CLASS, RK_CHECKLIST, RK_SEVERITY, RK_SPEEDUP, RK_METRICS,
 	RK_WHEN, RK_ESTIMATE, RK_EVIDENCE, RK_FIX, RK_EXAMPLE, RK_EXPLAIN, RK_SOURCE_LINES,
-	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK_SCOPE, RK__COUNT
+	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK_SCOPE, RK_AFFECTS, RK__COUNT
 };
 
 static const struct key_spec rule_keys[RK__COUNT] = {
@@ -430,6 +430,7 @@ static const struct key_spec rule_keys[RK__COUNT] = {
 	[RK_HIGH] = { "high", 0 },
 	[RK_OWNERS] = { "owners", 0 },
 	[RK_SCOPE] = { "scope", 0 },
+	[RK_AFFECTS] = { "affects", 0 },
 };
 
 static void load_speedup(struct loader *L, yaml_node_t *n, ga_rule *r)
@@ -519,15 +520,18 @@ static void load_scope(struct loader *L, yaml_node_t **v, ga_rule *r)
 		return;
 	}
 	r->program = 1;
+	if (v[RK_AFFECTS] &&
+	    get_expr(L, v[RK_AFFECTS], "affects", &r->affects_src, &r->affects) == 0)
+		check_expr_refs(L, v[RK_AFFECTS], r->affects, "affects", r->metrics, r->n_metrics, 0);
 	if (v[RK_SOURCE_LINES])
 		node_err(L, v[RK_SOURCE_LINES], "a program rule has no source lines");
 	if (v[RK_OWNERS])
 		node_err(L, v[RK_OWNERS], "a program rule applies to a process, not to owners' "
 		         "kernels");
-	const ga_expr *x[] = {r->when, r->estimate, r->low, r->high};
-	const char *what[] = {"when", "estimate", "low", "high"};
-	yaml_node_t *at[] = {v[RK_WHEN], v[RK_ESTIMATE], v[RK_LOW], v[RK_HIGH]};
-	for (size_t i = 0; i < 4; i++) {
+	const ga_expr *x[] = {r->when, r->estimate, r->low, r->high, r->affects};
+	const char *what[] = {"when", "estimate", "low", "high", "affects"};
+	yaml_node_t *at[] = {v[RK_WHEN], v[RK_ESTIMATE], v[RK_LOW], v[RK_HIGH], v[RK_AFFECTS]};
+	for (size_t i = 0; i < 5; i++) {
 		struct scope_walk w = {L, at[i], what[i], r->metrics, r->n_metrics};
 		if (x[i] && at[i])
 			ga_expr_foreach_name(x[i], scope_visit, &w);
@@ -622,6 +626,8 @@ void load_rule(struct loader *L, yaml_node_t *map)
 		load_rule_owners(L, v[RK_OWNERS], &r);
 	if (v[RK_SCOPE])
 		load_scope(L, v, &r);
+	if (v[RK_AFFECTS] && !r.program)
+		node_err(L, v[RK_AFFECTS], "'affects' is for a rule of scope program");
 
 	if (L->errors != errors)
 		goto out;

@@ -87,6 +87,10 @@ typedef struct {
 	 * values), not per kernel; its estimate is a share of the process's
 	 * wall time. */
 	int program;
+	/* A program rule's share of the wall time its fix acts on (0..1; NULL:
+	 * all of it): its estimate over this is the speedup of that part. */
+	char *affects_src;
+	ga_expr *affects;
 } ga_rule;
 
 typedef struct {

@@ -181,6 +181,8 @@ void rule_free(ga_rule *r)
 	ga_expr_free(r->high);
 	free(r->source_lines_src);
 	ga_expr_free(r->source_lines);
+	free(r->affects_src);
+	ga_expr_free(r->affects);
 	strv_free(r->evidence, r->n_evidence);
 	free(r->fix);
 	free(r->example);

@@ -1,0 +1,170 @@
+/* text_timeline.c: the text report's Timeline section (where each
+ * process's wall time went: the GPU busy, or idle and why; the copies; one
+ * iteration) and the program findings' entries in "What to do first".
+ * Formatting only: the figures are ga_tl_proc's (program.c). */
+#include "text.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *pct(double frac, char *buf, size_t len)
+{
+	return ga_fmt_pct(isfinite(frac) ? frac : 0, 1, buf, len);
+}
+
+static const char *bytes_text(double b, char *buf, size_t len)
+{
+	if (b >= 1e9)
+		snprintf(buf, len, "%.2f GB", b / 1e9);
+	else if (b >= 1e6)
+		snprintf(buf, len, "%.1f MB", b / 1e6);
+	else if (b >= 1e3)
+		snprintf(buf, len, "%.1f kB", b / 1e3);
+	else
+		snprintf(buf, len, "%.0f B", b);
+	return buf;
+}
+
+/* Copies of one direction: bytes, count, time, memory kinds, overlap. */
+static void copies_line(tctx *t, const ga_tl_device *d, int dir)
+{
+	ga_buf s = {0};
+	ga_copy_stat all = {0};
+	char b1[64], b2[64], b3[64];
+
+	for (int m = 0; m < GA_MEM__N; m++)
+		ga_copy_stat_add(&all, &d->copy[dir][m]);
+	if (!all.count)
+		return;
+	ga_spaces(&t->b, 2);
+	ga_buf_printf(&s, "%s: %s in %ld %s, %s", dir == GA_DIR_HTOD ? "host to device"
+	              : dir == GA_DIR_DTOH ? "device to host" : dir == GA_DIR_DTOD ? "device to device"
+	              : dir == GA_DIR_HTOH ? "host to host" : "peer to peer",
+	              bytes_text(all.bytes, b1, sizeof(b1)), all.count,
+	              tx_plural((size_t)all.count, "copy", "copies"),
+	              tx_dur_nb(all.ns, b2, sizeof(b2)));
+	if (all.ns > 0)
+		ga_buf_printf(&s, " (%.1f GB/s)", all.bytes / all.ns);
+	for (int m = 0; m < GA_MEM__N; m++) {
+		const ga_copy_stat *c = &d->copy[dir][m];
+		if (c->count && c->count < all.count)
+			ga_buf_printf(&s, "; %s %s", ga_mem_name(m), bytes_text(c->bytes, b3, sizeof(b3)));
+		else if (c->count)
+			ga_buf_printf(&s, ", %s", ga_mem_name(m));
+	}
+	if (d->dir_ns[dir] > 0)
+		ga_buf_printf(&s, "; %s%% of it beside a kernel",
+		              pct(d->overlap_ns[dir] / d->dir_ns[dir], b3, sizeof(b3)));
+	tx_wrap_buf(t, &s, 2, 4);
+}
+
+static void proc_block(tctx *t, const ga_tl_proc *pr)
+{
+	const ga_timeline *tl = pr->tl;
+	ga_buf s = {0};
+	char b1[64], b2[64], b3[64], b4[64], b5[64];
+	double idle = 0;
+
+	for (int k = 0; k < GA_IDLE__N; k++)
+		idle += pr->idle_share[k];
+	ga_buf_printf(&s, "pid %d: %s of wall time", pr->pid, tx_dur_nb(pr->wall_ns, b1, sizeof(b1)));
+	if (tl->excluded_ns > 0)
+		ga_buf_printf(&s, " (and %s of the profiler's own, left out)",
+		              tx_dur_nb(tl->excluded_ns, b2, sizeof(b2)));
+	ga_buf_printf(&s, ", %zu %s%s", pr->n_devices, tx_plural(pr->n_devices, "GPU", "GPUs"),
+	              tl->complete ? "" : "; cut short: the process did not end normally");
+	tx_wrap_buf(t, &s, 0, 2);
+	ga_spaces(&t->b, 2);
+	ga_buf_printf(&s, "GPU busy %s%% (kernels %s%%, copies %s%%); idle %s%%: the host "
+	              "launching %s%%, in its own code %s%%, waiting in CUDA calls %s%%",
+	              pct(pr->busy_share, b1, sizeof(b1)), pct(pr->kernel_share, b2, sizeof(b2)),
+	              pct(pr->copy_share, b3, sizeof(b3)), pct(idle, b4, sizeof(b4)),
+	              pct(pr->idle_share[GA_IDLE_LAUNCHING], b5, sizeof(b5)),
+	              pct(pr->idle_share[GA_IDLE_OTHER], b1, sizeof(b1)),
+	              pct(pr->idle_share[GA_IDLE_BLOCKING], b2, sizeof(b2)));
+	tx_wrap_buf(t, &s, 2, 4);
+	for (int dir = 0; dir < GA_DIR__N; dir++)
+		copies_line(t, &pr->sum, dir);
+	ga_spaces(&t->b, 2);
+	ga_buf_printf(&s, "host: %ld %s (%s inside them), %ld %s (%s), %ld copy %s (%s), %ld "
+	              "%s (%s)",
+	              tl->host_calls[GA_HOST_LAUNCH],
+	              tx_plural((size_t)tl->host_calls[GA_HOST_LAUNCH], "launch", "launches"),
+	              tx_dur_nb(tl->host_ns[GA_HOST_LAUNCH], b1, sizeof(b1)),
+	              tl->host_calls[GA_HOST_SYNC],
+	              tx_plural((size_t)tl->host_calls[GA_HOST_SYNC], "synchronisation",
+	                        "synchronisations"),
+	              tx_dur_nb(tl->host_ns[GA_HOST_SYNC], b2, sizeof(b2)),
+	              tl->host_calls[GA_HOST_COPY],
+	              tx_plural((size_t)tl->host_calls[GA_HOST_COPY], "call", "calls"),
+	              tx_dur_nb(tl->host_ns[GA_HOST_COPY], b3, sizeof(b3)),
+	              tl->host_calls[GA_HOST_ALLOC],
+	              tx_plural((size_t)tl->host_calls[GA_HOST_ALLOC], "allocation", "allocations"),
+	              tx_dur_nb(tl->host_ns[GA_HOST_ALLOC], b4, sizeof(b4)));
+	tx_wrap_buf(t, &s, 2, 4);
+	if (tl->iterations > 0) {
+		ga_spaces(&t->b, 2);
+		ga_buf_printf(&s, "loop: %ld %s of %ld %s", tl->iterations,
+		              tx_plural((size_t)tl->iterations, "iteration", "iterations"), tl->period,
+		              tx_plural((size_t)tl->period, "launch", "launches"));
+		if (isfinite(tl->iteration_ns))
+			ga_buf_printf(&s, ", %s each", tx_dur_nb(tl->iteration_ns, b1, sizeof(b1)));
+		if (tl->window_is_iteration && pr->iteration.n_devices)
+			ga_buf_printf(&s, "; in the last one measured whole the GPU was busy %s%%",
+			              pct(pr->iteration_busy_share, b2, sizeof(b2)));
+		tx_wrap_buf(t, &s, 2, 4);
+	}
+}
+
+void tx_timeline(tctx *t, const ga_analysis *a)
+{
+	if (!a->n_tl)
+		return;
+	ga_buf_putc(&t->b, '\n');
+	tx_heading(t, "Timeline");
+	for (size_t i = 0; i < a->n_tl; i++)
+		proc_block(t, &a->tl[i]);
+}
+
+void tx_program_entry(tctx *t, const ga_analysis *a, const ga_pfinding *f, size_t i)
+{
+	ga_buf s = {0};
+	char num[32], b1[64], b2[64], b3[64];
+
+	if (i && t->verbose)
+		ga_buf_putc(&t->b, '\n');
+	snprintf(num, sizeof(num), "%2zu. ", i + 1);
+	ga_buf_puts(&t->b, num);
+	char *line = a->n_tl > 1 ? ga_xasprintf("%s (pid %d)", tx_rule_title(f->rule), f->pid)
+	                         : ga_xstrdup(tx_rule_title(f->rule));
+	if (i == 0 && t->color)
+		ga_buf_printf(&s, C_BOLD "%s" C_RESET, line);
+	else
+		ga_buf_puts(&s, line);
+	free(line);
+	tx_wrap_buf(t, &s, strlen(num), 4);
+	ga_spaces(&t->b, 4);
+	tx_severity_tag(t, &s, f->rule->severity);
+	if (f->estimate_missing) {
+		ga_buf_printf(&s, "estimate needs %s", f->estimate_missing);
+	} else {
+		ga_fmt_pct(f->estimate, 0, b1, sizeof(b1));
+		ga_buf_printf(&s, "saves %s%s%% of wall time, estimated %s%s, fix %s",
+		              b1[0] == '<' ? "" : "~", b1, ga_fmt_speedup(f->speedup, b2, sizeof(b2)),
+		              f->affects < 1 ? " on the part it changes" : "",
+		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b3, sizeof(b3)));
+	}
+	tx_wrap_buf(t, &s, 4, 6);
+	if (t->verbose && f->rule->model) {
+		ga_spaces(&t->b, 4);
+		ga_buf_printf(&s, "model: %s", f->rule->model);
+		tx_wrap_buf(t, &s, 4, 6);
+	}
+	if (f->n_evidence) {
+		ga_spaces(&t->b, 4);
+		ga_buf_puts(&s, "evidence: ");
+		tx_evidence_list(&s, f->evidence, f->n_evidence);
+		tx_wrap_buf(t, &s, 4, 6);
+	}
+}
