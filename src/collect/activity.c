@@ -49,8 +49,23 @@
 #define LAG_NS 300e6              /* records later than this are rare */
 #define SNAPSHOT_MAX_S 30.0
 
+/* What a program's thread hands over: it appends to the stage (a short
+ * lock, no work), and the flush thread applies it to the aggregate. */
+enum { ST_LAUNCH, ST_LAUNCH_END, ST_CALL, ST_CALL_END };
+typedef struct {
+	uint8_t op, kind;
+	uint32_t corr;
+	uint64_t thread;
+	double t;
+	long key;
+} stage_ev;
+
 static struct {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;     /* the aggregate: the flush thread and CUPTI's buffers */
+	pthread_mutex_t stage_lock;
+	stage_ev *stage, *spare;
+	size_t n_stage, cap_stage, cap_spare;
+	double clock_offset;      /* CUPTI's clock less CLOCK_MONOTONIC, ns */
 	int on;
 	int stopping;
 	pthread_t thread;
@@ -69,18 +84,52 @@ static struct {
 	long first_key;
 	double start_t;           /* when the timeline started, for the schedule */
 	double next_snapshot_s;
-} act = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+} act = {.lock = PTHREAD_MUTEX_INITIALIZER, .stage_lock = PTHREAD_MUTEX_INITIALIZER,
+         .wake = PTHREAD_COND_INITIALIZER};
 
-/* The open call of this thread: when it started, what it is. */
-static __thread double call_start;
+/* The open call of this thread. */
 static __thread int call_kind_open = -1;
-static __thread double launch_start;
 
+static double mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* CUPTI's clock, which its records use, from the monotonic clock and an
+ * offset the flush thread keeps up to date: a vDSO read on the program's
+ * threads instead of a call into CUPTI at every launch. */
 double activity_now(void)
 {
+	return mono_ns() + act.clock_offset;
+}
+
+static void calibrate(void)
+{
 	uint64_t ts = 0;
+	double before = mono_ns();
 	cuptiGetTimestamp(&ts);
-	return (double)ts;
+	double after = mono_ns();
+	if (ts)
+		act.clock_offset = (double)ts - (before + after) / 2;
+}
+
+static uint64_t thread_key(void)
+{
+	return (uint64_t)(uintptr_t)pthread_self();
+}
+
+static void stage(uint8_t op, uint8_t kind, uint32_t corr, double t, long key)
+{
+	stage_ev e = {op, kind, corr, thread_key(), t, key};
+	pthread_mutex_lock(&act.stage_lock);
+	if (act.n_stage == act.cap_stage) {
+		act.cap_stage = act.cap_stage ? 2 * act.cap_stage : 4096;
+		act.stage = ga_xrealloc(act.stage, act.cap_stage * sizeof(*act.stage));
+	}
+	act.stage[act.n_stage++] = e;
+	pthread_mutex_unlock(&act.stage_lock);
 }
 
 int activity_on(void)
@@ -88,10 +137,6 @@ int activity_on(void)
 	return act.on && !act.stopping;
 }
 
-static uint64_t thread_key(void)
-{
-	return (uint64_t)(uintptr_t)pthread_self();
-}
 
 /* ---- which calls --------------------------------------------------------- */
 
@@ -143,21 +188,11 @@ int activity_call(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		return 0;
 	kind = act.call_kind[cbid] - 1;
 	if (cb->callbackSite == CUPTI_API_ENTER) {
-		call_start = activity_now();
 		call_kind_open = kind;
-		pthread_mutex_lock(&act.lock);
-		ga_tlagg_open(&act.agg, thread_key(), call_start);
-		/* a copy or set is GPU work too: held back until reported */
-		if (kind == GA_HOST_COPY)
-			ga_tlagg_launched(&act.agg, cb->correlationId, call_start, 0);
-		pthread_mutex_unlock(&act.lock);
+		stage(ST_CALL, (uint8_t)kind, cb->correlationId, activity_now(), 0);
 	} else if (call_kind_open == kind) {
-		double end = activity_now();
 		call_kind_open = -1;
-		pthread_mutex_lock(&act.lock);
-		ga_tlagg_host(&act.agg, kind, call_start, end);
-		ga_tlagg_close(&act.agg, thread_key());
-		pthread_mutex_unlock(&act.lock);
+		stage(ST_CALL_END, (uint8_t)kind, cb->correlationId, activity_now(), 0);
 	}
 	return 1;
 }
@@ -191,24 +226,68 @@ void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured,
 {
 	if (!act.on)
 		return;
-	launch_start = t;
-	pthread_mutex_lock(&act.lock);
-	ga_tlagg_open(&act.agg, thread_key(), t);
-	ga_tlagg_launched(&act.agg, cb->correlationId, t, measured);
-	iteration_mark(key, t);
-	pthread_mutex_unlock(&act.lock);
+	/* A measured launch's replays report while it runs: told at once
+	 * (rare), so that their records are not taken for the kernel's. */
+	if (measured) {
+		pthread_mutex_lock(&act.lock);
+		ga_tlagg_launched(&act.agg, cb->correlationId, t, 1);
+		pthread_mutex_unlock(&act.lock);
+	}
+	stage(ST_LAUNCH, 0, cb->correlationId, t, key);
 }
 
 void activity_launch_exit(const CUpti_CallbackData *cb)
 {
-	(void)cb;
 	if (!act.on)
 		return;
-	double end = activity_now();
+	stage(ST_LAUNCH_END, 0, cb->correlationId, activity_now(), 0);
+}
+
+/* The stage's events into the aggregate, in the order they came (the
+ * aggregate's lock is held). */
+static void apply(const stage_ev *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double s;
+		switch (e[i].op) {
+		case ST_LAUNCH:
+			ga_tlagg_open(&act.agg, e[i].thread, e[i].t);
+			ga_tlagg_launched(&act.agg, e[i].corr, e[i].t, 0);
+			iteration_mark(e[i].key, e[i].t);
+			break;
+		case ST_CALL:
+			ga_tlagg_open(&act.agg, e[i].thread, e[i].t);
+			/* a copy or set is GPU work too: held back until reported */
+			if (e[i].kind == GA_HOST_COPY)
+				ga_tlagg_launched(&act.agg, e[i].corr, e[i].t, 0);
+			break;
+		case ST_LAUNCH_END:
+		case ST_CALL_END:
+			s = ga_tlagg_open_start(&act.agg, e[i].thread);
+			if (!isnan(s))
+				ga_tlagg_host(&act.agg, e[i].op == ST_LAUNCH_END ? GA_HOST_LAUNCH
+				                                                : e[i].kind, s, e[i].t);
+			ga_tlagg_close(&act.agg, e[i].thread);
+			break;
+		}
+	}
+}
+
+/* Take the stage (a swap under its lock) and apply it. */
+static void drain(void)
+{
+	pthread_mutex_lock(&act.stage_lock);
+	stage_ev *ev = act.stage;
+	size_t n = act.n_stage, cap = act.cap_stage;
+	act.stage = act.spare;
+	act.cap_stage = act.cap_spare;
+	act.n_stage = 0;
+	pthread_mutex_unlock(&act.stage_lock);
 	pthread_mutex_lock(&act.lock);
-	ga_tlagg_host(&act.agg, GA_HOST_LAUNCH, launch_start, end);
-	ga_tlagg_close(&act.agg, thread_key());
+	apply(ev, n);
 	pthread_mutex_unlock(&act.lock);
+	act.spare = ev;
+	act.cap_spare = cap;
 }
 
 void activity_legacy_stream(uint32_t id)
@@ -387,6 +466,8 @@ static void *flush_main(void *arg)
 			return NULL;
 		/* without the lock: the buffers' callback takes it */
 		cuptiActivityFlushAll(0);
+		calibrate();
+		drain();
 		double now = activity_now();
 		pthread_mutex_lock(&act.lock);
 		ga_tlagg_advance(&act.agg, ga_tlagg_safe_time(&act.agg, now, LAG_NS));
@@ -431,6 +512,7 @@ int activity_start(CUpti_SubscriberHandle sub, const char *run_dir, int pid)
 	enable_calls(sub);
 	act.pid = pid;
 	act.path = run_dir ? ga_xasprintf("%s/%d.timeline.json", run_dir, pid) : NULL;
+	calibrate();
 	act.start_t = activity_now();
 	act.next_snapshot_s = 1;
 	act.on = 1;
@@ -454,6 +536,7 @@ void activity_finish(void)
 	if (act.thread)
 		pthread_join(act.thread, NULL);
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	drain();
 	pthread_mutex_lock(&act.lock);
 	write_timeline(1);
 	pthread_mutex_unlock(&act.lock);

@@ -43,6 +43,11 @@ static void note_error(ga_records *g, json_t *rec)
 		g->no_replay_notes++;
 		return;
 	}
+	if (strcmp(code, "timeline") == 0) {
+		if (!g->timeline_msg)
+			g->timeline_msg = ga_xstrdup(msg);
+		return;
+	}
 	if (strcmp(code, "watchdog") == 0) {
 		if (!g->watchdog_msg)
 			g->watchdog_msg = ga_xstrdup(msg);
@@ -82,6 +87,7 @@ void ga_records_free(ga_records *g)
 	free(g->source_msg);
 	free(g->no_replay_msg);
 	free(g->watchdog_msg);
+	free(g->timeline_msg);
 	free(g->loop_msg);
 	for (size_t i = 0; i < g->n_bad; i++)
 		free(g->bad_metrics[i]);
@@ -311,6 +317,8 @@ void ga_records_note_run(const ga_records *g, ga_buf *note)
 	if (g->cupti_errors)
 		ga_buf_printf(note, "%d CUPTI error(s) while profiling, the first: %s. ",
 		              g->cupti_errors, g->first_error ? g->first_error : "?");
+	if (g->timeline_msg)
+		ga_buf_printf(note, "timeline: %s. ", g->timeline_msg);
 	if (g->timelines_cut)
 		ga_buf_printf(note, "the timeline of %d process(es) ends at its last snapshot, "
 		              "taken a few seconds before the process ended. ", g->timelines_cut);

@@ -34,6 +34,7 @@ typedef struct {
 	char *watchdog_msg;         /* a process the watchdog stopped (the first) */
 	int watchdog;
 	int timelines;              /* processes with a timeline (RUN_DIR/<pid>.timeline.json) */
+	char *timeline_msg;         /* the first note about the timeline */
 	int timelines_cut;          /* of them, a snapshot: the process did not end normally */
 	int stall_pass;             /* the stall run: only source records and notes */
 	int stall_records;          /* source records it gave */

@@ -16,6 +16,7 @@ void ga_tlagg_init(ga_tlagg *a)
 	a->swept = -INFINITY;
 	a->pending_t = ga_xcalloc(PENDING_SLOTS, sizeof(*a->pending_t));
 	a->pending_corr = ga_xcalloc(PENDING_SLOTS, sizeof(*a->pending_corr));
+	a->resolved = ga_xcalloc(PENDING_SLOTS, sizeof(*a->resolved));
 }
 
 void ga_tlagg_free(ga_tlagg *a)
@@ -32,6 +33,7 @@ void ga_tlagg_free(ga_tlagg *a)
 	ga_map_free(&a->kindex);
 	free(a->pending_t);
 	free(a->pending_corr);
+	free(a->resolved);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -172,12 +174,15 @@ void ga_tlagg_gpu(ga_tlagg *a, const ga_tl_gpu *g)
 	double dur = g->end - g->start;
 	long kernel = -1;
 
-	if (d < 0 || d >= GA_TL_MAX_DEVICES || !(dur >= 0) || !isfinite(g->start))
+	/* CUPTI leaves a timestamp 0 where it has none */
+	if (d < 0 || d >= GA_TL_MAX_DEVICES || !(dur >= 0) || !isfinite(g->start) ||
+	    !(g->start > 0))
 		return;
 	{
 		size_t slot = g->correlation % PENDING_SLOTS;
 		if (a->pending_corr[slot] == g->correlation)
 			a->pending_t[slot] = 0;
+		a->resolved[slot] = g->correlation;
 	}
 	seen(a, g->start, g->end);
 	a->dev_used[d] = 1;
@@ -212,7 +217,7 @@ void ga_tlagg_gpu(ga_tlagg *a, const ga_tl_gpu *g)
 
 void ga_tlagg_host(ga_tlagg *a, int kind, double start, double end)
 {
-	if (kind < 0 || kind >= GA_HOST__N || !(end >= start))
+	if (kind < 0 || kind >= GA_HOST__N || !(end >= start) || !(start > 0))
 		return;
 	seen(a, start, end);
 	if (kind == GA_HOST_EXCLUDED)
@@ -250,10 +255,20 @@ void ga_tlagg_close(ga_tlagg *a, uint64_t key)
 void ga_tlagg_launched(ga_tlagg *a, uint32_t corr, double t, int measured)
 {
 	size_t slot = corr % PENDING_SLOTS;
-	a->pending_corr[slot] = corr;
-	a->pending_t[slot] = t > 0 ? t : 1;
 	if (measured)
 		a->measured[a->n_measured++ % 64] = corr;
+	if (a->resolved[slot] == corr && corr)
+		return;           /* its record is in already */
+	a->pending_corr[slot] = corr;
+	a->pending_t[slot] = t > 0 ? t : 1;
+}
+
+double ga_tlagg_open_start(const ga_tlagg *a, uint64_t key)
+{
+	for (size_t i = 0; i < a->n_open; i++)
+		if (a->open[i].key == key)
+			return a->open[i].start;
+	return NAN;
 }
 
 double ga_tlagg_safe_time(ga_tlagg *a, double now, double lag)

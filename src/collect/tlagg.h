@@ -67,6 +67,7 @@ typedef struct {
 	ga_map pending;
 	double *pending_t;
 	uint32_t *pending_corr;
+	uint32_t *resolved;       /* correlations whose GPU record came (direct-mapped) */
 	size_t n_pending_slots, cap_pending_slots;
 	/* Correlations of the profiler's own measured launches: their GPU
 	 * records (replays) are not the kernel's times. */
@@ -95,8 +96,11 @@ void ga_tlagg_host(ga_tlagg *a, int kind, double start, double end);
 /* A host call opens and closes (key: its thread). */
 void ga_tlagg_open(ga_tlagg *a, uint64_t key, double start);
 void ga_tlagg_close(ga_tlagg *a, uint64_t key);
+/* When the call open on key started; NAN when none is. */
+double ga_tlagg_open_start(const ga_tlagg *a, uint64_t key);
 /* GPU work was launched (its correlation) at t; measured: the profiler
- * replays it.  Its first GPU record resolves it. */
+ * replays it.  Its first GPU record resolves it (also when the record
+ * came first). */
 void ga_tlagg_launched(ga_tlagg *a, uint32_t correlation, double t, int measured);
 
 /* The time before which every interval has arrived: now less lag, and no

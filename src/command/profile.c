@@ -248,7 +248,9 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 	app_rc = app_failure_status(&res);
 	if (p.collection.note && !cfg->quiet)
 		fprintf(stderr, "gpuadvise: note: %s\n", p.collection.note);
-	if (p.n_launches == 0) {
+	/* With --timeline-only nothing is profiled, and the timeline is the
+	 * report. */
+	if (p.n_launches == 0 && p.n_timelines == 0) {
 		if (res.interrupted)
 			fprintf(stderr, "gpuadvise: no kernel was profiled before the interruption\n");
 		else if (res.watchdog)

@@ -1,8 +1,10 @@
 /* html.c: one self-contained HTML page: the roofline as inline SVG, the
- * ranked findings and the kernel table.  Inline CSS, no scripts, no
+ * Timeline (html_timeline.c) when the profile has one, "What to do first"
+ * in the order every report follows (ga_analysis.first, worded as the text
+ * report words it) and the kernel table.  Inline CSS, no scripts, no
  * external references of any kind, so the page reads the same offline and
  * as a CI artifact.  Every string from the profile or the rules is escaped. */
-#include "report.h"
+#include "html.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,20 +16,6 @@
 #define PAD_R 80
 #define PAD_T 20
 #define PAD_B 60
-
-static void esc(ga_buf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': ga_buf_puts(b, "&amp;"); break;
-		case '<': ga_buf_puts(b, "&lt;"); break;
-		case '>': ga_buf_puts(b, "&gt;"); break;
-		case '"': ga_buf_puts(b, "&quot;"); break;
-		case '\'': ga_buf_puts(b, "&#39;"); break;
-		default: ga_buf_putc(b, *s);
-		}
-	}
-}
 
 static const char *kname(const ga_group *g)
 {
@@ -235,7 +223,7 @@ static void dot_title(ga_buf *b, const ga_analysis *an, const ga_roof_kernel *k,
 {
 	char v1[64], v2[64], v3[64];
 	ga_buf_printf(b, "<title>%c ", label);
-	esc(b, kname(&an->groups[i]));
+	ht_esc(b, kname(&an->groups[i]));
 	ga_buf_printf(b, ": %s%s (mostly %s), %s FLOP/byte at %s, %s%% of the attainable, "
 	              "%s%% of GPU time; %s side", ga_fmt_rate(k->flops_total, "FLOP/s", v1,
 	              sizeof(v1)), k->flops_estimated ? ", estimated from pipe use" : "",
@@ -291,7 +279,7 @@ static void legend(ga_buf *b, const ga_analysis *an, const ga_roofline *r)
 		char *name = ga_short_name(kname(&an->groups[i]), 48);
 		ga_buf_printf(b, "<li><span class=\"sw %s\">%c</span> <code>",
 		              ga_report_class(an->groups[i].klass), label);
-		esc(b, name);
+		ht_esc(b, name);
 		ga_buf_printf(b, "</code> %s%s</li>\n", ga_report_class(an->groups[i].klass),
 		              k->placed_by != GA_ROOF_DRAM ? k->placed_by == GA_ROOF_L2 ? ", at L2"
 		                                                                        : ", at L1"
@@ -371,51 +359,200 @@ static void chart(ga_buf *b, const ga_analysis *an, const ga_roofline *r)
 	            "almost no DRAM traffic is placed by its intensity at L2 or L1.</p>\n");
 }
 
-/* ---- findings and kernels -------------------------------------------------- */
+/* ---- "What to do first" ------------------------------------------------------
+ *
+ * The analysis's one ranking (ga_analysis.first), as the text report shows
+ * it: with timelines the program findings, the framework actions and the
+ * kernel findings by the wall time they save; without, the kernel findings
+ * by GPU time or, when library kernels hold most of it, the framework
+ * actions and then the findings on the user's own kernels.  Every entry
+ * carries its rule's model and fix. */
 
-static void findings(ga_buf *b, const ga_analysis *a)
+#define ACTION_KERNELS 3   /* kernels named in an action's line; the rest folded */
+#define ACTION_OPS 3       /* operations named in an action's line */
+
+/* "~27" or "<1" (escaped) and the percent sign. */
+static void saving_pct(ga_buf *b, double frac)
 {
-	char p[32], r1[64];
+	char p[32];
+	ga_fmt_pct(frac, 0, p, sizeof(p));
+	ht_esc(b, p[0] == '<' ? "" : "~");
+	ht_esc(b, p);
+	ga_buf_putc(b, '%');
+}
+
+/* A kernel in an action's list: its short name (the full one on hover),
+ * " #n" when others read the same, and its owner when not the user. */
+static void kernel_ref(ga_buf *b, const ga_group *g)
+{
+	char *name = ga_short_name(kname(g), 48);
+	ga_buf_puts(b, "<code title=\"");
+	ht_esc(b, kname(g));
+	ga_buf_puts(b, "\">");
+	ht_esc(b, name);
+	ga_buf_puts(b, "</code>");
+	free(name);
+	if (g->name_peers > 1)
+		ga_buf_printf(b, " #%zu", g->name_index);
+	if (g->owner && strcmp(g->owner->name, GA_OWNER_DEFAULT) != 0 && g->owner->display) {
+		ga_buf_puts(b, " (");
+		ht_esc(b, g->owner->display);
+		ga_buf_puts(b, ")");
+	}
+}
+
+static void finding_entry(ga_buf *b, const ga_analysis *a, const ga_finding *f)
+{
+	const ga_rule *r = f->rule;
+	const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
+	char b1[64], b2[64];
+
+	ga_buf_puts(b, "<li><b>");
+	ht_esc(b, r && r->title ? r->title : r && r->id ? r->id : "?");
+	ga_buf_puts(b, "</b> in <code>");
+	ht_esc(b, g ? kname(g) : "?");
+	ga_buf_puts(b, "</code>");
+	if (g && g->owner && strcmp(g->owner->name, GA_OWNER_DEFAULT) != 0 && g->owner->display) {
+		ga_buf_puts(b, " (");
+		ht_esc(b, g->owner->display);
+		ga_buf_puts(b, ")");
+	}
+	ga_buf_puts(b, "<br>");
+	if (r)
+		ht_severity_tag(b, r->severity);
+	if (f->estimate_missing) {
+		ga_buf_puts(b, "estimate needs <code>");
+		ht_esc(b, f->estimate_missing);
+		ga_buf_puts(b, "</code>");
+	} else {
+		ga_buf_puts(b, "saves ");
+		if (a->wall_currency && isfinite(f->wall_saving)) {
+			saving_pct(b, f->wall_saving);
+			ga_buf_puts(b, " of wall time (");
+			saving_pct(b, f->saving);
+			ga_buf_puts(b, " of GPU time)");
+		} else {
+			saving_pct(b, f->saving);
+			ga_buf_puts(b, " of GPU time");
+		}
+		ga_buf_printf(b, ", estimated %s", ga_fmt_speedup(f->speedup, b1, sizeof(b1)));
+		if (r)
+			ga_buf_printf(b, ", fix %s", ga_fmt_speedup_range(f->speedup_min,
+			              f->speedup_max, b2, sizeof(b2)));
+	}
+	ga_buf_printf(b, "; %s-bound", ga_report_class(g ? g->klass : GA_CLASS_NONE));
+	ht_evidence(b, f->evidence, f->n_evidence);
+	ht_rule_notes(b, r);
+	ga_buf_puts(b, "</li>\n");
+}
+
+/* The operations an action's kernels ran in, by their time there. */
+static void action_ops(ga_buf *b, const ga_analysis *a, const ga_action *ac)
+{
+	size_t named = ac->n_ops < ACTION_OPS ? ac->n_ops : ACTION_OPS;
+
+	if (!ac->n_ops)
+		return;
+	ga_buf_puts(b, ac->n_ops == 1 ? "<br>in operation" : "<br>in operations");
+	for (size_t k = 0; k < named; k++) {
+		ga_buf_puts(b, k ? ", <code>" : " <code>");
+		ht_esc(b, a->ops[ac->ops[k].op].name);
+		ga_buf_puts(b, "</code>");
+	}
+	if (named < ac->n_ops)
+		ga_buf_printf(b, " and %zu more", ac->n_ops - named);
+}
+
+/* A framework-level action: its title, the time it saves and the kernels
+ * it covers, by saving (all of them folded below the first few). */
+static void action_entry(ga_buf *b, const ga_analysis *a, const ga_action *ac)
+{
+	const ga_rule *r = ac->rule;
+	char p[32];
+	size_t named = ac->n_findings < ACTION_KERNELS ? ac->n_findings : ACTION_KERNELS;
+
+	ga_buf_puts(b, "<li><b>");
+	ht_esc(b, r->title ? r->title : r->id);
+	ga_buf_puts(b, "</b><br>");
+	ht_severity_tag(b, r->severity);
+	ga_buf_puts(b, "saves ");
+	if (a->wall_currency) {
+		saving_pct(b, ga_action_wall_saving(a, ac));
+		ga_buf_puts(b, " of wall time (");
+		saving_pct(b, ac->saving);
+		ga_buf_puts(b, " of GPU time)");
+	} else {
+		saving_pct(b, ac->saving);
+		ga_buf_puts(b, " of GPU time");
+	}
+	ga_buf_puts(b, " (");
+	ht_esc(b, r->id);
+	ga_buf_puts(b, ") in ");
+	ga_buf_printf(b, "%zu %s holding ", ac->n_findings, ac->n_findings == 1 ? "kernel" : "kernels");
+	ht_esc(b, ga_fmt_pct(ac->share, 0, p, sizeof(p)));
+	ga_buf_puts(b, "%:");
+	for (size_t k = 0; k < named; k++) {
+		ga_buf_puts(b, k ? ", " : " ");
+		kernel_ref(b, &a->groups[a->findings[ac->findings[k]].group]);
+	}
+	if (named < ac->n_findings)
+		ga_buf_printf(b, " and %zu more", ac->n_findings - named);
+	action_ops(b, a, ac);
+	if (named < ac->n_findings) {
+		ga_buf_printf(b, "<details><summary>all %zu kernels</summary><ol>", ac->n_findings);
+		for (size_t k = 0; k < ac->n_findings; k++) {
+			const ga_finding *f = &a->findings[ac->findings[k]];
+			ga_buf_puts(b, "<li>");
+			kernel_ref(b, &a->groups[f->group]);
+			ga_buf_puts(b, ": saves ");
+			saving_pct(b, f->saving);
+			ga_buf_puts(b, " of GPU time</li>");
+		}
+		ga_buf_puts(b, "</ol></details>");
+	}
+	ht_rule_notes(b, r);
+	ga_buf_puts(b, "</li>\n");
+}
+
+static void what_to_do_first(ga_buf *b, const ga_analysis *a)
+{
+	/* without timelines, library kernels holding most of the GPU time: the
+	 * user's own kernels' findings follow the actions, as in text */
+	int own_after = !a->wall_currency && a->framework_first;
+	size_t own = 0;
+	char p[32];
+
 	ga_buf_puts(b, "<h2>What to do first</h2>\n");
-	if (a->n_findings == 0) {
-		ga_buf_puts(b, "<p>No findings.</p>\n");
+	for (size_t i = 0; own_after && i < a->n_findings; i++)
+		own += !a->findings[i].rule->n_owners;
+	if (own_after)
+		ga_buf_printf(b, "<p>%s%% of the GPU time is in library kernels (the report names "
+		              "each one's owner): change how the framework runs them.</p>\n",
+		              ga_fmt_pct(a->library_share, 0, p, sizeof(p)));
+	if (!a->n_first && !own) {
+		ga_buf_puts(b, a->wall_currency ? "<p>No findings: neither the timeline nor any "
+		                                  "kernel crosses the rules' thresholds.</p>\n"
+		                                : "<p>No findings: every kernel is below the rules' "
+		                                  "thresholds.</p>\n");
 		return;
 	}
 	ga_buf_puts(b, "<ol class=\"findings\">\n");
-	for (size_t i = 0; i < a->n_findings; i++) {
-		const ga_finding *f = &a->findings[i];
-		const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
-		ga_buf_puts(b, "<li><b>");
-		esc(b, f->rule ? f->rule->title : "?");
-		ga_buf_puts(b, "</b> in <code>");
-		esc(b, g ? kname(g) : "?");
-		ga_buf_puts(b, "</code><br>");
-		if (f->estimate_missing) {
-			ga_buf_puts(b, "estimate needs <code>");
-			esc(b, f->estimate_missing);
-			ga_buf_puts(b, "</code>");
-		} else {
-			ga_buf_printf(b, "saves ~%s%% of total GPU time, fix %s",
-			              ga_fmt_pct(f->saving, 0, p, sizeof(p)),
-			              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, r1,
-			                                   sizeof(r1)));
-		}
-		ga_buf_printf(b, "; %s, %s severity",
-		              ga_report_class(f->rule ? f->rule->klass : GA_CLASS_NONE),
-		              ga_report_severity(f->rule ? f->rule->severity : (ga_severity)-1));
-		if (f->rule && f->rule->model) {
-			ga_buf_puts(b, "<br>model: ");
-			esc(b, f->rule->model);
-		}
-		if (f->rule && f->rule->fix) {
-			ga_buf_puts(b, "<p>");
-			esc(b, f->rule->fix);
-			ga_buf_puts(b, "</p>");
-		}
-		ga_buf_puts(b, "</li>\n");
+	for (size_t i = 0; i < a->n_first; i++) {
+		const ga_do *d = &a->first[i];
+		if (d->kind == GA_DO_PROGRAM)
+			ht_program_entry(b, a, &a->pfindings[d->index]);
+		else if (d->kind == GA_DO_ACTION)
+			action_entry(b, a, &a->actions[d->index]);
+		else
+			finding_entry(b, a, &a->findings[d->index]);
 	}
+	for (size_t i = 0; own && i < a->n_findings; i++)
+		if (!a->findings[i].rule->n_owners)
+			finding_entry(b, a, &a->findings[i]);
 	ga_buf_puts(b, "</ol>\n");
 }
+
+/* ---- kernels ------------------------------------------------------------------ */
 
 static void kernel_row(ga_buf *b, const ga_group *g, const ga_roof_kernel *k, size_t i)
 {
@@ -425,7 +562,7 @@ static void kernel_row(ga_buf *b, const ga_group *g, const ga_roof_kernel *k, si
 	char share[64], time[64], achieved[64], theoretical[64], rate[64];
 	char label = k->verdict != GA_ROOF_NOT_PLACED ? ga_roof_label(i) : 0;
 	ga_buf_printf(b, "<tr><td>%c</td><td><code>", label ? label : '-');
-	esc(b, kname(g));
+	ht_esc(b, kname(g));
 	ga_buf_printf(b, "</code></td><td class=\"%s\">%s</td><td>%s%%</td><td>%s</td>"
 	              "<td class=\"occ\">%s%% of %s%%", ga_report_class(g->klass),
 	              ga_report_class(g->klass), ga_fmt_pct(g->share, 1, share, sizeof(share)),
@@ -441,7 +578,7 @@ static void kernel_row(ga_buf *b, const ga_group *g, const ga_roof_kernel *k, si
 	              k->flops_estimated && label ? " (estimated)" : "");
 	if (k->agrees == 0)
 		ga_buf_puts(b, "<b>disagrees:</b> ");
-	esc(b, k->reason ? k->reason : k->agrees == 1 ? "agrees" : "");
+	ht_esc(b, k->reason ? k->reason : k->agrees == 1 ? "agrees" : "");
 	ga_buf_puts(b, "</td></tr>\n");
 }
 
@@ -473,9 +610,9 @@ static void predictions(ga_buf *b, const ga_comparison *c)
 				               "baseline gone from kernels that got faster:</p>\n<ul>\n");
 			ga_buf_puts(b, "<li><code>");
 			const ga_group *g = &c->cur->groups[k->cur];
-			esc(b, g->name ? g->name : g->mangled);
+			ht_esc(b, g->name ? g->name : g->mangled);
 			ga_buf_puts(b, "</code>: ");
-			esc(b, pred);
+			ht_esc(b, pred);
 			ga_buf_puts(b, "</li>\n");
 			free(pred);
 		}
@@ -517,11 +654,11 @@ int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 	char d[32];
 	(void)rs;
 	ga_buf_printf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	              "<title>gpuadvise report</title>\n<style>%s</style>\n</head>\n<body>\n"
-	              "<h1>gpuadvise report</h1>\n<p>", css);
+	              "<title>gpuadvise report</title>\n<style>%s%s</style>\n</head>\n<body>\n"
+	              "<h1>gpuadvise report</h1>\n<p>", css, ht_timeline_css);
 	if (a->profile) {
 		char *dev = ga_device_label(&a->profile->device);
-		esc(&b, dev);
+		ht_esc(&b, dev);
 		free(dev);
 		ga_buf_puts(&b, ": ");
 	}
@@ -529,16 +666,17 @@ int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 	              ga_fmt_duration(a->total_ns, d, sizeof(d)));
 	if (o && o->recorded_label) {
 		ga_buf_puts(&b, "<p class=\"banner\">RECORDED PROFILE: ");
-		esc(&b, o->recorded_label);
+		ht_esc(&b, o->recorded_label);
 		ga_buf_puts(&b, "</p>\n");
 	}
 	if (a->profile && a->profile->collection.note) {
 		ga_buf_puts(&b, "<p class=\"banner\">");
-		esc(&b, a->profile->collection.note);
+		ht_esc(&b, a->profile->collection.note);
 		ga_buf_puts(&b, "</p>\n");
 	}
 	chart(&b, a, r);
-	findings(&b, a);
+	ht_timeline(&b, a);
+	what_to_do_first(&b, a);
 	predictions(&b, o ? o->baseline : NULL);
 	kernel_table(&b, a, r);
 	ga_buf_puts(&b, "</body>\n</html>\n");

@@ -195,6 +195,8 @@ static json_t *kernel_json(const ga_group *g, const ga_roof_kernel *rk)
 		json_array_append_new(li, json_integer((json_int_t)g->launches[i]));
 	json_object_set_new(k, "launch_indices", li);
 	json_object_set_new(k, "unprofiled_launches", json_integer((json_int_t)g->unprofiled));
+	json_object_set_new(k, "timeline_launches", json_integer((json_int_t)g->timeline_launches));
+	json_object_set_new(k, "timeline_ns", num(g->timeline_ns));
 	json_object_set_new(k, "below_min_share", json_boolean(g->below_min_share));
 	json_object_set_new(k, "total_ns", num(g->total_ns));
 	json_object_set_new(k, "mean_ns", num(g->mean_ns));
@@ -243,6 +245,7 @@ static json_t *finding_json(const ga_analysis *a, size_t idx)
 	json_object_set_new(o, "kernel_name", str_or_null(g ? g->name : NULL));
 	json_object_set_new(o, "estimate", num(f->estimate));
 	json_object_set_new(o, "saving", num(f->saving));
+	json_object_set_new(o, "wall_saving", num(f->wall_saving));
 	json_t *range = json_array();
 	json_array_append_new(range, num(r ? f->speedup_min : NAN));
 	json_array_append_new(range, num(r ? f->speedup_max : NAN));
@@ -270,11 +273,13 @@ static json_t *summary_json(const ga_analysis *a)
 			json_object_set_new(cl, n, json_integer((json_int_t)a->n_class[c]));
 	}
 	json_object_set_new(s, "classes", cl);
-	json_object_set_new(s, "measured", json_pack("{s:I, s:I, s:I, s:I}",
+	json_object_set_new(s, "measured", json_pack("{s:I, s:I, s:I, s:I, s:I}",
 	                    "kernel_replay", (json_int_t)a->measured.kernel_replay,
 	                    "loop_replay", (json_int_t)a->measured.loop_replay,
 	                    "unprofiled_at_mean", (json_int_t)a->measured.at_mean,
-	                    "graph_launches", (json_int_t)a->measured.graph_launches));
+	                    "graph_launches", (json_int_t)a->measured.graph_launches,
+	                    "timeline", (json_int_t)a->measured.timeline));
+	json_object_set_new(s, "wall_currency", json_boolean(a->wall_currency));
 
 	int max = ga_analysis_max_severity(a);
 	json_object_set_new(s, "max_severity",
@@ -527,6 +532,9 @@ void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
 	json_object_set_new(root, "findings", fs);
 
 	json_object_set_new(root, "summary", summary_json(a));
+	json_object_set_new(root, "timeline", ga_report_json_timeline(a));
+	json_object_set_new(root, "program_findings", ga_report_json_pfindings(a));
+	json_object_set_new(root, "first", ga_report_json_first(a));
 
 	json_t *ns = json_array();
 	for (size_t i = 0; i < a->n_notes; i++)

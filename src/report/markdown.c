@@ -2,8 +2,14 @@
  * Markdown): a heading, a one-line summary, the top findings and the
  * kernels as tables, and the fixes of the top three findings in a collapsed
  * <details> block.  Table cells escape '|' (also inside code spans, where
- * GitHub's table parser needs it) and have no line breaks. */
-#include "report.h"
+ * GitHub's table parser needs it) and have no line breaks.
+ *
+ * With timelines (ga_analysis.wall_currency) the summary, "What to do
+ * first" and the fixes follow ga_analysis.first, the ranking by wall time
+ * that every report shows, as a numbered list worded as the text report's
+ * entries, after a Timeline section (markdown_timeline.c).  Without, the
+ * report is what it was before timelines, byte for byte. */
+#include "markdown.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -230,9 +236,12 @@ static void kernels_table(ga_buf *b, const ga_analysis *a, size_t shown)
 		const ga_group *g = &a->groups[i];
 		ga_buf_puts(b, "| ");
 		put_code(b, group_name(a, i));
-		ga_buf_printf(b, " | %s | %s%% | %s | %zu | ", ga_report_class(g->klass),
+		ga_buf_printf(b, " | %s | %s%% | %s | %zu", ga_report_class(g->klass),
 		              ga_fmt_pct(g->share, 1, p, sizeof(p)),
 		              ga_fmt_duration(g->mean_ns, d, sizeof(d)), g->n_launches);
+		if (g->timeline_launches)
+			ga_buf_printf(b, " (+%ld timed)", g->timeline_launches);
+		ga_buf_puts(b, " | ");
 		if (g->n_findings && g->findings[0] < a->n_findings)
 			put_text(b, rule_title(a->findings[g->findings[0]].rule));
 		else
@@ -242,6 +251,36 @@ static void kernels_table(ga_buf *b, const ga_analysis *a, size_t shown)
 	if (shown < a->n_groups)
 		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_groups - shown,
 		              plural(a->n_groups - shown, "kernel", "kernels"));
+}
+
+/* A rule's fix, its estimate's model and its example. */
+static void fix_body(ga_buf *b, const ga_rule *r)
+{
+	if (r && r->fix && *r->fix) {
+		ga_buf_putc(b, '\n');
+		put_prose(b, r->fix, 0);
+		ga_buf_putc(b, '\n');
+	}
+	if (r && r->model) {
+		ga_buf_puts(b, "\nEstimate's model: ");
+		put_text(b, r->model);
+		ga_buf_putc(b, '\n');
+	}
+	if (r && r->example && *r->example) {
+		size_t ticks = longest_tick_run(r->example) + 1;
+		if (ticks < 3)
+			ticks = 3;
+		size_t len = strlen(r->example);
+		while (len && r->example[len - 1] == '\n')
+			len--;
+		ga_buf_putc(b, '\n');
+		for (size_t k = 0; k < ticks; k++)
+			ga_buf_putc(b, '`');
+		ga_buf_printf(b, "cuda\n%.*s\n", (int)len, r->example);
+		for (size_t k = 0; k < ticks; k++)
+			ga_buf_putc(b, '`');
+		ga_buf_putc(b, '\n');
+	}
 }
 
 static void fixes(ga_buf *b, const ga_analysis *a)
@@ -259,31 +298,7 @@ static void fixes(ga_buf *b, const ga_analysis *a)
 		ga_buf_puts(b, "** in ");
 		put_code(b, group_name(a, f->group));
 		ga_buf_puts(b, "\n");
-		if (r && r->fix && *r->fix) {
-			ga_buf_putc(b, '\n');
-			put_prose(b, r->fix, 0);
-			ga_buf_putc(b, '\n');
-		}
-		if (r && r->model) {
-			ga_buf_puts(b, "\nEstimate's model: ");
-			put_text(b, r->model);
-			ga_buf_putc(b, '\n');
-		}
-		if (r && r->example && *r->example) {
-			size_t ticks = longest_tick_run(r->example) + 1;
-			if (ticks < 3)
-				ticks = 3;
-			size_t len = strlen(r->example);
-			while (len && r->example[len - 1] == '\n')
-				len--;
-			ga_buf_putc(b, '\n');
-			for (size_t k = 0; k < ticks; k++)
-				ga_buf_putc(b, '`');
-			ga_buf_printf(b, "cuda\n%.*s\n", (int)len, r->example);
-			for (size_t k = 0; k < ticks; k++)
-				ga_buf_putc(b, '`');
-			ga_buf_putc(b, '\n');
-		}
+		fix_body(b, r);
 	}
 	ga_buf_puts(b, "\n</details>\n");
 }
@@ -329,6 +344,221 @@ static void source_table(ga_buf *b, const ga_analysis *a, size_t shown)
 			ga_buf_puts(b, " |\n");
 		}
 	}
+}
+
+/* ---- with timelines: "What to do first" by wall time ---------------------- *
+ *
+ * ga_analysis.first, the one ranking every report follows: the program
+ * findings, the framework actions and the kernel findings by the share of
+ * wall time each saves, worded as the text report words them. */
+
+#define MD_ACTION_KERNELS 3  /* kernels named per action unless verbose */
+
+/* "~27%" or "<1%". */
+static void saving(ga_buf *b, double frac)
+{
+	char p[32];
+	ga_fmt_pct(frac, 0, p, sizeof(p));
+	ga_buf_printf(b, "%s%s%%", p[0] == '<' ? "" : "~", p);
+}
+
+/* A kernel in a list: its name, " #n" when others read the same, and its
+ * owner when not the user. */
+static void kernel_ref(ga_buf *b, const ga_analysis *a, size_t gi)
+{
+	const ga_group *g = &a->groups[gi];
+	put_code(b, group_name(a, gi));
+	if (g->name_peers > 1)
+		ga_buf_printf(b, " #%zu", g->name_index);
+	if (g->owner && strcmp(g->owner->name, GA_OWNER_DEFAULT) != 0 && g->owner->display) {
+		ga_buf_puts(b, " (");
+		put_text(b, g->owner->display);
+		ga_buf_putc(b, ')');
+	}
+}
+
+static void pfinding_item(ga_buf *b, const ga_analysis *a, const ga_pfinding *f)
+{
+	char b1[64], b2[64];
+	ga_buf_puts(b, "**");
+	put_text(b, rule_title(f->rule));
+	ga_buf_puts(b, "**");
+	if (a->n_tl > 1)
+		ga_buf_printf(b, " (pid %d)", f->pid);
+	ga_buf_printf(b, " (%s) \xe2\x80\x94 ", ga_report_severity(f->rule->severity));
+	if (f->estimate_missing) {
+		ga_buf_puts(b, "estimate needs ");
+		put_code(b, f->estimate_missing);
+		return;
+	}
+	ga_buf_puts(b, "saves ");
+	saving(b, f->estimate);
+	ga_buf_printf(b, " of wall time, estimated %s%s, fix %s",
+	              ga_fmt_speedup(f->speedup, b1, sizeof(b1)),
+	              f->affects < 1 ? " on the part it changes" : "",
+	              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b2, sizeof(b2)));
+}
+
+static void finding_item(ga_buf *b, const ga_analysis *a, const ga_finding *f)
+{
+	const ga_rule *r = f->rule;
+	char b1[64], b2[64];
+	ga_buf_puts(b, "**");
+	put_text(b, rule_title(r));
+	ga_buf_puts(b, "** in ");
+	kernel_ref(b, a, f->group);
+	if (r)
+		ga_buf_printf(b, " (%s)", ga_report_severity(r->severity));
+	ga_buf_puts(b, " \xe2\x80\x94 ");
+	if (f->estimate_missing) {
+		ga_buf_puts(b, "estimate needs ");
+		put_code(b, f->estimate_missing);
+	} else {
+		ga_buf_puts(b, "saves ");
+		if (isfinite(f->wall_saving)) {
+			saving(b, f->wall_saving);
+			ga_buf_puts(b, " of wall time (");
+			saving(b, f->saving);
+			ga_buf_puts(b, " of GPU time)");
+		} else {
+			saving(b, f->saving);
+			ga_buf_puts(b, " of GPU time");
+		}
+		ga_buf_printf(b, ", estimated %s", ga_fmt_speedup(f->speedup, b1, sizeof(b1)));
+		if (r)
+			ga_buf_printf(b, ", fix %s", ga_fmt_speedup_range(f->speedup_min,
+			              f->speedup_max, b2, sizeof(b2)));
+	}
+	ga_buf_printf(b, "; %s-bound", ga_report_class(a->groups[f->group].klass));
+}
+
+static void action_item(ga_buf *b, const ga_analysis *a, const ga_action *ac, int verbose)
+{
+	char p[32];
+	size_t named = ac->n_findings;
+	if (!verbose && named > MD_ACTION_KERNELS)
+		named = MD_ACTION_KERNELS;
+	ga_buf_puts(b, "**");
+	put_text(b, rule_title(ac->rule));
+	ga_buf_printf(b, "** (%s) \xe2\x80\x94 saves ", ga_report_severity(ac->rule->severity));
+	saving(b, ga_action_wall_saving(a, ac));
+	ga_buf_puts(b, " of wall time (");
+	saving(b, ac->saving);
+	ga_buf_puts(b, " of GPU time) (");
+	put_code(b, ac->rule->id);
+	ga_buf_printf(b, ") in %zu %s holding %s%%:", ac->n_findings,
+	              plural(ac->n_findings, "kernel", "kernels"),
+	              ga_fmt_pct(ac->share, 0, p, sizeof(p)));
+	for (size_t k = 0; k < named; k++) {
+		ga_buf_puts(b, k ? ", " : " ");
+		kernel_ref(b, a, a->findings[ac->findings[k]].group);
+	}
+	if (named < ac->n_findings)
+		ga_buf_printf(b, " and %zu more", ac->n_findings - named);
+}
+
+static void first_list(ga_buf *b, const ga_analysis *a, int verbose)
+{
+	size_t shown = a->n_first;
+	if (!verbose && shown > MD_TOP_FINDINGS)
+		shown = MD_TOP_FINDINGS;
+	ga_buf_puts(b, "\n#### What to do first\n\n");
+	for (size_t i = 0; i < shown; i++) {
+		const ga_do *d = &a->first[i];
+		ga_buf_printf(b, "%zu. ", i + 1);
+		if (d->kind == GA_DO_PROGRAM)
+			pfinding_item(b, a, &a->pfindings[d->index]);
+		else if (d->kind == GA_DO_ACTION)
+			action_item(b, a, &a->actions[d->index], verbose);
+		else
+			finding_item(b, a, &a->findings[d->index]);
+		ga_buf_putc(b, '\n');
+	}
+	if (shown < a->n_first)
+		ga_buf_printf(b, "\n%zu more in the full report.\n", a->n_first - shown);
+}
+
+/* The summary line: the findings, and the first of a->first. */
+static void summary_wall(ga_buf *b, const ga_analysis *a)
+{
+	char d[32];
+	size_t n = a->n_findings + a->n_pfindings, launches = a->n_launches;
+
+	if (a->n_first == 0) {
+		ga_buf_printf(b, "No findings: neither the timeline nor any kernel crosses the rules' "
+		              "thresholds. %zu %s, %zu %s, %s of GPU time.\n", a->n_groups,
+		              plural(a->n_groups, "kernel", "kernels"), launches,
+		              plural(launches, "launch", "launches"),
+		              ga_fmt_duration(a->total_ns, d, sizeof(d)));
+		return;
+	}
+	ga_buf_printf(b, "**%zu %s**", n, plural(n, "finding", "findings"));
+	if (a->n_pfindings)
+		ga_buf_printf(b, ": %zu on the timeline, %zu", a->n_pfindings, a->n_findings);
+	ga_buf_printf(b, " in %zu %s (%zu %s, %s of GPU time). Do first: **",
+	              a->n_groups, plural(a->n_groups, "kernel", "kernels"), launches,
+	              plural(launches, "launch", "launches"),
+	              ga_fmt_duration(a->total_ns, d, sizeof(d)));
+	const ga_do *f = &a->first[0];
+	if (f->kind == GA_DO_PROGRAM) {
+		const ga_pfinding *p = &a->pfindings[f->index];
+		put_text(b, rule_title(p->rule));
+		ga_buf_puts(b, "**");
+		if (a->n_tl > 1)
+			ga_buf_printf(b, " (pid %d)", p->pid);
+	} else if (f->kind == GA_DO_ACTION) {
+		put_text(b, rule_title(a->actions[f->index].rule));
+		ga_buf_puts(b, "** (");
+		put_code(b, a->actions[f->index].rule->id);
+		ga_buf_putc(b, ')');
+	} else {
+		const ga_finding *k = &a->findings[f->index];
+		put_text(b, rule_title(k->rule));
+		ga_buf_puts(b, "** in ");
+		put_code(b, group_name(a, k->group));
+	}
+	if (isfinite(f->saving)) {
+		ga_buf_puts(b, ", saving ");
+		saving(b, f->saving);
+		ga_buf_puts(b, " of wall time");
+	}
+	ga_buf_puts(b, ".\n");
+}
+
+/* "How to fix" for the first MD_FIXES entries of a->first. */
+static void fixes_wall(ga_buf *b, const ga_analysis *a)
+{
+	size_t n = a->n_first < MD_FIXES ? a->n_first : MD_FIXES;
+	if (n == 0)
+		return;
+	ga_buf_printf(b, "\n<details>\n<summary>How to fix the top %s</summary>\n",
+	              n == 1 ? "finding" : n == 2 ? "2 findings" : "3 findings");
+	for (size_t i = 0; i < n; i++) {
+		const ga_do *d = &a->first[i];
+		const ga_rule *r;
+		ga_buf_printf(b, "\n**%zu. ", i + 1);
+		if (d->kind == GA_DO_PROGRAM) {
+			r = a->pfindings[d->index].rule;
+			put_text(b, rule_title(r));
+			ga_buf_puts(b, "**");
+			if (a->n_tl > 1)
+				ga_buf_printf(b, " (pid %d)", a->pfindings[d->index].pid);
+		} else if (d->kind == GA_DO_ACTION) {
+			const ga_action *ac = &a->actions[d->index];
+			r = ac->rule;
+			put_text(b, rule_title(r));
+			ga_buf_printf(b, "** in %zu %s", ac->n_findings,
+			              plural(ac->n_findings, "kernel", "kernels"));
+		} else {
+			r = a->findings[d->index].rule;
+			put_text(b, rule_title(r));
+			ga_buf_puts(b, "** in ");
+			put_code(b, group_name(a, a->findings[d->index].group));
+		}
+		ga_buf_puts(b, "\n");
+		fix_body(b, r);
+	}
+	ga_buf_puts(b, "\n</details>\n");
 }
 
 /* ---- processes and baseline (added with --baseline) -------------------- */
@@ -535,13 +765,20 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		}
 		ga_buf_puts(&b, "\n\n");
 	}
-	summary(&b, a);
+	if (a->wall_currency)
+		summary_wall(&b, a);
+	else
+		summary(&b, a);
 	if (o->baseline)
 		baseline_table(&b, o->baseline, o->verbose);
 	if (ga_report_several_processes(a, o))
 		processes_table(&b, a, o);
+	md_timeline(&b, a);
 
-	if (a->n_findings) {
+	if (a->wall_currency) {
+		if (a->n_first)
+			first_list(&b, a, o->verbose);
+	} else if (a->n_findings) {
 		size_t n = a->n_findings;
 		if (!o->verbose && n > MD_TOP_FINDINGS)
 			n = MD_TOP_FINDINGS;
@@ -557,7 +794,10 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		kernels_table(&b, a, n);
 		source_table(&b, a, n);
 	}
-	fixes(&b, a);
+	if (a->wall_currency)
+		fixes_wall(&b, a);
+	else
+		fixes(&b, a);
 
 	int rc = 0;
 	/* Strings from the profile can hold terminal controls (safe.c). */

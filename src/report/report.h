@@ -59,6 +59,12 @@ const ga_reporter *ga_reporter_find(const char *name);
 extern const ga_reporter ga_reporters[];
 extern const size_t ga_n_reporters;
 
+/* The JSON report's timeline, program findings and "What to do first"
+ * (json_timeline.c): json_t * arrays, new references. */
+void *ga_report_json_timeline(const ga_analysis *a);
+void *ga_report_json_pfindings(const ga_analysis *a);
+void *ga_report_json_first(const ga_analysis *a);
+
 /* Individual formats, also used by ga_reporters[]. */
 int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
 int ga_report_json(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);

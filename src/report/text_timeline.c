@@ -63,7 +63,7 @@ static void proc_block(tctx *t, const ga_tl_proc *pr)
 {
 	const ga_timeline *tl = pr->tl;
 	ga_buf s = {0};
-	char b1[64], b2[64], b3[64], b4[64], b5[64];
+	char b1[64], b2[64], b3[64], b4[64], b5[64], b6[64], b7[64];
 	double idle = 0;
 
 	for (int k = 0; k < GA_IDLE__N; k++)
@@ -81,8 +81,8 @@ static void proc_block(tctx *t, const ga_tl_proc *pr)
 	              pct(pr->busy_share, b1, sizeof(b1)), pct(pr->kernel_share, b2, sizeof(b2)),
 	              pct(pr->copy_share, b3, sizeof(b3)), pct(idle, b4, sizeof(b4)),
 	              pct(pr->idle_share[GA_IDLE_LAUNCHING], b5, sizeof(b5)),
-	              pct(pr->idle_share[GA_IDLE_OTHER], b1, sizeof(b1)),
-	              pct(pr->idle_share[GA_IDLE_BLOCKING], b2, sizeof(b2)));
+	              pct(pr->idle_share[GA_IDLE_OTHER], b6, sizeof(b6)),
+	              pct(pr->idle_share[GA_IDLE_BLOCKING], b7, sizeof(b7)));
 	tx_wrap_buf(t, &s, 2, 4);
 	for (int dir = 0; dir < GA_DIR__N; dir++)
 		copies_line(t, &pr->sum, dir);

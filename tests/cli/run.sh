@@ -1446,7 +1446,7 @@ ok = (len(small) == 1 and small[0]["grid"] == [12, 1, 1] and small[0]["unchecked
 prof = rep["profile"]
 n, unp = len(prof["launches"]), sum(u["launches"] for u in prof["unprofiled"])
 want = {"kernel_replay": n - 12, "loop_replay": 12, "unprofiled_at_mean": unp,
-        "graph_launches": 40}
+        "graph_launches": 40, "timeline": 0}
 ok = ok and rep["summary"]["measured"] == want and (
     "Measured: %d launches by kernel replay, 12 across a loop's iterations with no replay, "
     "%d repeats not profiled and counted at their kernel's mean; 40 CUDA graph launches"

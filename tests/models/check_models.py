@@ -34,6 +34,7 @@ import tempfile
 
 import compute_models
 import framework_models
+import program_models
 from owners import Owners, is_owners_file
 
 REL = 1e-6
@@ -499,8 +500,10 @@ def kernels_of(profile, report, cuts):
     for rk in report["kernels"]:
         key = (rk["pid"], tuple(rk["grid"]), tuple(rk["block"]))
         shapes[key] = shapes.get(key, 0) + 1
+    # a kernel the timeline alone timed has no launch, no metric, no finding
     return [Kernel(profile, rk, peaks, cuts,
                    shapes[(rk["pid"], tuple(rk["grid"]), tuple(rk["block"]))])
+            if rk["launch_indices"] else None
             for rk in report["kernels"]]
 
 
@@ -514,6 +517,7 @@ def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
         os.unlink(path)
     if report is None:
         return
+    check_program(name, profile, report, counts)
     kernels = kernels_of(profile, report, cuts)
     fired = set()
     for fi in report["findings"]:
@@ -540,6 +544,8 @@ def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
     owners = Owners(os.path.join(srcdir, "rules"))
     for rule, cond in CONDITIONS.items():
         for i, k in enumerate(kernels):
+            if k is None:
+                continue
             if not owners.applies(rule, report["kernels"][i]["owner"]):
                 if (rule, i) in fired:
                     fail("%s: %s fired on %s, a %s kernel it does not apply to" % (
@@ -554,6 +560,73 @@ def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
                 fail("%s: %s %s on %s, its condition says %s" % (
                     name, rule, "fired" if (rule, i) in fired else "did not fire",
                     report["kernels"][i]["name"][:60], want))
+
+
+def check_program(name, profile, report, counts):
+    """The program rules on each process's timeline: they fire exactly where
+    their models say, with the models' estimate, range and affected share."""
+    got = {(f["rule"], f["pid"]): f for f in report.get("program_findings", [])}
+    for t in profile.get("timelines", []):
+        tl = program_models.Timeline(t)
+        for rule, model in program_models.MODELS.items():
+            where = "%s: %s on pid %d" % (name, rule, t["pid"])
+            try:
+                fires, e, lo, hi, aff = model(tl)
+            except program_models.Missing as err:
+                if (rule, t["pid"]) in got:
+                    fail("%s: fired, but the model lacks %s" % (where, err))
+                continue
+            f = got.pop((rule, t["pid"]), None)
+            if fires != (f is not None):
+                fail("%s: %s, its model says %s" % (where, "fired" if f else "did not fire",
+                                                    fires))
+                continue
+            if not f:
+                continue
+            counts[rule] = counts.get(rule, 0) + 1
+            want = expected_range(e, lo, hi)
+            for label, g, w in zip(("estimate", "low", "high"),
+                                   (f["estimate"], f["low"], f["high"]), want):
+                if not close(g, w):
+                    fail("%s: %s %r, the model gives %r" % (where, label, g, w))
+            if not close(f["affects"], min(aff, 1.0)):
+                fail("%s: affects %r, the model gives %r" % (where, f["affects"], aff))
+            local = min(want[0] / min(aff, 1.0), 1.0)
+            if local < 1 and not close(f["estimated_speedup"], 1 / (1 - local)):
+                fail("%s: speedup %r, the model gives %r" % (where, f["estimated_speedup"],
+                                                            1 / (1 - local)))
+    for (rule, pid) in got:
+        fail("%s: %s fired on pid %d, which has no timeline" % (name, rule, pid))
+
+
+def synthetic_timelines(srcdir):
+    """SYNTHETIC: the host-bound, pageable-copy timeline of
+    tests/fixtures/cli/timeline-synthetic.json, and the same process with
+    pinned copies no kernel overlapped, a loop with a synchronisation and an
+    allocation an iteration, and many small copies (the other four program
+    rules)."""
+    base = json.load(open(os.path.join(srcdir, "tests", "fixtures", "cli",
+                                       "timeline-synthetic.json")))
+    yield "synthetic-timeline[host-bound]", base
+    p = copy.deepcopy(base)
+    t = p["timelines"][0]
+    dev = t["devices"][0]
+    for c in dev["copies"]:
+        c["memory"] = "pinned"
+        c["small"] = 80
+        c["small_ns"] = 1e6
+    dev["idle_after_sync_ns"] = 3e7
+    t["iterations"], t["period"] = 10, 20
+    t["host_calls"]["sync"], t["host_calls"]["alloc"] = 12, 20
+    t["host_ns"]["alloc"] = 2e7
+    yield "synthetic-timeline[copies]", p
+    # copies larger than the kernels, so that the link's rate decides
+    p = copy.deepcopy(base)
+    dev = p["timelines"][0]["devices"][0]
+    for c in dev["copies"]:
+        c["bytes"], c["ns"] = 3e9, 1.2e8
+    dev["copy_ns"] = dev["copy_exposed_ns"] = 2.4e8
+    yield "synthetic-timeline[large copies]", p
 
 
 def editable_owners(srcdir):
@@ -647,7 +720,7 @@ def rule_keys(srcdir):
         head = text.split("\nid:")[0]
         if "model" not in head.lower():
             fail("%s: the comment at the top does not name the model" % rel)
-        if rid not in MODELS and rid not in COMPUTE:
+        if rid not in MODELS and rid not in COMPUTE and rid not in program_models.MODELS:
             fail("%s: no function for %s in MODELS or compute_models.RULES" % (rel, rid))
 
 
@@ -687,6 +760,8 @@ def main():
         if "copy_words" not in hits:
             fail("synthetic: 16 sectors per request for 4-byte words is not called uncoalesced")
     check_profile(gpuadvise, srcdir, "synthetic-widths", p, cuts, counts)
+    for name, tp in synthetic_timelines(srcdir):
+        check_profile(gpuadvise, srcdir, name, tp, cuts, counts)
     check_profile(gpuadvise, srcdir, "synthetic-framework", synthetic_framework(srcdir),
                   cuts, counts)
 

@@ -19,17 +19,25 @@
 #include "profile/timeline.h"
 
 #define US 1000.0
+/* CUPTI's clock never reads 0 (a 0 is "no timestamp"): every time here
+ * is counted from T0. */
+#define T0 1e6
+
+static void host(ga_tlagg *a, int kind, double s, double e)
+{
+	ga_tlagg_host(a, kind, T0 + s, T0 + e);
+}
 
 static ga_tl_gpu kernel(double s, double e, uint32_t corr)
 {
-	ga_tl_gpu g = {s, e, 0, GA_GPU_KERNEL, -1, -1, 0, 7, 0, corr, "_Z4stepv", {64, 1, 1},
+	ga_tl_gpu g = {T0 + s, T0 + e, 0, GA_GPU_KERNEL, -1, -1, 0, 7, 0, corr, "_Z4stepv", {64, 1, 1},
 	               {256, 1, 1}};
 	return g;
 }
 
 static ga_tl_gpu copy(double s, double e, int dir, int mem, double bytes, uint32_t stream)
 {
-	ga_tl_gpu g = {s, e, 0, GA_GPU_COPY, dir, mem, bytes, stream, stream == 0, 0, NULL,
+	ga_tl_gpu g = {T0 + s, T0 + e, 0, GA_GPU_COPY, dir, mem, bytes, stream, stream == 0, 0, NULL,
 	               {0}, {0}};
 	return g;
 }
@@ -45,12 +53,12 @@ static void test_host_bound(void **state)
 	ga_tlagg_init(&a);
 	for (int i = 0; i < 10; i++) {
 		double t0 = i * 100 * US;
-		ga_tlagg_host(&a, GA_HOST_LAUNCH, t0, t0 + 30 * US);
+		host(&a, GA_HOST_LAUNCH, t0, t0 + 30 * US);
 		ga_tl_gpu k = kernel(t0 + 30 * US, t0 + 50 * US, (uint32_t)i + 1);
 		ga_tlagg_gpu(&a, &k);
 	}
 	/* the run's last 50 us of host code: an end mark */
-	ga_tlagg_host(&a, GA_HOST_LAUNCH, 1000 * US, 1000 * US);
+	host(&a, GA_HOST_LAUNCH, 1000 * US, 1000 * US);
 	ga_tlagg_result(&a, 42, 1, &t);
 	assert_int_equal(t.pid, 42);
 	assert_int_equal(t.n_devices, 1);
@@ -85,14 +93,14 @@ static void test_sync_copies(void **state)
 	ga_tlagg_init(&a);
 	for (int i = 0; i < 4; i++) {
 		double t0 = i * 1000 * US;
-		ga_tlagg_host(&a, GA_HOST_COPY, t0, t0 + 450 * US);
+		host(&a, GA_HOST_COPY, t0, t0 + 450 * US);
 		ga_tl_gpu c1 = copy(t0 + 10 * US, t0 + 450 * US, GA_DIR_HTOD, GA_MEM_PAGEABLE,
 		                    32 << 20, 0);
 		ga_tlagg_gpu(&a, &c1);
-		ga_tlagg_host(&a, GA_HOST_LAUNCH, t0 + 450 * US, t0 + 455 * US);
+		host(&a, GA_HOST_LAUNCH, t0 + 450 * US, t0 + 455 * US);
 		ga_tl_gpu k = kernel(t0 + 460 * US, t0 + 480 * US, (uint32_t)i + 1);
 		ga_tlagg_gpu(&a, &k);
-		ga_tlagg_host(&a, GA_HOST_COPY, t0 + 455 * US, t0 + 1000 * US);
+		host(&a, GA_HOST_COPY, t0 + 455 * US, t0 + 1000 * US);
 		ga_tl_gpu c2 = copy(t0 + 480 * US, t0 + 1000 * US, GA_DIR_DTOH, GA_MEM_PAGEABLE,
 		                    32 << 20, 0);
 		ga_tlagg_gpu(&a, &c2);
@@ -132,7 +140,7 @@ static void test_overlap_and_excluded(void **state)
 	ga_tlagg_launched(&a, 5, 0, 1);          /* measured: replayed */
 	ga_tl_gpu k = kernel(0, 100 * US, 5);
 	ga_tlagg_gpu(&a, &k);
-	ga_tlagg_host(&a, GA_HOST_EXCLUDED, 0, 100 * US);
+	host(&a, GA_HOST_EXCLUDED, 0, 100 * US);
 	ga_tl_gpu k2 = kernel(200 * US, 300 * US, 6);
 	ga_tlagg_gpu(&a, &k2);
 	ga_tl_gpu c = copy(250 * US, 400 * US, GA_DIR_HTOD, GA_MEM_PINNED, 1 << 20, 3);
@@ -172,9 +180,9 @@ static void test_streaming(void **state)
 			int i = batch * 20 + j;
 			double t0 = i * 25 * US;
 			ga_tl_gpu k = kernel(t0 + 10 * US, t0 + 20 * US, (uint32_t)i + 1);
-			ga_tlagg_host(&a, GA_HOST_LAUNCH, t0, t0 + 5 * US);
+			host(&a, GA_HOST_LAUNCH, t0, t0 + 5 * US);
 			ga_tlagg_gpu(&a, &k);
-			ga_tlagg_host(&b, GA_HOST_LAUNCH, t0, t0 + 5 * US);
+			host(&b, GA_HOST_LAUNCH, t0, t0 + 5 * US);
 			ga_tlagg_gpu(&b, &k);
 		}
 		double now = (batch + 1) * 20 * 25 * US;
@@ -210,12 +218,29 @@ static void test_streaming(void **state)
 	assert_true(fabs(ga_tlagg_safe_time(&a, 1e9 + GA_TLAGG_PENDING_MAX_NS + 1, 0) -
 	                 (1e9 + GA_TLAGG_PENDING_MAX_NS + 1)) < 1);
 	/* late: swept to 2e9, then a kernel 1.9e9..2.1e9 arrives */
-	ga_tlagg_advance(&a, 2e9);
+	ga_tlagg_advance(&a, T0 + 2e9);
 	ga_tl_gpu late = kernel(1.9e9, 2.1e9, 11);
 	ga_tlagg_gpu(&a, &late);
 	ga_tlagg_result(&a, 1, 1, &ta);
 	assert_true(fabs(ta.late_ns - 1e8) < 1);
 	assert_true(ta.devices[0].busy_ns >= 1e8 - 1);
+	ga_timeline_free(&ta);
+	ga_tlagg_free(&a);
+
+	/* A record that comes before its launch is told (the launch's event
+	 * waits on the program's thread): no launch is left pending; and a
+	 * record without timestamps (0) is no interval at all. */
+	ga_tlagg_init(&a);
+	ga_tl_gpu first = kernel(5e8, 5.1e8, 21);
+	ga_tlagg_gpu(&a, &first);
+	ga_tlagg_launched(&a, 21, 4e8, 0);
+	assert_true(fabs(ga_tlagg_safe_time(&a, 1e9, 1e6) - (1e9 - 1e6)) < 1);
+	ga_tl_gpu zero = {0, 0, 0, GA_GPU_KERNEL, -1, -1, 0, 7, 0, 22, "_Z4stepv", {1, 1, 1},
+	                  {1, 1, 1}};
+	ga_tlagg_gpu(&a, &zero);
+	ga_tlagg_result(&a, 1, 1, &ta);
+	assert_int_equal(ta.devices[0].kernels, 1);
+	assert_true(fabs(ta.wall_ns - 1e7) < 1);
 	ga_timeline_free(&ta);
 	ga_tlagg_free(&a);
 }
@@ -230,17 +255,17 @@ static void test_iterations(void **state)
 	ga_tlagg_init(&a);
 	for (int i = 0; i < 6; i++) {
 		double t0 = i * 1000 * US;
-		ga_tlagg_iteration(&a, t0, 2);
+		ga_tlagg_iteration(&a, T0 + t0, 2);
 		if (i == 1)      /* the profiler measured in iteration 1 */
-			ga_tlagg_host(&a, GA_HOST_EXCLUDED, t0 + 100 * US, t0 + 200 * US);
-		ga_tlagg_host(&a, GA_HOST_LAUNCH, t0, t0 + 10 * US);
+			host(&a, GA_HOST_EXCLUDED, t0 + 100 * US, t0 + 200 * US);
+		host(&a, GA_HOST_LAUNCH, t0, t0 + 10 * US);
 		ga_tl_gpu k1 = kernel(t0 + 20 * US, t0 + 300 * US, (uint32_t)(2 * i + 1));
 		ga_tlagg_gpu(&a, &k1);
-		ga_tlagg_host(&a, GA_HOST_LAUNCH, t0 + 10 * US, t0 + 20 * US);
+		host(&a, GA_HOST_LAUNCH, t0 + 10 * US, t0 + 20 * US);
 		ga_tl_gpu k2 = kernel(t0 + 300 * US, t0 + 500 * US, (uint32_t)(2 * i + 2));
 		ga_tlagg_gpu(&a, &k2);
 	}
-	ga_tlagg_iteration(&a, 6000 * US, 2);
+	ga_tlagg_iteration(&a, T0 + 6000 * US, 2);
 	ga_tlagg_result(&a, 3, 1, &t);
 	assert_int_equal(t.iterations, 6);
 	assert_int_equal(t.period, 2);
@@ -298,7 +323,7 @@ static void test_profile_round_trip(void **state)
 	if (ga_profile_load(&p, GA_TEST_FIXTURES "/recorded/testapp-all.json", &err) != 0)
 		fail_msg("%s", err.msg);
 	ga_tlagg_init(&a);
-	ga_tlagg_host(&a, GA_HOST_LAUNCH, 0, 10 * US);
+	host(&a, GA_HOST_LAUNCH, 0, 10 * US);
 	ga_tl_gpu k = kernel(10 * US, 30 * US, 1);
 	ga_tlagg_gpu(&a, &k);
 	ga_tlagg_result(&a, 99, 1, &t);

@@ -1,0 +1,167 @@
+"""The program rules' models (rules of scope program: host-bound-launching,
+pageable-copies, copies-serialized, sync-every-iteration, alloc-in-loop,
+small-copies), written from each rule file's comment over a process's
+timeline as the profile records it (docs/profile.schema.json, timelines):
+the timeline__* values are computed here from the raw JSON, not taken from
+the report.  Each model returns (fires, estimate, low, high, affects), the
+fractions of the process's wall time before the engine clamps them."""
+
+
+class Missing(Exception):
+    pass
+
+
+def div0(a, b):
+    return a / b if b > 0 else 0.0
+
+
+class Timeline:
+    """timeline__* of one process, as program.c defines them."""
+
+    def __init__(self, t):
+        self.t = t
+        self.wall = t.get("wall_ns", 0) - t.get("excluded_ns", 0)
+        self.ndev = max(len(t.get("devices", [])), 1)
+        d = {"busy_ns": 0.0, "kernel_ns": 0.0, "copy_ns": 0.0, "copy_exposed_ns": 0.0,
+             "idle_after_sync_ns": 0.0, "kernels": 0, "kernel_sum_ns": 0.0,
+             "default_stream_ops": 0, "streams": 0}
+        idle = {"blocking": 0.0, "launching": 0.0, "other": 0.0}
+        dir_ns = {}
+        self.copies = []
+        sets = 0
+        for dev in t.get("devices", []):
+            for k in d:
+                d[k] += dev.get(k, 0) or 0
+            for k in idle:
+                idle[k] += (dev.get("idle_ns") or {}).get(k, 0) or 0
+            for k, v in (dev.get("direction_ns") or {}).items():
+                dir_ns[k] = dir_ns.get(k, 0) + (v or 0)
+            self.copies += dev.get("copies", [])
+            sets += (dev.get("sets") or {}).get("count", 0)
+        self.d, self.idle, self.dir_ns, self.sets = d, idle, dir_ns, sets
+        self.host_ns = t.get("host_ns", {})
+        self.calls = t.get("host_calls", {})
+
+    def share(self, ns):
+        return div0(ns, self.wall * self.ndev)
+
+    def copy_sum(self, direction=None, memory=None, what="count"):
+        return sum(c.get(what, 0) for c in self.copies
+                   if (direction is None or c["direction"] == direction) and
+                   (memory is None or c["memory"] == memory))
+
+    def host_copy(self, memory=None, what="count"):
+        return (self.copy_sum("htod", memory, what) + self.copy_sum("dtoh", memory, what))
+
+    def v(self, name):
+        t, d = self.t, self.d
+        iters = t.get("iterations", 0)
+        ops = d["kernels"] + self.host_copy() + self.copy_sum("dtod") + self.sets
+        vals = {
+            "wall_ns": self.wall,
+            "busy_share": self.share(d["busy_ns"]),
+            "kernel_share": self.share(d["kernel_ns"]),
+            "copy_exposed_share": self.share(d["copy_exposed_ns"]),
+            "idle_launching_share": self.share(self.idle["launching"]),
+            "idle_host_share": self.share(self.idle["launching"] + self.idle["other"]),
+            "idle_after_sync_share": div0(d["idle_after_sync_ns"], self.wall),
+            "kernel_ns": d["kernel_ns"],
+            "copy_exposed_ns": d["copy_exposed_ns"],
+            "htod_bytes": self.copy_sum("htod", what="bytes"),
+            "dtoh_bytes": self.copy_sum("dtoh", what="bytes"),
+            "pageable_bytes": self.host_copy("pageable", "bytes"),
+            "pageable_ns": self.host_copy("pageable", "ns"),
+            "small_copy_count": self.host_copy(what="small"),
+            "launch_count": self.calls.get("launch", 0),
+            "launch_ns": self.host_ns.get("launch", 0),
+            "sync_ns": self.host_ns.get("sync", 0),
+            "copy_call_ns": self.host_ns.get("copy", 0),
+            "alloc_ns": self.host_ns.get("alloc", 0),
+            "iterations": iters,
+            "default_stream_share": div0(d["default_stream_ops"], ops),
+            "streams": d["streams"],
+        }
+        if name == "copy_gbs":
+            ns = self.host_copy(what="ns")
+            if ns <= 0:
+                raise Missing("timeline__copy_gbs")
+            return self.host_copy(what="bytes") / ns
+        if name == "syncs_per_iteration":
+            if iters <= 0:
+                raise Missing("timeline__syncs_per_iteration")
+            return self.calls.get("sync", 0) / iters
+        if name == "allocs_per_iteration":
+            if iters <= 0:
+                raise Missing("timeline__allocs_per_iteration")
+            return self.calls.get("alloc", 0) / iters
+        return vals[name]
+
+
+def host_bound(t):
+    fires = t.v("idle_host_share") >= 0.2 and t.v("launch_count") >= 100
+    e = t.v("idle_host_share")
+    return fires, e, t.v("idle_launching_share"), e, 1.0
+
+
+def _pipeline(t, after, after_lo, after_hi):
+    before = t.v("copy_exposed_ns") + t.v("kernel_ns")
+    w = t.v("wall_ns")
+    return (max(before - after, 0) / w, max(before - after_lo, 0) / w,
+            max(before - after_hi, 0) / w, before / w)
+
+
+def pageable(t):
+    fires = t.v("pageable_bytes") > 0 and t.v("pageable_ns") >= 0.05 * t.v("wall_ns")
+    h, d, k = t.v("htod_bytes"), t.v("dtoh_bytes"), t.v("kernel_ns")
+    e, lo, hi, aff = _pipeline(t, max(h / 50, d / 50, k), max(h / 25, d / 25, k),
+                               max(h / 64, d / 64, k))
+    return fires, e, lo, hi, aff
+
+
+def serialized(t):
+    fires = (t.v("copy_exposed_share") >= 0.05 and
+             t.v("pageable_ns") < 0.05 * t.v("wall_ns"))
+    if not fires:
+        return False, 0, 0, 0, 1
+    b = t.v("copy_gbs")
+    h, d, k = t.v("htod_bytes") / b, t.v("dtoh_bytes") / b, t.v("kernel_ns")
+    after = max(h, d, k)
+    e, lo, hi, aff = _pipeline(t, after, max(max(h, d) + min(h, d) / 2, k), after)
+    return fires, e, lo, hi, aff
+
+
+def sync_loop(t):
+    try:
+        fires = (t.v("iterations") >= 2 and t.v("syncs_per_iteration") >= 1 and
+                 t.v("idle_after_sync_share") >= 0.03)
+    except Missing:
+        return False, 0, 0, 0, 1
+    e = t.v("idle_after_sync_share")
+    return fires, e, e / 2, e, 1.0
+
+
+def alloc_loop(t):
+    try:
+        fires = (t.v("iterations") >= 2 and t.v("allocs_per_iteration") >= 1 and
+                 t.v("alloc_ns") >= 0.02 * t.v("wall_ns"))
+    except Missing:
+        return False, 0, 0, 0, 1
+    e = t.v("alloc_ns") / t.v("wall_ns")
+    return fires, e, e / 2, e, 1.0
+
+
+def small_copies(t):
+    n, call, w = t.v("small_copy_count"), t.v("copy_call_ns"), t.v("wall_ns")
+    fires = n >= 100
+    return (fires, min(n * 10000, call) / w, min(n * 5000, call) / w,
+            min(n * 20000, call) / w, 1.0)
+
+
+MODELS = {
+    "host-bound-launching": host_bound,
+    "pageable-copies": pageable,
+    "copies-serialized": serialized,
+    "sync-every-iteration": sync_loop,
+    "alloc-in-loop": alloc_loop,
+    "small-copies": small_copies,
+}
