@@ -67,6 +67,7 @@ static struct {
 	size_t n_stage, cap_stage, cap_spare;
 	double clock_offset;      /* CUPTI's clock less CLOCK_MONOTONIC, ns */
 	int on;
+	int kernels_on, kernels_paused;   /* kernel records enabled; off for a SASS launch */
 	int stopping;
 	pthread_t thread;
 	pthread_cond_t wake;
@@ -209,7 +210,7 @@ static void iteration_mark(long key, double t)
 		act.period = p;
 		act.phase = act.per.n;
 		act.first_key = key;
-		ga_tlagg_iteration(&act.agg, t, (long)p);
+		ga_tlagg_iteration(&act.agg, t, (long)p, 1);
 		return;
 	}
 	if ((act.per.n - act.phase) % act.period != 0)
@@ -219,7 +220,7 @@ static void iteration_mark(long key, double t)
 		act.period = 0;
 		return;
 	}
-	ga_tlagg_iteration(&act.agg, t, (long)act.period);
+	ga_tlagg_iteration(&act.agg, t, (long)act.period, 0);
 }
 
 void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured, long key)
@@ -481,14 +482,57 @@ static void *flush_main(void *arg)
 	}
 }
 
+void activity_kernels_pause(void)
+{
+	if (act.on && act.kernels_on && !act.kernels_paused)
+		act.kernels_paused = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ==
+		                     CUPTI_SUCCESS;
+}
+
+void activity_kernels_resume(void)
+{
+	if (!act.kernels_paused)
+		return;
+	act.kernels_paused = 0;
+	if (cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) != CUPTI_SUCCESS) {
+		act.kernels_on = 0;
+		ga_rec_error("timeline", "kernel records stopped: CUPTI refused them again after "
+		             "a launch measured for source lines");
+	}
+}
+
+/* name is an item of the comma list */
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && strncmp(p, name, n) == 0)
+			return 1;
+		p += len + (p[len] == ',');
+	}
+	return 0;
+}
+
 int activity_start(CUpti_SubscriberHandle sub, const char *run_dir, int pid)
 {
 	const char *mode = getenv(GA_ENV_TIMELINE);
-	static const CUpti_ActivityKind kinds[] = {
+	static const CUpti_ActivityKind all_kinds[] = {
 		CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
 		CUPTI_ACTIVITY_KIND_MEMSET,
 	};
+	static const char *const kind_names[] = {"kernel", "memcpy", "memset"};
+	CUpti_ActivityKind kinds[GA_ARRAY_LEN(all_kinds)];
+	size_t n_kinds = 0;
+	/* Which GPU records: all by default; GA_ENV_TIMELINE_KINDS (a comma
+	 * list of kernel, memcpy, memset, or empty for none) takes the
+	 * timeline's cost apart (tests/gpu/run-on-device.sh, step timeline). */
+	const char *want = getenv(GA_ENV_TIMELINE_KINDS);
 	sigset_t all, old;
+
+	for (size_t i = 0; i < GA_ARRAY_LEN(all_kinds); i++)
+		if (!want || in_list(want, kind_names[i]))
+			kinds[n_kinds++] = all_kinds[i];
 
 	if (mode && strcmp(mode, "0") == 0)
 		return 0;
@@ -499,7 +543,7 @@ int activity_start(CUpti_SubscriberHandle sub, const char *run_dir, int pid)
 		             "registered");
 		return 0;
 	}
-	for (size_t i = 0; i < GA_ARRAY_LEN(kinds); i++) {
+	for (size_t i = 0; i < n_kinds; i++) {
 		CUptiResult r = cuptiActivityEnable(kinds[i]);
 		if (r != CUPTI_SUCCESS) {
 			ga_rec_error("timeline", "the timeline is off: CUPTI refused activity kind %d: "
@@ -509,6 +553,9 @@ int activity_start(CUpti_SubscriberHandle sub, const char *run_dir, int pid)
 			return 0;
 		}
 	}
+	for (size_t i = 0; i < n_kinds; i++)
+		if (kinds[i] == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+			act.kernels_on = 1;
 	enable_calls(sub);
 	act.pid = pid;
 	act.path = run_dir ? ga_xasprintf("%s/%d.timeline.json", run_dir, pid) : NULL;

@@ -38,6 +38,11 @@ void activity_legacy_stream(uint32_t stream_id);
 void activity_excluded(double start, double end);
 
 /* At exit: everything flushed, the final timeline written. */
+/* Kernel records off while SASS metrics patch and measure a launch
+ * (sass.c), and on again after: CUPTI's kernel timestamps instrument the
+ * same launch. */
+void activity_kernels_pause(void);
+void activity_kernels_resume(void);
 void activity_finish(void);
 
 #endif

@@ -68,6 +68,7 @@
 /* The timeline (activity.c): unset or "1" on, "0" off, "only" without the
  * counters (--timeline-only). */
 #define GA_ENV_TIMELINE       "GPUADVISE_TIMELINE"
+#define GA_ENV_TIMELINE_KINDS "GPUADVISE_TIMELINE_KINDS" /* kernel,memcpy,memset: which GPU records */
 /* Seconds a measured launch may take (ENTER to EXIT) before the injection
  * library stops its process, with a record naming the kernel; 0: never. */
 #define GA_ENV_WATCHDOG       "GPUADVISE_WATCHDOG"

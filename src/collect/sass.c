@@ -63,6 +63,7 @@
 #include <cupti_target.h>
 #include <jansson.h>
 
+#include "activity.h"
 #include "collect.h"
 #include "nvtx.h"
 #include "protocol.h"
@@ -353,6 +354,7 @@ int ga_sass_begin(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *man
 		return -1;
 	}
 	set_active(w, ACT_SASS, ctx, dev, grid, block);
+	activity_kernels_pause();
 	sass_logf("measuring %s", mangled);
 	return 0;
 }
@@ -466,6 +468,7 @@ disable:
 		p.ctx = ctx;
 		sass_logged(cuptiSassMetricsDisable(&p), "cuptiSassMetricsDisable");
 	}
+	activity_kernels_resume();
 	if (!sass.replay)
 		write_unprofiled(w->mangled);
 	sass.replay = 0;

@@ -300,21 +300,42 @@ void ga_tlagg_advance(ga_tlagg *a, double t)
 		a->swept = t;
 }
 
-void ga_tlagg_iteration(ga_tlagg *a, double t, long period)
+void ga_tlagg_iteration(ga_tlagg *a, double t, long period, int first)
 {
-	if (a->n_bounds) {
+	ga_tlagg_loop *c = &a->cur;
+
+	if (first || !c->epoch) {
+		if (c->epoch && c->last_t - c->first_t > a->best.last_t - a->best.first_t)
+			a->best = *c;
+		memset(c, 0, sizeof(*c));
+		c->epoch = ++a->epoch;
+		c->period = period;
+		c->first_t = c->last_t = t;
+	} else if (a->n_bounds && t > c->last_t) {
 		size_t last = (a->n_bounds - 1) % GA_TLAGG_BOUNDS;
+		c->iterations++;
 		/* only iterations with nothing of the profiler's in them */
-		if (a->bound_excl[last] == a->excluded_spans && t > a->bounds[last]) {
-			a->clean_iter_ns += t - a->bounds[last];
-			a->clean_iters++;
+		if (a->bound_excl[last] == a->excluded_spans) {
+			c->clean_iter_ns += t - c->last_t;
+			c->clean_iters++;
 		}
+		c->last_t = t;
+	} else {
+		return;
 	}
 	a->bounds[a->n_bounds % GA_TLAGG_BOUNDS] = t;
 	a->bound_excl[a->n_bounds % GA_TLAGG_BOUNDS] = a->excluded_spans;
+	a->bound_epoch[a->n_bounds % GA_TLAGG_BOUNDS] = c->epoch;
 	a->n_bounds++;
-	a->boundaries++;
-	a->period = period;
+}
+
+/* The loop reported: the one that covered the most time. */
+static const ga_tlagg_loop *main_loop(const ga_tlagg *a)
+{
+	const ga_tlagg_loop *c = &a->cur, *b = &a->best;
+	if (!c->epoch)
+		return b;
+	return c->last_t - c->first_t >= b->last_t - b->first_t ? c : b;
 }
 
 /* ---- the result ------------------------------------------------------------ */
@@ -330,13 +351,15 @@ static int pick_iteration(const ga_tlagg *a, double *s, double *e)
 {
 	size_t kept = a->n_bounds < GA_TLAGG_BOUNDS ? a->n_bounds : GA_TLAGG_BOUNDS;
 	double oldest = a->ring_n ? ring_at(a, 0)->start : INFINITY;
+	long epoch = main_loop(a)->epoch;
 
 	for (size_t k = kept; k >= 2; k--) {
 		size_t i1 = (a->n_bounds - kept + k - 1) % GA_TLAGG_BOUNDS;
 		size_t i0 = (a->n_bounds - kept + k - 2) % GA_TLAGG_BOUNDS;
 		if (a->bounds[i0] < oldest)
 			return 0;
-		if (a->bound_excl[i1] != a->bound_excl[i0])
+		if (a->bound_epoch[i0] != epoch || a->bound_epoch[i1] != epoch ||
+		    a->bound_excl[i1] != a->bound_excl[i0])
 			continue;
 		/* the sweep must have got past it, or its GPU work may be
 		 * missing from the ring */
@@ -409,9 +432,10 @@ void ga_tlagg_result(ga_tlagg *a, int pid, int final, ga_timeline *out)
 			*tab = '\0';
 	}
 	out->n_kernels = a->n_kernels;
-	out->iterations = a->boundaries > 1 ? a->boundaries - 1 : 0;
-	out->period = a->period;
-	out->iteration_ns = a->clean_iters ? a->clean_iter_ns / (double)a->clean_iters : NAN;
+	const ga_tlagg_loop *lp = main_loop(a);
+	out->iterations = lp->iterations;
+	out->period = lp->iterations ? lp->period : 0;
+	out->iteration_ns = lp->clean_iters ? lp->clean_iter_ns / (double)lp->clean_iters : NAN;
 	if (pick_iteration(a, &s, &e)) {
 		out->window_is_iteration = 1;
 		window_events(a, s, e, out);

@@ -43,6 +43,16 @@ typedef struct {
 	unsigned grid[3], block[3];
 } ga_tl_gpu;
 
+/* One loop's iterations. */
+typedef struct {
+	long epoch;               /* 0: none */
+	long period;              /* launches in an iteration */
+	long iterations;
+	double first_t, last_t;   /* its first and last boundary */
+	double clean_iter_ns;     /* summed iterations with no profiler span */
+	long clean_iters;
+} ga_tlagg_loop;
+
 typedef struct {
 	ga_sweep sw;
 	ga_edge *heap;            /* edges not swept yet: a min-heap by time */
@@ -79,11 +89,13 @@ typedef struct {
 	long excluded_spans;      /* profiler spans seen so far */
 	double bounds[GA_TLAGG_BOUNDS];
 	long bound_excl[GA_TLAGG_BOUNDS];   /* excluded_spans at each boundary */
+	long bound_epoch[GA_TLAGG_BOUNDS];  /* the loop (epoch) each belongs to */
 	size_t n_bounds;          /* kept (the last GA_TLAGG_BOUNDS) */
-	long boundaries;          /* seen in all */
-	double clean_iter_ns;     /* summed iterations with no profiler span */
-	long clean_iters;
-	long period;
+	/* A loop as found: it starts when a period shows and ends when the
+	 * pattern breaks; an iteration is between two boundaries of one loop.
+	 * The loop reported is the one that covered the most time. */
+	long epoch;
+	ga_tlagg_loop cur, best;
 } ga_tlagg;
 
 void ga_tlagg_init(ga_tlagg *a);
@@ -110,8 +122,9 @@ double ga_tlagg_safe_time(ga_tlagg *a, double now, double lag);
 /* Sweep every edge before t. */
 void ga_tlagg_advance(ga_tlagg *a, double t);
 
-/* A loop iteration starts at t (period launches). */
-void ga_tlagg_iteration(ga_tlagg *a, double t, long period);
+/* A loop iteration starts at t (period launches); first: the first
+ * boundary of a loop just found (no iteration ends there). */
+void ga_tlagg_iteration(ga_tlagg *a, double t, long period, int first);
 
 /* The process's timeline so far into *out (freed by the caller).  final:
  * everything has arrived (the process's end): sweep all first. */

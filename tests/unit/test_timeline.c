@@ -245,6 +245,40 @@ static void test_streaming(void **state)
 	ga_tlagg_free(&a);
 }
 
+/* Loops as found: a short false one (a run of like launches), the real
+ * one, and another false one after it.  Iterations are counted inside one
+ * loop, never across a break, and the loop that covered the most time is
+ * the one reported, with its last iteration as the window. */
+static void test_loops(void **state)
+{
+	ga_tlagg a;
+	ga_timeline t;
+	(void)state;
+	ga_tlagg_init(&a);
+	host(&a, GA_HOST_LAUNCH, 0, 5 * US);
+	for (int i = 0; i < 3; i++)
+		ga_tlagg_iteration(&a, T0 + i * 10 * US, 2, i == 0);
+	for (int i = 0; i < 5; i++) {
+		double t0 = 100 * US + i * 1000 * US;
+		ga_tlagg_iteration(&a, T0 + t0, 3, i == 0);
+		host(&a, GA_HOST_ALLOC, t0 + 10 * US, t0 + 60 * US);
+	}
+	for (int i = 0; i < 3; i++)
+		ga_tlagg_iteration(&a, T0 + 5000 * US + i * 10 * US, 2, i == 0);
+	ga_tlagg_result(&a, 4, 1, &t);
+	assert_int_equal(t.iterations, 4);
+	assert_int_equal(t.period, 3);
+	assert_true(fabs(t.iteration_ns - 1000 * US) < 1);
+	assert_true(t.window_is_iteration);
+	assert_true(fabs(t.window_ns - 1000 * US) < 1);
+	/* the window is the real loop's last iteration: one allocation */
+	assert_int_equal(t.n_events, 1);
+	assert_int_equal(t.events[0].kind, GA_HOST_ALLOC);
+	assert_true(fabs(t.events[0].start - 10 * US) < 1);
+	ga_timeline_free(&t);
+	ga_tlagg_free(&a);
+}
+
 /* Iterations: the mean of those with nothing of the profiler's in them,
  * and the last such one's intervals, relative to its start. */
 static void test_iterations(void **state)
@@ -255,7 +289,7 @@ static void test_iterations(void **state)
 	ga_tlagg_init(&a);
 	for (int i = 0; i < 6; i++) {
 		double t0 = i * 1000 * US;
-		ga_tlagg_iteration(&a, T0 + t0, 2);
+		ga_tlagg_iteration(&a, T0 + t0, 2, i == 0);
 		if (i == 1)      /* the profiler measured in iteration 1 */
 			host(&a, GA_HOST_EXCLUDED, t0 + 100 * US, t0 + 200 * US);
 		host(&a, GA_HOST_LAUNCH, t0, t0 + 10 * US);
@@ -265,7 +299,7 @@ static void test_iterations(void **state)
 		ga_tl_gpu k2 = kernel(t0 + 300 * US, t0 + 500 * US, (uint32_t)(2 * i + 2));
 		ga_tlagg_gpu(&a, &k2);
 	}
-	ga_tlagg_iteration(&a, T0 + 6000 * US, 2);
+	ga_tlagg_iteration(&a, T0 + 6000 * US, 2, 0);
 	ga_tlagg_result(&a, 3, 1, &t);
 	assert_int_equal(t.iterations, 6);
 	assert_int_equal(t.period, 2);
@@ -351,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_overlap_and_excluded),
 		cmocka_unit_test(test_streaming),
 		cmocka_unit_test(test_iterations),
+		cmocka_unit_test(test_loops),
 		cmocka_unit_test(test_profile_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
