@@ -119,6 +119,34 @@ static int timeline_value(const penv *e, const char *n, double *out)
 	const ga_tl_device *d = &pr->sum;
 	const ga_timeline *t = pr->tl;
 	double iters = (double)t->iterations;
+	/* Per iteration: the host calls inside the representative iteration
+	 * (a setup's allocations and synchronisations are not the loop's). */
+	double in_iter[GA_HOST__N] = {0}, in_iter_ns[GA_HOST__N] = {0};
+	int have_iter = t->window_is_iteration && iters > 0;
+	/* The loop: its share of the wall time (iterations times their mean
+	 * length) and, in its representative iteration, the share of the
+	 * devices' time idle while the host launched or ran its own code.
+	 * Without a loop, the whole run stands for it. */
+	int have_loop = have_iter && isfinite(t->iteration_ns) && t->window_ns > 0 &&
+	                pr->iteration.n_devices > 0;
+	double loop_share = 1, loop_idle_host = pr->idle_share[GA_IDLE_LAUNCHING] +
+	                                        pr->idle_share[GA_IDLE_OTHER];
+	double loop_idle_launching = pr->idle_share[GA_IDLE_LAUNCHING];
+	if (have_loop) {
+		ga_tl_device it;
+		double w = t->window_ns * (double)pr->iteration.n_devices;
+		ga_timeline_devices_sum(&pr->iteration, &it);
+		loop_share = fmin(1, div0(iters * t->iteration_ns, pr->wall_ns));
+		loop_idle_host = div0(it.idle_ns[GA_IDLE_LAUNCHING] + it.idle_ns[GA_IDLE_OTHER], w);
+		loop_idle_launching = div0(it.idle_ns[GA_IDLE_LAUNCHING], w);
+	}
+	for (size_t i = 0; have_iter && i < t->n_events; i++) {
+		const ga_tl_event *ev = &t->events[i];
+		if (ev->device == -1 && ev->kind >= 0 && ev->kind < GA_HOST__N) {
+			in_iter[ev->kind]++;
+			in_iter_ns[ev->kind] += ev->end - ev->start;
+		}
+	}
 	double ops = (double)d->kernels + host_copy(d, -1, 0) + copy_sum(d, GA_DIR_DTOD, -1, 0) +
 	             (double)d->set.count;
 	struct { const char *name; double v; int ok; } v[] = {
@@ -166,8 +194,14 @@ static int timeline_value(const penv *e, const char *n, double *out)
 		{"alloc_ns", t->host_ns[GA_HOST_ALLOC], 1},
 		{"iterations", iters, 1},
 		{"iteration_ns", t->iteration_ns, isfinite(t->iteration_ns)},
-		{"syncs_per_iteration", div0((double)t->host_calls[GA_HOST_SYNC], iters), iters > 0},
-		{"allocs_per_iteration", div0((double)t->host_calls[GA_HOST_ALLOC], iters), iters > 0},
+		{"loop_share", loop_share, 1},
+		{"loop_idle_host_share", loop_idle_host, 1},
+		{"loop_idle_launching_share", loop_idle_launching, 1},
+		{"syncs_per_iteration", in_iter[GA_HOST_SYNC], have_iter},
+		{"allocs_per_iteration", in_iter[GA_HOST_ALLOC], have_iter},
+		/* the loop's time inside those calls: one iteration's, times the iterations */
+		{"loop_sync_ns", in_iter_ns[GA_HOST_SYNC] * iters, have_iter},
+		{"loop_alloc_ns", in_iter_ns[GA_HOST_ALLOC] * iters, have_iter},
 		{"default_stream_share", div0((double)d->default_stream_ops, ops), ops > 0},
 		{"streams", (double)d->streams, 1},
 		{"devices", (double)pr->n_devices, 1},

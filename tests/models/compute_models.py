@@ -540,8 +540,12 @@ def close(a, b):
 def check_kernel(profile, report, ki, where, owners):
     """Problems with the findings of one kernel, as strings."""
     kernel = report["kernels"][ki]
-    k = Kernel(profile, kernel, report)
     got = {f["rule"]: f for f in report["findings"] if f["kernel"] == ki}
+    if not kernel["launches"]:
+        # timed on the timeline only: no counter, so no kernel rule
+        return ["%s: %s: %s fired on a kernel with no profiled launch"
+                % (where, kernel["name"][:50], r) for r in got]
+    k = Kernel(profile, kernel, report)
     problems = []
     if kernel.get("owner", "user") not in editable_owners():
         # These rules have no owners: key, so they apply only to kernels

@@ -86,21 +86,60 @@ class Timeline:
             if ns <= 0:
                 raise Missing("timeline__copy_gbs")
             return self.host_copy(what="bytes") / ns
-        if name == "syncs_per_iteration":
-            if iters <= 0:
-                raise Missing("timeline__syncs_per_iteration")
-            return self.calls.get("sync", 0) / iters
-        if name == "allocs_per_iteration":
-            if iters <= 0:
-                raise Missing("timeline__allocs_per_iteration")
-            return self.calls.get("alloc", 0) / iters
+        # Per iteration: the host calls inside the representative iteration
+        # (events [start, end, device, stream, kind, dir, kernel]; host
+        # events have device -1, kind 1 a synchronisation, 3 an allocation).
+        per = {"syncs_per_iteration": (1, False), "allocs_per_iteration": (3, False),
+               "loop_sync_ns": (1, True), "loop_alloc_ns": (3, True)}
+        if name in per:
+            if iters <= 0 or not t.get("window_is_iteration"):
+                raise Missing("timeline__" + name)
+            kind, ns = per[name]
+            ev = [e for e in t.get("events", []) if e[2] == -1 and e[4] == kind]
+            return sum(e[1] - e[0] for e in ev) * iters if ns else len(ev)
         return vals[name]
 
 
+def window_idle(t):
+    """The representative iteration's idle time by what the host was doing
+    (a blocking call wins over a launch), summed over the devices with GPU
+    work in it, and their count: a sweep of its events, written apart from
+    timeline.c's."""
+    ev = t.t.get("events", [])
+    span = t.t.get("window_ns", 0)
+    devs = sorted({e[2] for e in ev if e[2] >= 0})
+    cuts = sorted({0.0, span} | {min(max(x, 0.0), span) for e in ev for x in e[:2]})
+    idle = {"blocking": 0.0, "launching": 0.0, "other": 0.0}
+    for a, b in zip(cuts, cuts[1:]):
+        if b <= a:
+            continue
+        on = [e for e in ev if e[0] <= a and e[1] >= b]
+        host = {e[4] for e in on if e[2] == -1}
+        if 4 in host:                     # the profiler's own span
+            continue
+        cause = ("blocking" if host & {1, 2, 3} else "launching" if 0 in host else "other")
+        for d in devs:
+            if not any(e[2] == d for e in on):
+                idle[cause] += b - a
+    return idle, len(devs)
+
+
 def host_bound(t):
-    fires = t.v("idle_host_share") >= 0.2 and t.v("launch_count") >= 100
-    e = t.v("idle_host_share")
-    return fires, e, t.v("idle_launching_share"), e, 1.0
+    tl = t.t
+    iters = tl.get("iterations", 0)
+    if (tl.get("window_is_iteration") and iters > 0 and tl.get("iteration_ns") is not None
+            and tl.get("window_ns", 0) > 0):
+        idle, n = window_idle(t)
+    else:
+        n = 0
+    if n:
+        loop = min(1.0, div0(iters * tl["iteration_ns"], t.v("wall_ns")))
+        w = tl["window_ns"] * n
+        host, launching = (idle["launching"] + idle["other"]) / w, idle["launching"] / w
+    else:
+        loop, host, launching = 1.0, t.v("idle_host_share"), t.v("idle_launching_share")
+    fires = host >= 0.2 and t.v("launch_count") >= 100 and loop * host >= 0.02
+    return fires, loop * host, loop * launching, loop * host, loop
 
 
 def _pipeline(t, after, after_lo, after_hi):
@@ -143,10 +182,10 @@ def sync_loop(t):
 def alloc_loop(t):
     try:
         fires = (t.v("iterations") >= 2 and t.v("allocs_per_iteration") >= 1 and
-                 t.v("alloc_ns") >= 0.02 * t.v("wall_ns"))
+                 t.v("loop_alloc_ns") >= 0.02 * t.v("wall_ns"))
     except Missing:
         return False, 0, 0, 0, 1
-    e = t.v("alloc_ns") / t.v("wall_ns")
+    e = t.v("loop_alloc_ns") / t.v("wall_ns")
     return fires, e, e / 2, e, 1.0
 
 
