@@ -135,7 +135,8 @@ struct ga_group {
 	long unprofiled;          /* further launches not profiled (--max-per-kernel), charged
 	                           * their mean duration */
 	/* Launches not profiled that the timeline timed (0 without a
-	 * timeline), and their GPU time: these replace unprofiled.  A group
+	 * timeline), and their GPU time: unprofiled keeps only those it did
+	 * not time (inside the profiler's own spans).  A group
 	 * with no profiled launch (n_launches 0) has only these: no class, no
 	 * rule checked. */
 	long timeline_launches;

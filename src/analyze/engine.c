@@ -61,8 +61,9 @@ static void timeline_groups(const ga_profile *p, ga_analysis *a, ga_map *table,
 			ga_group *g = &a->groups[gi];
 			g->timeline_launches += tk->launches;
 			g->timeline_ns += tk->total_ns;
-			/* timed, not charged at the mean */
-			g->unprofiled = 0;
+			/* timed, not charged at the mean: only those the timeline
+			 * did not time (inside the profiler's own spans) are */
+			g->unprofiled = g->unprofiled > tk->launches ? g->unprofiled - tk->launches : 0;
 		}
 	}
 	/* table is only freed after this */

@@ -1,7 +1,8 @@
 /* ops.c: operations from NVTX ranges.  Each launch's innermost range names
  * its operation (ga_launch.nvtx, "train_step/aten::linear/aten::addmm" is
  * in aten::addmm); an operation's time is that of its launches, the
- * unprofiled ones at their kernel's mean duration.  A kernel used by
+ * unprofiled ones at the mean of their kernel's unprofiled launches (as the
+ * timeline timed them, else the profiled ones' mean).  A kernel used by
  * several operations (an elementwise kernel under aten::add and aten::mul)
  * is split by the time it spent in each, and so are its findings' savings:
  * an operation's top finding is the one that saves most of its own time. */
@@ -104,7 +105,16 @@ static void gather(const ga_analysis *a, op_table *t)
 		gi = ga_strmap_get(&groups, key);
 		free(key);
 		if (gi >= 0) {
-			double mean = a->groups[gi].mean_ns;
+			/* a launch not profiled: the mean of those, timed by the
+			 * timeline or charged at the profiled ones' mean */
+			const ga_group *g = &a->groups[gi];
+			double mean = g->mean_ns;
+			if (g->timeline_launches > 0 && isfinite(g->timeline_ns)) {
+				double rest = g->unprofiled > 0 && isfinite(g->mean_ns)
+				                  ? (double)g->unprofiled * g->mean_ns : 0;
+				mean = (g->timeline_ns + rest) /
+				       (double)(g->timeline_launches + (g->unprofiled > 0 ? g->unprofiled : 0));
+			}
 			add(t, u->nvtx, (size_t)gi, isfinite(mean) ? mean * (double)u->launches : 0,
 			    u->launches);
 		}
