@@ -340,7 +340,6 @@ void *ga_unprofiled_to_json(const ga_unprofiled *u)
 	return o;
 }
 
-
 /* jansson hands over many small pieces: append them with memcpy, keeping
  * ga_buf's invariant (NUL-terminated, cap counts the terminator). */
 static int dump_to_buf(const char *chunk, size_t size, void *data)
@@ -554,7 +553,7 @@ static int device_parse(const jctx *c, json_t *o, ga_device *d)
 	if (get_string(c, o, "name", 1, &d->name) ||
 	    get_string(c, o, "chip", 0, &d->chip) ||
 	    parse_cc(c, o, &d->cc_major, &d->cc_minor) ||
-	    get_int(c, o, "sm_count", 1, 1, &d->sm_count) ||
+	    get_int(c, o, "sm_count", 1, 0, &d->sm_count) ||
 	    get_double(c, o, "sm_clock_mhz", &d->sm_clock_mhz) ||
 	    get_double(c, o, "mem_clock_mhz", &d->mem_clock_mhz) ||
 	    get_int(c, o, "bus_width_bits", 0, 0, &d->bus_width_bits) ||
@@ -576,9 +575,8 @@ static int device_parse(const jctx *c, json_t *o, ga_device *d)
  * on failure.  *d must be zeroed or hold a device from an earlier call. */
 static int device_from_json(ga_device *d, json_t *o, const jctx *c)
 {
-	ga_device tmp;
+	ga_device tmp = {0};
 
-	memset(&tmp, 0, sizeof(tmp));
 	if (device_parse(c, o, &tmp) != 0) {
 		ga_device_free(&tmp);
 		return -1;
@@ -900,7 +898,11 @@ static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_
 	if (metrics_parse(p, root, &top, &ix) != 0 || launches_parse(p, root, &top, &ix) != 0 ||
 	    extras_parse(p, root, &top) != 0)
 		goto out;
-	rc = 0;
+	if (p->n_launches > 0 && p->device.sm_count < 1)   /* 0 SMs: --timeline-only */
+		field_fail(&dev, "sm_count", "0 is out of range (1 to 2147483647): launches were "
+		           "measured on this device");
+	else
+		rc = 0;
 out:
 	ga_map_free(&ix);
 	return rc;

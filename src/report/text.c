@@ -88,12 +88,17 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 	if (p) {
 		const ga_device *dv = &p->device;
 		ga_buf_puts(&s, dv->name && *dv->name ? dv->name : "unknown device");
-		ga_buf_puts(&s, " (");
-		if (dv->chip && *dv->chip)
-			ga_buf_printf(&s, "%s, ", dv->chip);
-		if (dv->sm_count > 0)
-			ga_buf_printf(&s, "%d SMs, ", dv->sm_count);
-		ga_buf_printf(&s, "CC %d.%d)", dv->cc_major, dv->cc_minor);
+		if (dv->sm_count == 0 && dv->cc_major == 0) {
+			/* --timeline-only reads no device property */
+			ga_buf_puts(&s, " (not read: no launch was profiled)");
+		} else {
+			ga_buf_puts(&s, " (");
+			if (dv->chip && *dv->chip)
+				ga_buf_printf(&s, "%s, ", dv->chip);
+			if (dv->sm_count > 0)
+				ga_buf_printf(&s, "%d SMs, ", dv->sm_count);
+			ga_buf_printf(&s, "CC %d.%d)", dv->cc_major, dv->cc_minor);
+		}
 		if (dv->driver_version > 0)
 			ga_buf_printf(&s, ", driver %d.%d", dv->driver_version / 1000,
 			              dv->driver_version % 1000 / 10);

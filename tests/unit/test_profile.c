@@ -813,8 +813,13 @@ static void test_field_errors(void **state)
 		 "t.json: device.sm_count: missing"},
 		{PRE "\"device\": {\"name\": \"S\", \"sm_count\": \"4\"}, \"metrics\": [], \"launches\": []}",
 		 "t.json: device.sm_count: expected an integer"},
-		{PRE "\"device\": {\"name\": \"S\", \"sm_count\": 0}, \"metrics\": [], \"launches\": []}",
-		 "t.json: device.sm_count: 0 is out of range (1 to 2147483647)"},
+		/* no SM: only a profile with no launch (--timeline-only) */
+		{PRE "\"device\": {\"name\": \"S\", \"sm_count\": 0}, \"metrics\": [], \"launches\": ["
+		     GOOD_LAUNCH "]}",
+		 "t.json: device.sm_count: 0 is out of range (1 to 2147483647): launches were "
+		 "measured on this device"},
+		{PRE "\"device\": {\"name\": \"S\", \"sm_count\": -1}, \"metrics\": [], \"launches\": []}",
+		 "t.json: device.sm_count: -1 is out of range (0 to 2147483647)"},
 		{PRE "\"device\": {\"name\": \"S\", \"sm_count\": 4, \"warp_size\": 4294967296},"
 		     " \"metrics\": [], \"launches\": []}",
 		 "t.json: device.warp_size: 4294967296 is out of range (0 to 2147483647)"},
