@@ -162,6 +162,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 const struct argp ga_cmd_profile_argp = {options, parse_opt, NULL, NULL, NULL, NULL, NULL};
 
+/* Some timeline holds a kernel, a copy or a memory set. */
+static int timelines_have_work(const ga_profile *p)
+{
+	for (size_t i = 0; i < p->n_timelines; i++)
+		for (size_t d = 0; d < p->timelines[i].n_devices; d++)
+			if (p->timelines[i].devices[d].busy_ns > 0)
+				return 1;
+	return 0;
+}
+
 static int app_failure_status(const ga_app_result *r)
 {
 	if (r->signal)
@@ -249,8 +259,8 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 	if (p.collection.note && !cfg->quiet)
 		fprintf(stderr, "gpuadvise: note: %s\n", p.collection.note);
 	/* With --timeline-only nothing is profiled, and the timeline is the
-	 * report. */
-	if (p.n_launches == 0 && p.n_timelines == 0) {
+	 * report, when it holds some GPU work. */
+	if (p.n_launches == 0 && !timelines_have_work(&p)) {
 		if (res.interrupted)
 			fprintf(stderr, "gpuadvise: no kernel was profiled before the interruption\n");
 		else if (res.watchdog)
