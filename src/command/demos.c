@@ -66,6 +66,11 @@ static const demo_info demos[] = {
 	 {{"block_reduce", "global-atomic-contention"}}},
 	{"polynomial", "pow() with double literals -> Horner's scheme with float FMAs",
 	 {{"horner_fma", "fp64-in-fp32-code sfu-heavy-math pipe-saturation"}}},
+	{"transfers", "synchronous copies from pageable memory -> pinned -> pinned and async "
+	 "on four streams",
+	 /* the pageable-copies model is of both fixes together, pinned memory
+	  * and copies overlapped on streams: pinned_sync does half of it */
+	 {{"pinned_async", "pageable-copies copies-serialized"}}},
 };
 
 static int fix_addresses(const demo_fix *f, const char *rule)
@@ -374,6 +379,8 @@ typedef struct {
 	ga_analysis a;
 	int ok;
 	const ga_finding *top;
+	ga_finding program_top;     /* a program finding first, as a finding: its rule, the
+	                             * speedup of the part it changes and its range */
 	ga_class klass;             /* class of the variant's biggest kernel */
 } variant_result;
 
@@ -382,7 +389,38 @@ static int rule_fires(const ga_analysis *a, const ga_rule *r)
 	for (size_t i = 0; i < a->n_findings; i++)
 		if (a->findings[i].rule == r)
 			return 1;
+	for (size_t i = 0; i < a->n_pfindings; i++)
+		if (a->pfindings[i].rule == r)
+			return 1;
 	return 0;
+}
+
+/* The variant's first action (ga_analysis.first): a kernel finding, or a
+ * program finding in a finding's shape, whose estimate is then the share
+ * of the part of the program it changes. */
+static const ga_finding *top_of(variant_result *v)
+{
+	const ga_analysis *a = &v->a;
+
+	if (a->n_first && a->first[0].kind == GA_DO_PROGRAM) {
+		const ga_pfinding *pf = &a->pfindings[a->first[0].index];
+		ga_finding *f = &v->program_top;
+		memset(f, 0, sizeof(*f));
+		f->rule = pf->rule;
+		f->group = (size_t)-1;
+		f->estimate = isfinite(pf->speedup) && pf->speedup > 0 ? 1 - 1 / pf->speedup : NAN;
+		f->saving = pf->estimate;
+		f->speedup = pf->speedup;
+		f->speedup_min = pf->speedup_min;
+		f->speedup_max = pf->speedup_max;
+		f->low = pf->low;
+		f->high = pf->high;
+		f->estimate_missing = pf->estimate_missing;
+		return f;
+	}
+	if (a->n_first && a->first[0].kind == GA_DO_FINDING)
+		return &a->findings[a->first[0].index];
+	return a->n_findings ? &a->findings[0] : NULL;
 }
 
 static const char *verdict(double measured, double lo, double hi)
@@ -442,9 +480,12 @@ static void advice_head(ga_buf *advice, const char *variant, const ga_finding *t
 		              top->estimate_missing);
 		return;
 	}
-	ga_buf_printf(advice, "The advice for %s put %s first: estimated %s for its kernel "
-	              "(%s).", variant, top->rule->id,
+	/* a program finding (top_of) acts on a part of the program, not a kernel */
+	ga_buf_printf(advice, "The advice for %s put %s first: estimated %s %s (%s).", variant,
+	              top->rule->id,
 	              ga_fmt_speedup(top->speedup, b1, sizeof(b1)),
+	              top->group == (size_t)-1 ? "on the part of the program it changes"
+	                                       : "for its kernel",
 	              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b2, sizeof(b2)));
 }
 
@@ -510,7 +551,7 @@ static int show_demo(ga_demo_ctx *c, demo_run *r, FILE *out, summary_row *row)
 			goto out;
 		}
 		res[i].ok = 1;
-		res[i].top = res[i].a.n_findings ? &res[i].a.findings[0] : NULL;
+		res[i].top = top_of(&res[i]);
 		res[i].klass = res[i].a.n_groups ? res[i].a.groups[0].klass : GA_CLASS_NONE;
 	}
 	/* --fail-on reads the findings of the program as given: the slow

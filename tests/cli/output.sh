@@ -261,8 +261,8 @@ run --demo list --fail-on low
 [ "$rc" = 2 ] && grep -q 'demo list names the demos' "$T/err" &&
 	ok "--demo list --fail-on low -> 2, refused" || not_ok "--demo list --fail-on low -> $rc"
 run --demo list --log-file "$T/list.txt"
-[ "$rc" = 0 ] && [ "$(wc -l <"$T/list.txt")" = 10 ] &&
-	ok "--demo list --log-file F -> 0, ten lines in F" || not_ok "--demo list --log-file -> $rc"
+[ "$rc" = 0 ] && [ "$(wc -l <"$T/list.txt")" = 11 ] &&
+	ok "--demo list --log-file F -> 0, eleven lines in F" || not_ok "--demo list --log-file -> $rc"
 run --demo all --fail-on high --log-file "$T/all.txt"
 [ "$rc" = 1 ] && grep -q '^Summary' "$T/all.txt" &&
 	ok "--demo all --fail-on high --log-file F -> 1, the summary in F" ||

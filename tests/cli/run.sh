@@ -256,13 +256,13 @@ fi
 # ---------------------------------------------------------------------------
 # Checks that need more than one pattern.
 
-# --demo list: the ten demos, one line each.
+# --demo list: the eleven demos, one line each.
 run --demo list
 n=$(grep -c . "$T/out")
-if [ "$rc" = 0 ] && [ "$n" = 10 ]; then
-	ok "gpuadvise --demo list -> 0, 10 demos"
+if [ "$rc" = 0 ] && [ "$n" = 11 ]; then
+	ok "gpuadvise --demo list -> 0, 11 demos"
 else
-	not_ok "gpuadvise --demo list -> $rc, $n lines (want 0, 10 demos)"
+	not_ok "gpuadvise --demo list -> $rc, $n lines (want 0, 11 demos)"
 	show stdout "$T/out"
 fi
 awk '{print $1}' "$T/out" >"$T/demos"

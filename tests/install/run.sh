@@ -112,7 +112,7 @@ else
 	ok "no test fixture installed"
 fi
 n=$(grep -c '^\./share/gpuadvise/recorded/demo-[a-z]*\.json$' "$T/files")
-[ "$n" = 10 ] && ok "the ten demo recordings installed" || not_ok "$n demo recordings installed"
+[ "$n" = 11 ] && ok "the eleven demo recordings installed" || not_ok "$n demo recordings installed"
 
 # Completions.
 bash_comp=$(grep -E '^\./share/bash-completion/completions/gpuadvise$' "$T/files")
