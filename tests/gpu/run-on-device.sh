@@ -3,7 +3,7 @@
 #   GPU suite, fixture recording, demos, a PyTorch workload, and ncu
 #   side by side.  Usage, from the repository root on the GPU machine:
 #     tests/gpu/run-on-device.sh BUILD_DIR [STEP...]
-#   steps: suite faults record demos models demorun torch nvtx train train2 ddp ncu bench
+#   steps: suite faults record demos models demorun torch nvtx train train2 ddp timeline ncu bench
 #   phases framework (default: all but demorun, train2, phases and framework)
 # Everything lands in $OUT: logs, and results.tar.xz with the recordings.
 set -u
@@ -220,6 +220,38 @@ if has train2; then
 	cp "$R/train2.json" "$R/recorded/pytorch-transformer.json" 2>/dev/null
 fi
 
+if has timeline; then
+	step "timeline: the transfers demo and a PyTorch step recorded, and the timeline's cost"
+	timeout 200 "$GA" --demo transfers $REC -o "$R/recorded/demo-transfers.json" >"$R/demo-transfers.txt" 2>"$R/demo-transfers.err"
+	echo "status $? (transfers demo)"; tail -3 "$R/demo-transfers.err"; grep -B3 -A12 'Step 2' "$R/demo-transfers.txt"
+	# A PyTorch timeline for the tests without a GPU: the 4-layer
+	# transformer's steps, no counters.
+	LAYERS=4 STEPS=40 timeout 200 "$GA" --timeline-only -o "$R/recorded/pytorch-transformer-timeline.json" \
+		python3 tests/gpu/transformer_train.py >"$R/tf-tl.txt" 2>"$R/tf-tl.err"
+	echo "status $? (transformer, --timeline-only)"; grep -v Warning "$R/tf-tl.err" | tail -3
+	grep -A3 'busy' "$R/tf-tl.txt" | head -8
+	python3 tests/gpu/torch_busy.py
+	# The timeline's cost: the step loop plain, under --timeline-only, and
+	# with only some of its GPU records (GPUADVISE_TIMELINE_KINDS), rounds
+	# alternated, TL_ROUNDS of them.
+	for i in $(seq "${TL_ROUNDS:-3}"); do
+		line="round $i loop_s"
+		for v in plain all kernel none; do
+			case $v in
+			plain) cmd="python3" ;;
+			all) cmd="$GA --timeline-only python3" ;;
+			kernel) cmd="env GPUADVISE_TIMELINE_KINDS=kernel $GA --timeline-only python3" ;;
+			none) cmd="env GPUADVISE_TIMELINE_KINDS= $GA --timeline-only python3" ;;
+			esac
+			x=$(LAYERS=4 STEPS=40 timeout 200 $cmd tests/gpu/transformer_train.py 2>/dev/null |
+				awk '/^loop_s/ { print $2 }')
+			line="$line $v $x"
+		done
+		echo "$line"
+	done | tee "$R/tl-overhead.txt"
+fi
+
+
 if has ncu; then
 	step ncu Speed-of-Light on the test app, for comparison
 	timeout 200 ncu --section SpeedOfLight --csv "$APP" >"$R/ncu-sol.csv" 2>"$R/ncu-sol.err"
@@ -244,5 +276,5 @@ for f in "$R"/recorded/*.json; do
 		-e "s#$PWD/##g" "$f"
 done
 tar -C "$R" -cJf "$OUT/results.tar.xz" .
-cp "$R/gpu-suite.log" "$R/gpu-faults.log" "$OUT/" 2>/dev/null
+cp "$R/gpu-suite.log" "$R/gpu-faults.log" "$R/gpu-timeline.log" "$R/tl-overhead.txt" "$OUT/" 2>/dev/null
 ls -la "$OUT"
