@@ -16,6 +16,14 @@ static const char *const idle_names[GA_IDLE__N] = {"blocking", "launching", "oth
 
 const char *ga_dir_name(int dir) { return dir >= 0 && dir < GA_DIR__N ? dir_names[dir] : "?"; }
 const char *ga_mem_name(int mem) { return mem >= 0 && mem < GA_MEM__N ? mem_names[mem] : "?"; }
+
+const char *ga_dir_words(int dir)
+{
+	static const char *const words[GA_DIR__N] = {"host to device", "device to host",
+	                                              "device to device", "host to host",
+	                                              "peer to peer"};
+	return dir >= 0 && dir < GA_DIR__N ? words[dir] : "copy";
+}
 const char *ga_host_name(int k) { return k >= 0 && k < GA_HOST__N ? host_names[k] : "?"; }
 const char *ga_idle_name(int k) { return k >= 0 && k < GA_IDLE__N ? idle_names[k] : "?"; }
 

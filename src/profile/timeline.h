@@ -190,6 +190,7 @@ void ga_timeline_sweep_events(const ga_tl_event *ev, size_t n, double span_ns,
 
 const char *ga_dir_name(int dir);    /* "htod", ... */
 const char *ga_mem_name(int mem);    /* "pageable", ... */
+const char *ga_dir_words(int dir);   /* "host to device", ... */
 const char *ga_host_name(int kind);  /* "launch", ... */
 const char *ga_idle_name(int idle);  /* "blocking", "launching", "other" */
 void *ga_timeline_to_json(const ga_timeline *t);   /* json_t *, new reference */

@@ -89,6 +89,19 @@ const char *ga_fmt_pct(double frac, int decimals, char *buf, size_t len)
 	return buf;
 }
 
+const char *ga_fmt_bytes(double v, char *buf, size_t len)
+{
+	if (v >= 1e9)
+		snprintf(buf, len, "%.2f GB", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, len, "%.1f MB", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, len, "%.1f kB", v / 1e3);
+	else
+		snprintf(buf, len, "%.0f B", v);
+	return buf;
+}
+
 const char *ga_fmt_speedup(double s, char *buf, size_t len)
 {
 	if (!buf || len == 0)

@@ -141,31 +141,6 @@ static const char *plural(long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-static const char *bytes_text(double v, char *buf, size_t len)
-{
-	if (v >= 1e9)
-		snprintf(buf, len, "%.2f GB", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, len, "%.1f MB", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, len, "%.1f kB", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f B", v);
-	return buf;
-}
-
-static const char *dir_text(int dir)
-{
-	switch (dir) {
-	case GA_DIR_HTOD: return "host to device";
-	case GA_DIR_DTOH: return "device to host";
-	case GA_DIR_DTOD: return "device to device";
-	case GA_DIR_HTOH: return "host to host";
-	case GA_DIR_PTOP: return "peer to peer";
-	default: return "copy";
-	}
-}
-
 /* Copies of one direction: bytes, count, time, memory kinds, overlap. */
 static void copies_item(ga_buf *b, const ga_tl_device *d, int dir)
 {
@@ -176,7 +151,7 @@ static void copies_item(ga_buf *b, const ga_tl_device *d, int dir)
 		ga_copy_stat_add(&all, &d->copy[dir][m]);
 	if (!all.count)
 		return;
-	ga_buf_printf(b, "<li>%s: %s in %ld %s, %s", dir_text(dir), bytes_text(all.bytes, b1,
+	ga_buf_printf(b, "<li>%s: %s in %ld %s, %s", ga_dir_words(dir), ga_fmt_bytes(all.bytes, b1,
 	              sizeof(b1)), all.count, plural(all.count, "copy", "copies"),
 	              ga_fmt_duration(all.ns, b2, sizeof(b2)));
 	if (all.ns > 0)
@@ -184,7 +159,7 @@ static void copies_item(ga_buf *b, const ga_tl_device *d, int dir)
 	for (int m = 0; m < GA_MEM__N; m++) {
 		const ga_copy_stat *c = &d->copy[dir][m];
 		if (c->count && c->count < all.count)
-			ga_buf_printf(b, "; %s %s", ga_mem_name(m), bytes_text(c->bytes, b3, sizeof(b3)));
+			ga_buf_printf(b, "; %s %s", ga_mem_name(m), ga_fmt_bytes(c->bytes, b3, sizeof(b3)));
 		else if (c->count)
 			ga_buf_printf(b, ", %s", ga_mem_name(m));
 	}

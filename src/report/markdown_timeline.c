@@ -20,30 +20,6 @@ static const char *plural(long n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-static const char *bytes_text(double v, char *buf, size_t len)
-{
-	if (v >= 1e9)
-		snprintf(buf, len, "%.2f GB", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, len, "%.1f MB", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, len, "%.1f kB", v / 1e3);
-	else
-		snprintf(buf, len, "%.0f B", v);
-	return buf;
-}
-
-static const char *dir_text(int dir)
-{
-	switch (dir) {
-	case GA_DIR_HTOD: return "host to device";
-	case GA_DIR_DTOH: return "device to host";
-	case GA_DIR_DTOD: return "device to device";
-	case GA_DIR_HTOH: return "host to host";
-	default: return "peer to peer";
-	}
-}
-
 /* One row per process: wall time, GPU busy, idle by cause. */
 static void shares_table(ga_buf *b, const ga_analysis *a)
 {
@@ -94,8 +70,8 @@ static void copy_row(ga_buf *b, int pid, const ga_tl_device *d, int dir, int *an
 		               "----------------:|\n");
 		*any = 1;
 	}
-	ga_buf_printf(b, "| %d | %s | %s | %ld | %s | ", pid, dir_text(dir),
-	              bytes_text(all.bytes, b1, sizeof(b1)), all.count,
+	ga_buf_printf(b, "| %d | %s | %s | %ld | %s | ", pid, ga_dir_words(dir),
+	              ga_fmt_bytes(all.bytes, b1, sizeof(b1)), all.count,
 	              ga_fmt_duration(all.ns, b2, sizeof(b2)));
 	if (all.ns > 0)
 		ga_buf_printf(b, "%.1f", all.bytes / all.ns);
@@ -106,7 +82,7 @@ static void copy_row(ga_buf *b, int pid, const ga_tl_device *d, int dir, int *an
 			continue;
 		ga_buf_printf(b, "%s%s", kinds++ ? ", " : "", ga_mem_name(m));
 		if (c->count < all.count)
-			ga_buf_printf(b, " %s", bytes_text(c->bytes, b3, sizeof(b3)));
+			ga_buf_printf(b, " %s", ga_fmt_bytes(c->bytes, b3, sizeof(b3)));
 	}
 	ga_buf_puts(b, " | ");
 	if (d->dir_ns[dir] > 0)

@@ -102,6 +102,8 @@ const char *ga_fmt_value(double v, char *buf, size_t len);
  * (decimals = 0) or "37.5" (decimals = 1); a positive value that rounds to
  * zero gives "<1" / "<0.1"; NAN -> "n/a". */
 const char *ga_fmt_pct(double frac, int decimals, char *buf, size_t len);
+/* A byte count in decimal units: "512 B", "65.5 kB", "67.8 MB", "1.07 GB". */
+const char *ga_fmt_bytes(double v, char *buf, size_t len);
 /* A speedup factor: "3.9x", "12x", ">100x" (infinity too); NAN -> "n/a". */
 const char *ga_fmt_speedup(double s, char *buf, size_t len);
 /* A fix's range, each end at ga_fmt_speedup's precision: "2-10x",

@@ -13,19 +13,6 @@ static const char *pct(double frac, char *buf, size_t len)
 	return ga_fmt_pct(isfinite(frac) ? frac : 0, 1, buf, len);
 }
 
-static const char *bytes_text(double b, char *buf, size_t len)
-{
-	if (b >= 1e9)
-		snprintf(buf, len, "%.2f GB", b / 1e9);
-	else if (b >= 1e6)
-		snprintf(buf, len, "%.1f MB", b / 1e6);
-	else if (b >= 1e3)
-		snprintf(buf, len, "%.1f kB", b / 1e3);
-	else
-		snprintf(buf, len, "%.0f B", b);
-	return buf;
-}
-
 /* Copies of one direction: bytes, count, time, memory kinds, overlap. */
 static void copies_line(tctx *t, const ga_tl_device *d, int dir)
 {
@@ -38,10 +25,8 @@ static void copies_line(tctx *t, const ga_tl_device *d, int dir)
 	if (!all.count)
 		return;
 	ga_spaces(&t->b, 2);
-	ga_buf_printf(&s, "%s: %s in %ld %s, %s", dir == GA_DIR_HTOD ? "host to device"
-	              : dir == GA_DIR_DTOH ? "device to host" : dir == GA_DIR_DTOD ? "device to device"
-	              : dir == GA_DIR_HTOH ? "host to host" : "peer to peer",
-	              bytes_text(all.bytes, b1, sizeof(b1)), all.count,
+	ga_buf_printf(&s, "%s: %s in %ld %s, %s", ga_dir_words(dir),
+	              ga_fmt_bytes(all.bytes, b1, sizeof(b1)), all.count,
 	              tx_plural((size_t)all.count, "copy", "copies"),
 	              tx_dur_nb(all.ns, b2, sizeof(b2)));
 	if (all.ns > 0)
@@ -49,7 +34,7 @@ static void copies_line(tctx *t, const ga_tl_device *d, int dir)
 	for (int m = 0; m < GA_MEM__N; m++) {
 		const ga_copy_stat *c = &d->copy[dir][m];
 		if (c->count && c->count < all.count)
-			ga_buf_printf(&s, "; %s %s", ga_mem_name(m), bytes_text(c->bytes, b3, sizeof(b3)));
+			ga_buf_printf(&s, "; %s %s", ga_mem_name(m), ga_fmt_bytes(c->bytes, b3, sizeof(b3)));
 		else if (c->count)
 			ga_buf_printf(&s, ", %s", ga_mem_name(m));
 	}
