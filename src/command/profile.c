@@ -63,8 +63,9 @@ static const struct argp_option options[] = {
 	{"metrics", OPT_METRICS, "LIST", 0, "Also collect these CUPTI metrics, comma-separated",
 	 0},
 	{"timeline-only", OPT_TIMELINE_ONLY, 0, 0, "Record only the timeline (what the GPU "
-	 "ran, when, and what the host did meanwhile): no counters, no replay, a few percent of "
-	 "the program's time; the kernels get no class", 0},
+	 "ran, when, and what the host did meanwhile): no counters and no replay, so much "
+	 "cheaper than a default run (a fifth more time on a PyTorch training loop on an H200, "
+	 "most of it CUPTI's kernel records); the kernels get no class", 0},
 	{"no-timeline", OPT_NO_TIMELINE, 0, 0, "Do not record the timeline: the kernels' counters "
 	 "only (no advice on copies, synchronisations or launching)", 0},
 	{"watchdog", OPT_WATCHDOG, "SEC", 0, "Stop a process whose measured launch has not "
