@@ -943,5 +943,9 @@ int ga_analysis_max_severity(const ga_analysis *a)
 	for (size_t i = 0; i < a->n_findings; i++)
 		if (a->findings[i].rule && (int)a->findings[i].rule->severity > max)
 			max = (int)a->findings[i].rule->severity;
+	/* the timeline's findings gate a build like the kernels' */
+	for (size_t i = 0; i < a->n_pfindings; i++)
+		if (a->pfindings[i].rule && (int)a->pfindings[i].rule->severity > max)
+			max = (int)a->pfindings[i].rule->severity;
 	return max;
 }

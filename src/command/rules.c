@@ -235,14 +235,18 @@ int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
 	printf("applies to: ");
 	for (size_t i = 0; i < r->n_owners; i++)
 		printf("%s%s", i ? ", " : "", r->owners[i].name);
-	printf("%s\n\n", r->n_owners ? "" : "kernels the user can edit (no owners:)");
+	printf("%s\n\n", r->program ? "each process, on its timeline (scope: program)"
+	                 : r->n_owners ? "" : "kernels the user can edit (no owners:)");
 	print_block("Why it matters:", r->explain, 2);
 	print_block("Fix:", r->fix, 2);
 	print_block("Example:", r->example, 4);
 	printf("Fires when: %s\n", r->when_src);
 	if (r->model)
 		printf("Model: %s\n", r->model);
-	printf("Estimated saving (fraction of the kernel's time): %s\n", r->estimate_src);
+	printf("Estimated saving (fraction of the %s): %s\n",
+	       r->program ? "process's wall time" : "kernel's time", r->estimate_src);
+	if (r->affects_src)
+		printf("Part of the wall time the fix acts on: %s\n", r->affects_src);
 	if (r->low_src && r->high_src)
 		printf("Range of the saving: low %s, high %s\n", r->low_src, r->high_src);
 	if (r->source_lines_src)

@@ -13,6 +13,10 @@
  *     than the threshold, or a new finding at or above high severity);
  *   no --fail-on: never; the findings are in each test case's <system-out>.
  * The failure names the findings (titles, rule ids) and gives their fixes.
+ * Each finding on a process's timeline (a program rule) is a test case of
+ * its own, classname "gpuadvise.program", name "RULE (process N)": it
+ * fails under --fail-on low|medium|high as a kernel's would, never under
+ * regression (the baseline compares kernels).
  * Suite properties name the GPU, the --fail-on mode and the baseline; a
  * baseline from another GPU is also stated in the suite's <system-err>.
  *
@@ -145,7 +149,8 @@ static int kernel_fails(const ga_analysis *a, size_t gi, const ga_report_opts *o
 }
 
 /* One finding, with its fix, in a failure's text. */
-static void finding_text(ga_buf *t, const ga_rule *r, double estimate, const char *missing)
+static void finding_text(ga_buf *t, const ga_rule *r, double estimate, const char *missing,
+                         const char *of)
 {
 	char b[32];
 	ga_buf_printf(t, "[%s] %s (%s)", r ? ga_severity_name(r->severity) : "?",
@@ -153,7 +158,7 @@ static void finding_text(ga_buf *t, const ga_rule *r, double estimate, const cha
 	if (missing)
 		ga_buf_printf(t, ": estimate needs %s", missing);
 	else if (isfinite(estimate))
-		ga_buf_printf(t, ": saves ~%s%% of this kernel", ga_fmt_pct(estimate, 0, b, sizeof(b)));
+		ga_buf_printf(t, ": saves ~%s%% of %s", ga_fmt_pct(estimate, 0, b, sizeof(b)), of);
 	ga_buf_putc(t, '\n');
 	if (r && r->fix && *r->fix)
 		ga_buf_printf(t, "Fix: %s\n", r->fix);
@@ -189,7 +194,7 @@ static void failure(ga_buf *b, const ga_analysis *a, size_t gi, const ga_report_
 			              f->rule && f->rule->title ? f->rule->title : "?");
 			ga_buf_puts(&text, "New finding ");
 			finding_text(&text, f->rule, a->findings[f->finding].estimate,
-			             a->findings[f->finding].estimate_missing);
+			             a->findings[f->finding].estimate_missing, "this kernel");
 		}
 	} else {
 		int sev = ga_fail_severity(o->fail_on), worst = sev;
@@ -201,7 +206,7 @@ static void failure(ga_buf *b, const ga_analysis *a, size_t gi, const ga_report_
 				worst = (int)f->rule->severity;
 			ga_buf_printf(&msg, "%s%s", msg.len ? "; " : "",
 			              f->rule->title ? f->rule->title : f->rule->id);
-			finding_text(&text, f->rule, f->estimate, f->estimate_missing);
+			finding_text(&text, f->rule, f->estimate, f->estimate_missing, "this kernel");
 		}
 		type = ga_severity_name((ga_severity)worst);
 	}
@@ -306,6 +311,50 @@ static const char *fail_on_name(ga_fail_mode m)
 	}
 }
 
+static int program_fails(const ga_pfinding *f, const ga_report_opts *o)
+{
+	if (o->fail_on == GA_FAIL_DEFAULT || o->fail_on == GA_FAIL_REGRESSION || !f->rule)
+		return 0;
+	return (int)f->rule->severity >= ga_fail_severity(o->fail_on);
+}
+
+/* A program finding's test case: its saving of the wall time, its fix. */
+static void program_case(ga_buf *b, const ga_analysis *a, const ga_pfinding *f,
+                         const ga_report_opts *o)
+{
+	const ga_rule *r = f->rule;
+	size_t n = process_number(a, f->pid);
+	/* a process that only the timeline saw: its place among the timelines */
+	for (size_t i = 0; !n && a->profile && i < a->profile->n_timelines; i++)
+		if (a->profile->timelines[i].pid == f->pid)
+			n = i + 1;
+	char *name = ga_xasprintf("%s (process %zu)", r->id, n);
+	ga_buf t = { 0 };
+
+	ga_buf_puts(b, "    <testcase");
+	attr(b, "classname", "gpuadvise.program");
+	attr(b, "name", name);
+	ga_buf_puts(b, " time=\"0\">\n");
+	finding_text(&t, r, f->estimate, f->estimate_missing, "the wall time");
+	if (program_fails(f, o)) {
+		char *msg = ga_xasprintf("%s (%s)", r->title, r->id);
+		ga_buf_puts(b, "      <failure");
+		attr(b, "message", msg);
+		attr(b, "type", ga_severity_name(r->severity));
+		ga_buf_puts(b, ">");
+		put_xml(b, t.s ? t.s : "", 0);
+		ga_buf_puts(b, "</failure>\n");
+		free(msg);
+	} else {
+		ga_buf_puts(b, "      <system-out>");
+		put_xml(b, t.s ? t.s : "", 0);
+		ga_buf_puts(b, "</system-out>\n");
+	}
+	ga_buf_puts(b, "    </testcase>\n");
+	ga_buf_free(&t);
+	free(name);
+}
+
 int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
                     const ga_report_opts *o)
 {
@@ -323,6 +372,9 @@ int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		fails[i] = kernel_fails(a, i, o);
 		failures += fails[i] != 0;
 	}
+	for (size_t i = 0; i < a->n_pfindings; i++)
+		failures += program_fails(&a->pfindings[i], o);
+	size_t tests = a->n_groups + a->n_pfindings;
 	char *dev = ga_device_label(p ? &p->device : NULL);
 	char *suite = ga_xasprintf("gpuadvise: %s", dev);
 
@@ -330,11 +382,11 @@ int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 	ga_buf_puts(&b, "<testsuites");
 	attr(&b, "name", "gpuadvise");
 	ga_buf_printf(&b, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.6f\">\n",
-	              a->n_groups, failures, seconds(a->total_ns));
+	              tests, failures, seconds(a->total_ns));
 	ga_buf_puts(&b, "  <testsuite");
 	attr(&b, "name", suite);
 	ga_buf_printf(&b, " tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" "
-	              "time=\"%.6f\">\n", a->n_groups, failures, seconds(a->total_ns));
+	              "time=\"%.6f\">\n", tests, failures, seconds(a->total_ns));
 
 	ga_buf_puts(&b, "    <properties>\n");
 	property(&b, "device", dev);
@@ -364,6 +416,8 @@ int ga_report_junit(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		ga_buf_puts(&b, "    </testcase>\n");
 		free(name);
 	}
+	for (size_t i = 0; i < a->n_pfindings; i++)
+		program_case(&b, a, &a->pfindings[i], o);
 	if (warning) {
 		ga_buf_puts(&b, "    <system-err>DIFFERENT GPU: ");
 		put_xml(&b, warning, 0);

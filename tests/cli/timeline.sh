@@ -7,6 +7,7 @@
 #     golden (tests/fixtures/golden/pytorch-transformer-timeline.txt);
 #   - the transfers demo from its recording: the transfer fix first, the
 #     async variant's measured speedup inside the printed range;
+#   - --fail-on, JUnit and --explain with program findings;
 #   - the synthetic timeline (tests/fixtures/cli/timeline-synthetic.json):
 #     the program rules it was written for fire.
 # Environment (tests/meson.build sets them): GPUADVISE, SRCDIR.
@@ -63,6 +64,21 @@ expect "transformer timeline: --format markdown -> 0, a Timeline section, host-b
 run --import "$TF" --format html
 expect "transformer timeline: --format html -> 0, an SVG strip chart" \
 	sh -c "[ $rc = 0 ] && grep -q '<svg' '$T/out' && grep -q 'The GPU waits for the host' '$T/out'"
+
+# Gating CI: a program finding counts for --fail-on as a kernel's does, and
+# JUnit says which one failed; --explain says where a program rule applies.
+run --import "$TF" --fail-on high
+expect "transformer timeline: --fail-on high -> 1 (host-bound, high)" [ "$rc" = 1 ]
+run --import "$TF" --format junit --fail-on high
+expect "... JUnit: the program finding's test case fails, the suite counts it" sh -c \
+	"[ $rc = 1 ] && grep -q '<testcase classname=\"gpuadvise.program\" name=\"host-bound-launching (process 1)\"' '$T/out' &&
+	 grep -q '<testsuite [^>]*failures=\"1\"' '$T/out'"
+run --import "$TF" --format junit
+expect "... without --fail-on: no failure" sh -c "[ $rc = 0 ] && ! grep -q '<failure' '$T/out'"
+run --explain host-bound-launching
+expect "--explain of a program rule: it applies to each process's timeline" sh -c \
+	"[ $rc = 0 ] && grep -q '^applies to: each process, on its timeline' '$T/out' &&
+	 grep -q '^Part of the wall time the fix acts on: timeline__loop_share' '$T/out'"
 
 # 2. The transfers demo, recorded: predicted against measured.
 run --demo transfers
