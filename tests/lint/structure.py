@@ -13,7 +13,8 @@
     injection library share their variables through src/collect/protocol.h;
   - no private references (numbered source documents, docs that are not in
     the repository) in src, rules, man, docs or README.md, and nothing in the
-    tree that tells of the work sessions that made it ("the tenth session").
+    tree that tells of the work that made it (which session wrote what, in
+    what order): the checks are the ordinal-and-session phrases of DIARY.
 
 Usage: structure.py [SRCDIR]   (default: the checkout holding this file)
 Prints one line per problem and exits 1 when there is any."""
