@@ -93,9 +93,7 @@ static __thread int call_kind_open = -1;
 
 static double mono_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+	return ga_mono_seconds() * 1e9;
 }
 
 /* CUPTI's clock, which its records use, from the monotonic clock and an
@@ -210,7 +208,7 @@ static void iteration_mark(long key, double t)
 		act.period = p;
 		act.phase = act.per.n;
 		act.first_key = key;
-		ga_tlagg_iteration(&act.agg, t, (long)p, 1);
+		ga_tlagg_loop_start(&act.agg, t, (long)p);
 		return;
 	}
 	if ((act.per.n - act.phase) % act.period != 0)
@@ -220,7 +218,7 @@ static void iteration_mark(long key, double t)
 		act.period = 0;
 		return;
 	}
-	ga_tlagg_iteration(&act.agg, t, (long)act.period, 0);
+	ga_tlagg_iteration(&act.agg, t);
 }
 
 void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured, long key)
@@ -291,15 +289,20 @@ static void drain(void)
 	act.cap_spare = cap;
 }
 
+static int on_legacy(uint32_t stream)
+{
+	for (size_t i = 0; i < act.n_legacy; i++)
+		if (act.legacy[i] == stream)
+			return 1;
+	return 0;
+}
+
 void activity_legacy_stream(uint32_t id)
 {
 	if (!act.on)
 		return;
 	pthread_mutex_lock(&act.lock);
-	int known = 0;
-	for (size_t i = 0; i < act.n_legacy && !known; i++)
-		known = act.legacy[i] == id;
-	if (!known && act.n_legacy < GA_ARRAY_LEN(act.legacy))
+	if (!on_legacy(id) && act.n_legacy < GA_ARRAY_LEN(act.legacy))
 		act.legacy[act.n_legacy++] = id;
 	pthread_mutex_unlock(&act.lock);
 }
@@ -314,14 +317,6 @@ void activity_excluded(double start, double end)
 }
 
 /* ---- records ------------------------------------------------------------- */
-
-static int on_legacy(uint32_t stream)
-{
-	for (size_t i = 0; i < act.n_legacy; i++)
-		if (act.legacy[i] == stream)
-			return 1;
-	return 0;
-}
 
 static int dir_of(uint8_t copy_kind)
 {
@@ -355,8 +350,6 @@ static void take(const CUpti_Activity *r)
 {
 	ga_tl_gpu g;
 
-	memset(&g, 0, sizeof(g));
-	g.dir = g.mem = -1;
 	switch (r->kind) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 	case CUPTI_ACTIVITY_KIND_KERNEL: {
@@ -370,8 +363,8 @@ static void take(const CUpti_Activity *r)
 	case CUPTI_ACTIVITY_KIND_MEMCPY: {
 		const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)r;
 		int dir = dir_of(m->copyKind);
-		int mem = dir == GA_DIR_HTOD || dir == GA_DIR_HTOH ? mem_of(m->srcKind)
-		        : dir == GA_DIR_DTOH ? mem_of(m->dstKind) : mem_of(m->dstKind);
+		/* the host side: the source of a copy from the host, else the destination */
+		int mem = mem_of(dir == GA_DIR_HTOD || dir == GA_DIR_HTOH ? m->srcKind : m->dstKind);
 		g = (ga_tl_gpu){(double)m->start, (double)m->end, (int)m->deviceId, GA_GPU_COPY,
 		                dir, mem, (double)m->bytes, m->streamId, 0, m->correlationId,
 		                NULL, {0}, {0}};
@@ -528,7 +521,6 @@ int activity_start(CUpti_SubscriberHandle sub, const char *run_dir, int pid)
 	 * list of kernel, memcpy, memset, or empty for none) takes the
 	 * timeline's cost apart (tests/gpu/run-on-device.sh, step timeline). */
 	const char *want = getenv(GA_ENV_TIMELINE_KINDS);
-	sigset_t all, old;
 
 	for (size_t i = 0; i < GA_ARRAY_LEN(all_kinds); i++)
 		if (!want || in_list(want, kind_names[i]))
@@ -563,12 +555,8 @@ int activity_start(CUpti_SubscriberHandle sub, const char *run_dir, int pid)
 	act.start_t = activity_now();
 	act.next_snapshot_s = 1;
 	act.on = 1;
-	/* The program's signals stay with the program's threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	if (pthread_create(&act.thread, NULL, flush_main, NULL) != 0)
+	if (ga_thread_start(&act.thread, NULL, flush_main, NULL) != 0)
 		act.thread = 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return 1;
 }
 

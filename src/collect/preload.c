@@ -60,7 +60,6 @@ void preload_start(void)
 {
 	const char *slash;
 	Dl_info di;
-	sigset_t all, old;
 	char *path;
 
 	if (ga_env_long(GA_ENV_NVPERF_PRELOAD, 1) == 0)
@@ -73,18 +72,14 @@ void preload_start(void)
 		free(path);   /* CUPTI's own search will find it, or say why not */
 		return;
 	}
-	/* The program's signals stay with the program's threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_mutex_lock(&nvperf.lock);
-	if (pthread_create(&nvperf.thread, NULL, preload_main, path) == 0) {
+	if (ga_thread_start(&nvperf.thread, NULL, preload_main, path) == 0) {
 		nvperf.running = 1;
 		pthread_atfork(preload_join, NULL, NULL);
 	} else {
 		free(path);
 	}
 	pthread_mutex_unlock(&nvperf.lock);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void preload_stats(int *loaded, double *load_s, double *wait_s)

@@ -256,28 +256,23 @@ int ga_records_read_file(const char *path, ga_profile *p, ga_records *g, ga_erro
 }
 
 /* A process's timeline, RUN_DIR/<pid>.timeline.json (activity.c): the
- * last one it wrote, whole (it is renamed into place). */
-int ga_records_read_timeline(const char *path, ga_profile *p, ga_records *g)
+ * last one it wrote, whole (it is renamed into place); one that does not
+ * parse counts as a truncated line. */
+static void read_timeline(const char *path, ga_profile *p, ga_records *g)
 {
 	json_error_t jerr;
 	json_t *j = json_load_file(path, 0, &jerr);
 	ga_timeline t;
 	ga_error err = {0};
+	int ok = j && ga_timeline_from_json(&t, j, path, &err) == 0;
 
-	if (!j) {
-		g->truncated_lines++;
-		return -1;
-	}
-	if (ga_timeline_from_json(&t, j, path, &err) != 0) {
-		json_decref(j);
-		g->truncated_lines++;
-		return -1;
-	}
 	json_decref(j);
-	g->timelines++;
+	if (!ok) {
+		g->truncated_lines++;
+		return;
+	}
 	g->timelines_cut += !t.complete;
 	ga_profile_set_timeline(p, &t);
-	return 0;
 }
 
 void ga_records_read_dir(const char *dir, ga_profile *p, ga_records *g)
@@ -289,7 +284,7 @@ void ga_records_read_dir(const char *dir, ga_profile *p, ga_records *g)
 	while ((e = readdir(d))) {
 		if (ga_str_has_suffix(e->d_name, ".timeline.json")) {
 			char *f = ga_xasprintf("%s/%s", dir, e->d_name);
-			ga_records_read_timeline(f, p, g);
+			read_timeline(f, p, g);
 			free(f);
 			continue;
 		}

@@ -33,9 +33,8 @@ typedef struct {
 	int no_replay_notes;
 	char *watchdog_msg;         /* a process the watchdog stopped (the first) */
 	int watchdog;
-	int timelines;              /* processes with a timeline (RUN_DIR/<pid>.timeline.json) */
 	char *timeline_msg;         /* the first note about the timeline */
-	int timelines_cut;          /* of them, a snapshot: the process did not end normally */
+	int timelines_cut;          /* timelines that are a snapshot: the process did not end normally */
 	int stall_pass;             /* the stall run: only source records and notes */
 	int stall_records;          /* source records it gave */
 } ga_records;
@@ -50,9 +49,6 @@ int ga_records_read_file(const char *path, ga_profile *p, ga_records *g, ga_erro
 /* The same for every *.rec file in dir, and the processes' timelines
  * (*.timeline.json). */
 void ga_records_read_dir(const char *dir, ga_profile *p, ga_records *g);
-/* One process's timeline file into p; -1 (counted as cut short) when it
- * does not parse. */
-int ga_records_read_timeline(const char *path, ga_profile *p, ga_records *g);
 
 /* Sentences for the profile's collection note, each ending in ". ": what
  * happened to the processes (ended without the exit path, unprofiled,

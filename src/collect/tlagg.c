@@ -100,13 +100,12 @@ static void seen(ga_tlagg *a, double s, double e)
 
 static void ring_add(ga_tlagg *a, const ga_tl_event *e)
 {
+	/* full: the oldest (at the head) gives way */
 	size_t i = (a->ring_head + a->ring_n) % GA_TLAGG_RING;
-	if (a->ring_n == GA_TLAGG_RING) {
+	if (a->ring_n == GA_TLAGG_RING)
 		a->ring_head = (a->ring_head + 1) % GA_TLAGG_RING;
-		i = (a->ring_head + a->ring_n - 1) % GA_TLAGG_RING;
-	} else {
+	else
 		a->ring_n++;
-	}
 	a->ring[i] = *e;
 }
 
@@ -300,33 +299,41 @@ void ga_tlagg_advance(ga_tlagg *a, double t)
 		a->swept = t;
 }
 
-void ga_tlagg_iteration(ga_tlagg *a, double t, long period, int first)
+static void add_bound(ga_tlagg *a, double t)
+{
+	a->bounds[a->n_bounds % GA_TLAGG_BOUNDS] = t;
+	a->bound_excl[a->n_bounds % GA_TLAGG_BOUNDS] = a->excluded_spans;
+	a->bound_epoch[a->n_bounds % GA_TLAGG_BOUNDS] = a->cur.epoch;
+	a->n_bounds++;
+}
+
+void ga_tlagg_loop_start(ga_tlagg *a, double t, long period)
 {
 	ga_tlagg_loop *c = &a->cur;
 
-	if (first || !c->epoch) {
-		if (c->epoch && c->last_t - c->first_t > a->best.last_t - a->best.first_t)
-			a->best = *c;
-		memset(c, 0, sizeof(*c));
-		c->epoch = ++a->epoch;
-		c->period = period;
-		c->first_t = c->last_t = t;
-	} else if (a->n_bounds && t > c->last_t) {
-		size_t last = (a->n_bounds - 1) % GA_TLAGG_BOUNDS;
-		c->iterations++;
-		/* only iterations with nothing of the profiler's in them */
-		if (a->bound_excl[last] == a->excluded_spans) {
-			c->clean_iter_ns += t - c->last_t;
-			c->clean_iters++;
-		}
-		c->last_t = t;
-	} else {
+	if (c->epoch && c->last_t - c->first_t > a->best.last_t - a->best.first_t)
+		a->best = *c;
+	memset(c, 0, sizeof(*c));
+	c->epoch = ++a->epoch;
+	c->period = period;
+	c->first_t = c->last_t = t;
+	add_bound(a, t);
+}
+
+void ga_tlagg_iteration(ga_tlagg *a, double t)
+{
+	ga_tlagg_loop *c = &a->cur;
+
+	if (!c->epoch || !(t > c->last_t))
 		return;
+	c->iterations++;
+	/* only iterations with nothing of the profiler's in them */
+	if (a->bound_excl[(a->n_bounds - 1) % GA_TLAGG_BOUNDS] == a->excluded_spans) {
+		c->clean_iter_ns += t - c->last_t;
+		c->clean_iters++;
 	}
-	a->bounds[a->n_bounds % GA_TLAGG_BOUNDS] = t;
-	a->bound_excl[a->n_bounds % GA_TLAGG_BOUNDS] = a->excluded_spans;
-	a->bound_epoch[a->n_bounds % GA_TLAGG_BOUNDS] = c->epoch;
-	a->n_bounds++;
+	c->last_t = t;
+	add_bound(a, t);
 }
 
 /* The loop reported: the one that covered the most time. */

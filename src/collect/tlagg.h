@@ -122,9 +122,11 @@ double ga_tlagg_safe_time(ga_tlagg *a, double now, double lag);
 /* Sweep every edge before t. */
 void ga_tlagg_advance(ga_tlagg *a, double t);
 
-/* A loop iteration starts at t (period launches); first: the first
- * boundary of a loop just found (no iteration ends there). */
-void ga_tlagg_iteration(ga_tlagg *a, double t, long period, int first);
+/* A loop of period launches was found; its first iteration starts at t
+ * (the loop before it, if any, ends). */
+void ga_tlagg_loop_start(ga_tlagg *a, double t, long period);
+/* The loop's next iteration starts at t (and the one before it ends). */
+void ga_tlagg_iteration(ga_tlagg *a, double t);
 
 /* The process's timeline so far into *out (freed by the caller).  final:
  * everything has arrived (the process's end): sweep all first. */

@@ -8,11 +8,6 @@
 #include "watchdog.h"
 #include "writer.h"
 
-static double now_s(void)
-{
-	return ga_mono_seconds();
-}
-
 static void fire(ga_inj *st, double waited)
 {
 	/* The thread that set it is still inside that launch's callback. */
@@ -35,8 +30,8 @@ static void *watch_main(void *arg)
 	for (;;) {
 		nanosleep(&half, NULL);
 		double since = atomic_load_explicit(&st->watch_since, memory_order_acquire);
-		if (since > 0 && now_s() - since > (double)st->watch_limit_s)
-			fire(st, now_s() - since);
+		if (since > 0 && ga_mono_seconds() - since > (double)st->watch_limit_s)
+			fire(st, ga_mono_seconds() - since);
 	}
 	return NULL;
 }
@@ -45,20 +40,15 @@ void watchdog_start(ga_inj *st, long limit_s)
 {
 	pthread_t t;
 	pthread_attr_t attr;
-	sigset_t all, old;
 
 	st->watch_limit_s = limit_s;
 	if (limit_s <= 0)
 		return;
-	/* The program's signals stay with the program's threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, watch_main, st) != 0)
+	if (ga_thread_start(&t, &attr, watch_main, st) != 0)
 		st->watch_limit_s = 0;
 	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void watch_begin(ga_inj *st, const char *mangled)
@@ -66,7 +56,7 @@ void watch_begin(ga_inj *st, const char *mangled)
 	if (st->watch_limit_s <= 0)
 		return;
 	atomic_store_explicit(&st->watch_name, mangled, memory_order_relaxed);
-	atomic_store_explicit(&st->watch_since, now_s(), memory_order_release);
+	atomic_store_explicit(&st->watch_since, ga_mono_seconds(), memory_order_release);
 }
 
 void watch_end(ga_inj *st)

@@ -1,6 +1,7 @@
 /* util.c: see util.h. */
 #include "util.h"
 
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -571,6 +572,16 @@ void ga_timing_mark(const char *what)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	fprintf(f, "mark %s %.3f\n", what, (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9);
 	fclose(f);
+}
+
+int ga_thread_start(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(t, attr, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }
 
 double ga_mono_seconds(void)

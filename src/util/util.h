@@ -4,6 +4,7 @@
 #ifndef GA_UTIL_H
 #define GA_UTIL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -128,6 +129,9 @@ int ga_names_match(const char *glob, const void *regex, const char *name, const 
 int ga_write_all(int fd, const void *buf, size_t len);
 /* CLOCK_MONOTONIC in seconds: for timing phases. */
 double ga_mono_seconds(void);
+/* pthread_create with every signal blocked in the new thread, so that a
+ * profiled program's signals stay with its own threads. */
+int ga_thread_start(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 /* The environment variable `name` as a decimal integer; dflt when it is
  * unset, empty or not all digits. */
 long ga_env_long(const char *name, long dflt);

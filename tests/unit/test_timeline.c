@@ -28,6 +28,15 @@ static void host(ga_tlagg *a, int kind, double s, double e)
 	ga_tlagg_host(a, kind, T0 + s, T0 + e);
 }
 
+/* A loop's boundary at t: its start (first) or its next iteration's. */
+static void bound(ga_tlagg *a, double t, long period, int first)
+{
+	if (first)
+		ga_tlagg_loop_start(a, t, period);
+	else
+		ga_tlagg_iteration(a, t);
+}
+
 static ga_tl_gpu kernel(double s, double e, uint32_t corr)
 {
 	ga_tl_gpu g = {T0 + s, T0 + e, 0, GA_GPU_KERNEL, -1, -1, 0, 7, 0, corr, "_Z4stepv", {64, 1, 1},
@@ -257,14 +266,14 @@ static void test_loops(void **state)
 	ga_tlagg_init(&a);
 	host(&a, GA_HOST_LAUNCH, 0, 5 * US);
 	for (int i = 0; i < 3; i++)
-		ga_tlagg_iteration(&a, T0 + i * 10 * US, 2, i == 0);
+		bound(&a, T0 + i * 10 * US, 2, i == 0);
 	for (int i = 0; i < 5; i++) {
 		double t0 = 100 * US + i * 1000 * US;
-		ga_tlagg_iteration(&a, T0 + t0, 3, i == 0);
+		bound(&a, T0 + t0, 3, i == 0);
 		host(&a, GA_HOST_ALLOC, t0 + 10 * US, t0 + 60 * US);
 	}
 	for (int i = 0; i < 3; i++)
-		ga_tlagg_iteration(&a, T0 + 5000 * US + i * 10 * US, 2, i == 0);
+		bound(&a, T0 + 5000 * US + i * 10 * US, 2, i == 0);
 	ga_tlagg_result(&a, 4, 1, &t);
 	assert_int_equal(t.iterations, 4);
 	assert_int_equal(t.period, 3);
@@ -289,7 +298,7 @@ static void test_iterations(void **state)
 	ga_tlagg_init(&a);
 	for (int i = 0; i < 6; i++) {
 		double t0 = i * 1000 * US;
-		ga_tlagg_iteration(&a, T0 + t0, 2, i == 0);
+		bound(&a, T0 + t0, 2, i == 0);
 		if (i == 1)      /* the profiler measured in iteration 1 */
 			host(&a, GA_HOST_EXCLUDED, t0 + 100 * US, t0 + 200 * US);
 		host(&a, GA_HOST_LAUNCH, t0, t0 + 10 * US);
@@ -299,7 +308,7 @@ static void test_iterations(void **state)
 		ga_tl_gpu k2 = kernel(t0 + 300 * US, t0 + 500 * US, (uint32_t)(2 * i + 2));
 		ga_tlagg_gpu(&a, &k2);
 	}
-	ga_tlagg_iteration(&a, T0 + 6000 * US, 2, 0);
+	ga_tlagg_iteration(&a, T0 + 6000 * US);
 	ga_tlagg_result(&a, 3, 1, &t);
 	assert_int_equal(t.iterations, 6);
 	assert_int_equal(t.period, 2);
