@@ -415,11 +415,16 @@ void ga_tlagg_result(ga_tlagg *a, int pid, int final, ga_timeline *out)
 		ga_tlagg_advance(a, INFINITY);
 	memset(out, 0, sizeof(*out));
 	out->pid = pid;
-	/* Devices that ran nothing swept still get their sums. */
+	/* Devices that ran nothing swept yet still get their sums: marked on a
+	 * copy, so that a snapshot leaves the sweep as it was (a device's
+	 * first swept edge charges it the idle time before it). */
+	ga_sweep *sw = ga_xmalloc(sizeof(*sw));   /* large for a stack */
+	*sw = a->sw;
 	for (int d = 0; d < GA_TL_MAX_DEVICES; d++)
 		if (a->dev_used[d])
-			a->sw.used[d] = 1;
-	ga_sweep_result(&a->sw, out);
+			sw->used[d] = 1;
+	ga_sweep_result(sw, out);
+	free(sw);
 	for (size_t i = 0; i < out->n_devices; i++) {
 		int d = out->devices[i].device;
 		copy_sums(&out->devices[i], &a->sums[d], (long)a->n_streams[d]);

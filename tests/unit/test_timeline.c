@@ -254,6 +254,37 @@ static void test_streaming(void **state)
 	ga_tlagg_free(&a);
 }
 
+/* A snapshot (a result before the end) changes nothing of the end's: the
+ * idle time before a device's first work, still waiting to be swept when
+ * the snapshot was taken, is charged to it all the same. */
+static void test_snapshot_changes_nothing(void **state)
+{
+	ga_timeline t[2];
+	(void)state;
+	for (int snap = 0; snap < 2; snap++) {
+		ga_tlagg a;
+		ga_tlagg_init(&a);
+		host(&a, GA_HOST_LAUNCH, 0, 50 * US);
+		ga_tl_gpu k = kernel(100 * US, 200 * US, 1);
+		ga_tlagg_gpu(&a, &k);
+		ga_tlagg_advance(&a, T0 + 60 * US);   /* the host's call swept, the kernel not */
+		if (snap) {
+			ga_timeline mid;
+			ga_tlagg_result(&a, 5, 0, &mid);
+			ga_timeline_free(&mid);
+		}
+		ga_tlagg_result(&a, 5, 1, &t[snap]);
+		ga_tlagg_free(&a);
+	}
+	assert_int_equal(t[0].n_devices, 1);
+	assert_int_equal(t[1].n_devices, 1);
+	for (int k = 0; k < GA_IDLE__N; k++)
+		assert_true(fabs(t[0].devices[0].idle_ns[k] - t[1].devices[0].idle_ns[k]) < 1e-6);
+	assert_true(t[0].devices[0].idle_ns[GA_IDLE_LAUNCHING] > 0);
+	ga_timeline_free(&t[0]);
+	ga_timeline_free(&t[1]);
+}
+
 /* Loops as found: a short false one (a run of like launches), the real
  * one, and another false one after it.  Iterations are counted inside one
  * loop, never across a break, and the loop that covered the most time is
@@ -395,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_streaming),
 		cmocka_unit_test(test_iterations),
 		cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_snapshot_changes_nothing),
 		cmocka_unit_test(test_profile_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
