@@ -410,13 +410,12 @@ static void CUPTIAPI buffer_done(CUcontext ctx, uint32_t stream, uint8_t *buffer
 /* ---- the timeline written -------------------------------------------------- */
 
 /* The timeline so far into the file (the lock is held). */
-static void write_timeline(int final)
+/* The timeline so far into *t, under the aggregate's lock; 0 when there is
+ * nowhere to write it. */
+static int take_timeline(int final, ga_timeline *t)
 {
-	ga_timeline t;
-	ga_error err = {0};
-
 	if (!act.path)
-		return;
+		return 0;
 	/* each kernel's demangled name, once */
 	for (size_t i = 0; i < act.agg.n_kernels; i++) {
 		ga_tl_kernel *k = &act.agg.kernels[i];
@@ -428,16 +427,24 @@ static void write_timeline(int final)
 		k->name = demangle(m);
 		free(m);
 	}
-	ga_tlagg_result(&act.agg, act.pid, final, &t);
-	json_t *j = ga_timeline_to_json(&t);
-	if (act.dropped)
-		json_object_set_new(j, "dropped_records", json_integer(act.dropped));
+	ga_tlagg_result(&act.agg, act.pid, final, t);
+	return 1;
+}
+
+/* *t (freed) to RUN_DIR/<pid>.timeline.json, without the lock: the
+ * program's launches do not wait on the file system. */
+static void put_timeline(ga_timeline *t, long dropped)
+{
+	ga_error err = {0};
+	json_t *j = ga_timeline_to_json(t);
+	if (dropped)
+		json_object_set_new(j, "dropped_records", json_integer(dropped));
 	char *s = json_dumps(j, JSON_COMPACT);
 	if (s && ga_write_file_atomic(act.path, s, strlen(s), &err) != 0)
 		ga_rec_error("timeline", "%s", err.msg);
 	free(s);
 	json_decref(j);
-	ga_timeline_free(&t);
+	ga_timeline_free(t);
 }
 
 static void *flush_main(void *arg)
@@ -466,12 +473,15 @@ static void *flush_main(void *arg)
 		pthread_mutex_lock(&act.lock);
 		ga_tlagg_advance(&act.agg, ga_tlagg_safe_time(&act.agg, now, LAG_NS));
 		double since = (now - act.start_t) * 1e-9;
-		if (since >= act.next_snapshot_s) {
-			write_timeline(0);
+		ga_timeline t;
+		int snap = since >= act.next_snapshot_s && take_timeline(0, &t);
+		long dropped = act.dropped;
+		if (since >= act.next_snapshot_s)
 			act.next_snapshot_s = since < SNAPSHOT_MAX_S ? 2 * act.next_snapshot_s
 			                                             : since + SNAPSHOT_MAX_S;
-		}
 		pthread_mutex_unlock(&act.lock);
+		if (snap)
+			put_timeline(&t, dropped);
 	}
 }
 
@@ -572,7 +582,11 @@ void activity_finish(void)
 		pthread_join(act.thread, NULL);
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	drain();
+	ga_timeline t;
 	pthread_mutex_lock(&act.lock);
-	write_timeline(1);
+	int have = take_timeline(1, &t);
+	long dropped = act.dropped;
 	pthread_mutex_unlock(&act.lock);
+	if (have)
+		put_timeline(&t, dropped);
 }
