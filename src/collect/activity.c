@@ -53,7 +53,9 @@
  * lock, no work), and the flush thread applies it to the aggregate. */
 enum { ST_LAUNCH, ST_LAUNCH_END, ST_CALL, ST_CALL_END };
 typedef struct {
-	uint8_t op, kind;
+	uint8_t op;
+	uint8_t kind;             /* a call: its GA_HOST_*; ST_LAUNCH: 1 when no GPU
+	                           * record will come for it */
 	uint32_t corr;
 	uint64_t thread;
 	double t;
@@ -221,10 +223,14 @@ static void iteration_mark(long key, double t)
 	ga_tlagg_iteration(&act.agg, t);
 }
 
-void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured, long key)
+void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured, int captured,
+                           long key)
 {
 	if (!act.on)
 		return;
+	/* No GPU record will come for a launch into a graph being captured,
+	 * nor while kernel records are off: it is not waited for. */
+	uint8_t no_record = captured || !act.kernels_on || act.kernels_paused;
 	/* A measured launch's replays report while it runs: told at once
 	 * (rare), so that their records are not taken for the kernel's. */
 	if (measured) {
@@ -232,7 +238,7 @@ void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured,
 		ga_tlagg_launched(&act.agg, cb->correlationId, t, 1);
 		pthread_mutex_unlock(&act.lock);
 	}
-	stage(ST_LAUNCH, 0, cb->correlationId, t, key);
+	stage(ST_LAUNCH, no_record, cb->correlationId, t, key);
 }
 
 void activity_launch_exit(const CUpti_CallbackData *cb)
@@ -251,7 +257,8 @@ static void apply(const stage_ev *e, size_t n)
 		switch (e[i].op) {
 		case ST_LAUNCH:
 			ga_tlagg_open(&act.agg, e[i].thread, e[i].t);
-			ga_tlagg_launched(&act.agg, e[i].corr, e[i].t, 0);
+			if (!e[i].kind)   /* its GPU record is to come */
+				ga_tlagg_launched(&act.agg, e[i].corr, e[i].t, 0);
 			iteration_mark(e[i].key, e[i].t);
 			break;
 		case ST_CALL:

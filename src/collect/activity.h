@@ -27,9 +27,11 @@ double activity_now(void);
 int activity_call(CUpti_CallbackId cbid, const CUpti_CallbackData *cb);
 /* A launch's ENTER (t: its time) and EXIT; measured: the profiler measures
  * this launch (its GPU records are the profiler's, not the kernel's
- * times).  key: the kernel and its launch shape, for the loop's
+ * times); captured: it goes into a CUDA graph being captured, and does
+ * not run.  key: the kernel and its launch shape, for the loop's
  * iterations. */
-void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured, long key);
+void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured, int captured,
+                           long key);
 void activity_launch_exit(const CUpti_CallbackData *cb);
 /* The legacy default stream's id in a context (launches on it count as
  * serialized work). */

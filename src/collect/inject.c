@@ -208,6 +208,11 @@ static void mark_no_replay(ga_repeat_slot *rep, const char *mangled, const char 
 	free(demangled);
 }
 
+/* This thread's launch in progress goes into a graph being captured (as
+ * far as on_enter looked: only while profiling): the timeline expects no
+ * GPU record of it. */
+static __thread int launch_captured;
+
 static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
 	CUfunction f = NULL;
@@ -217,6 +222,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	ga_repeat_slot *rep;
 	int in_a_row;
 
+	launch_captured = 0;
 	if (inj.sched.total_launches++ == 0)
 		inj.first_launch_at = real_seconds();
 	if ((!inj.enabled && !ga_sass_outstanding()) ||
@@ -226,6 +232,7 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	 * measure, and a replay or a range profiler call inside a capture
 	 * would invalidate it.  The graph's launches are counted instead. */
 	if (capturing(stream)) {
+		launch_captured = 1;
 		inj.sched.total_launches--;
 		inj.sched.captured++;
 		return;
@@ -365,7 +372,7 @@ static void timeline_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb, 
 	}
 	uint64_t key = ga_hash_bytes(ga_hash_ptr((const void *)f), grid, sizeof(grid));
 	key = ga_hash_bytes(key, block, sizeof(block));
-	activity_launch_enter(cb, t, inj.pending != PENDING_NONE, (long)key);
+	activity_launch_enter(cb, t, inj.pending != PENDING_NONE, launch_captured, (long)key);
 	if (!pass_open && in_pass()) {
 		pass_open = 1;
 		pass_t0 = t;
@@ -461,7 +468,7 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		on_graph_launch(cb);
 		stop_if_busy();
 		pthread_mutex_unlock(&inj.lock);
-		activity_launch_enter(cb, t, 0, (long)ga_hash_ptr(cb->functionParams));
+		activity_launch_enter(cb, t, 0, 0, (long)ga_hash_ptr(cb->functionParams));
 	} else if (cb->callbackSite == CUPTI_API_ENTER) {
 		double t = activity_on() ? activity_now() : 0;
 		pthread_mutex_lock(&inj.lock);
