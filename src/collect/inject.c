@@ -474,8 +474,10 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 		pthread_mutex_lock(&inj.lock);
 		/* What the callbacks do before the launch runs (a checkpoint, a
 		 * configuration, a lock) and, when it is measured, the launch
-		 * itself, are watched: see watchdog.h. */
-		watch_begin(&inj, cb->symbolName);
+		 * itself, are watched: see watchdog.h.  Once nothing is left to
+		 * measure (the timeline's launches) there is nothing to watch. */
+		if (inj.enabled || ga_sass_outstanding())
+			watch_begin(&inj, cb->symbolName);
 		on_enter(cbid, cb);
 		stop_if_busy();
 		timeline_enter(cbid, cb, t);
