@@ -246,10 +246,14 @@ typedef struct {
 	 * program up: 1 - idle while the host launched or ran its own code.
 	 * A kernel's GPU time saved is wall time saved only there. */
 	double critical_share;
-	/* The representative iteration, swept again (timeline.h); its
-	 * n_devices is 0 when the timeline has none. */
-	ga_timeline iteration;
+	/* The representative iteration, swept again (timeline.h): its
+	 * devices summed, and how many (0 when the timeline has none). */
+	ga_tl_device iteration_sum;
+	size_t iteration_devices;
 	double iteration_busy_share;
+	/* The timeline__* values its program rules read, computed once. */
+	struct ga_tl_value *values;
+	size_t n_values;
 } ga_tl_proc;
 
 /* "What to do first": the kernel findings (or, when library kernels hold

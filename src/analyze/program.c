@@ -36,49 +36,6 @@ static double div0(double a, double b)
 
 /* ---- a process's figures ---------------------------------------------------- */
 
-static void proc_figures(const ga_analysis *a, const ga_timeline *t, ga_tl_proc *pr)
-{
-	memset(pr, 0, sizeof(*pr));
-	pr->pid = t->pid;
-	pr->tl = t;
-	pr->wall_ns = ga_timeline_observed_ns(t);
-	pr->n_devices = t->n_devices;
-	ga_timeline_devices_sum(t, &pr->sum);
-	double w = pr->wall_ns * (double)(t->n_devices ? t->n_devices : 1);
-	pr->busy_share = div0(pr->sum.busy_ns, w);
-	pr->kernel_share = div0(pr->sum.kernel_ns, w);
-	pr->copy_share = div0(pr->sum.copy_ns, w);
-	pr->copy_exposed_share = div0(pr->sum.copy_exposed_ns, w);
-	for (int k = 0; k < GA_IDLE__N; k++)
-		pr->idle_share[k] = div0(pr->sum.idle_ns[k], w);
-	for (size_t i = 0; i < a->n_groups; i++)
-		if (a->groups[i].pid == t->pid && isfinite(a->groups[i].total_ns))
-			pr->gpu_ns += a->groups[i].total_ns;
-	pr->critical_share = 1 - pr->idle_share[GA_IDLE_LAUNCHING] - pr->idle_share[GA_IDLE_OTHER];
-	if (pr->critical_share < 0)
-		pr->critical_share = 0;
-	if (t->n_events && t->window_ns > 0) {
-		ga_timeline_sweep_events(t->events, t->n_events, t->window_ns, &pr->iteration);
-		ga_tl_device it;
-		ga_timeline_devices_sum(&pr->iteration, &it);
-		pr->iteration_busy_share =
-			div0(it.busy_ns, t->window_ns * (double)(pr->iteration.n_devices
-			                                         ? pr->iteration.n_devices : 1));
-	}
-}
-
-/* ---- the values program rules read ------------------------------------------- */
-
-typedef struct {
-	const ga_analysis *a;
-	const ga_tl_proc *pr;
-	const ga_named_expr *named;   /* the rule's named expressions evaluated so far */
-	const double *named_v;
-	const int *named_ok;
-	size_t n_named;
-	const char *missing;
-} penv;
-
 static double copy_sum(const ga_tl_device *d, int dir, int mem, int what)
 {
 	double v = 0;
@@ -100,22 +57,16 @@ static double host_copy(const ga_tl_device *d, int mem, int what)
 	return copy_sum(d, GA_DIR_HTOD, mem, what) + copy_sum(d, GA_DIR_DTOH, mem, what);
 }
 
-static int owner_share(const penv *e, const char *owner, double *out)
-{
-	double t = 0;
-	for (size_t i = 0; i < e->a->n_groups; i++) {
-		const ga_group *g = &e->a->groups[i];
-		if (g->pid == e->pr->pid && g->owner && strcmp(g->owner->name, owner) == 0 &&
-		    isfinite(g->total_ns))
-			t += g->total_ns;
-	}
-	*out = div0(t, e->pr->gpu_ns);
-	return 0;
-}
+/* One timeline__* value: its name (static), the value, whether it has one. */
+typedef struct ga_tl_value {
+	const char *name;
+	double v;
+	int ok;
+} ga_tl_value;
 
-static int timeline_value(const penv *e, const char *n, double *out)
+/* The timeline__* values of a process (its figures are set), once. */
+static void proc_values(ga_tl_proc *pr)
 {
-	const ga_tl_proc *pr = e->pr;
 	const ga_tl_device *d = &pr->sum;
 	const ga_timeline *t = pr->tl;
 	double iters = (double)t->iterations;
@@ -128,17 +79,16 @@ static int timeline_value(const penv *e, const char *n, double *out)
 	 * devices' time idle while the host launched or ran its own code.
 	 * Without a loop, the whole run stands for it. */
 	int have_loop = have_iter && isfinite(t->iteration_ns) && t->window_ns > 0 &&
-	                pr->iteration.n_devices > 0;
+	                pr->iteration_devices > 0;
 	double loop_share = 1, loop_idle_host = pr->idle_share[GA_IDLE_LAUNCHING] +
 	                                        pr->idle_share[GA_IDLE_OTHER];
 	double loop_idle_launching = pr->idle_share[GA_IDLE_LAUNCHING];
 	if (have_loop) {
-		ga_tl_device it;
-		double w = t->window_ns * (double)pr->iteration.n_devices;
-		ga_timeline_devices_sum(&pr->iteration, &it);
+		const ga_tl_device *it = &pr->iteration_sum;
+		double w = t->window_ns * (double)pr->iteration_devices;
 		loop_share = fmin(1, div0(iters * t->iteration_ns, pr->wall_ns));
-		loop_idle_host = div0(it.idle_ns[GA_IDLE_LAUNCHING] + it.idle_ns[GA_IDLE_OTHER], w);
-		loop_idle_launching = div0(it.idle_ns[GA_IDLE_LAUNCHING], w);
+		loop_idle_host = div0(it->idle_ns[GA_IDLE_LAUNCHING] + it->idle_ns[GA_IDLE_OTHER], w);
+		loop_idle_launching = div0(it->idle_ns[GA_IDLE_LAUNCHING], w);
 	}
 	for (size_t i = 0; have_iter && i < t->n_events; i++) {
 		const ga_tl_event *ev = &t->events[i];
@@ -149,7 +99,7 @@ static int timeline_value(const penv *e, const char *n, double *out)
 	}
 	double ops = (double)d->kernels + host_copy(d, -1, 0) + copy_sum(d, GA_DIR_DTOD, -1, 0) +
 	             (double)d->set.count;
-	struct { const char *name; double v; int ok; } v[] = {
+	const ga_tl_value v[] = {
 		{"wall_ns", pr->wall_ns, 1},
 		{"busy_share", pr->busy_share, 1},
 		{"kernel_share", pr->kernel_share, 1},
@@ -207,11 +157,78 @@ static int timeline_value(const penv *e, const char *n, double *out)
 		{"devices", (double)pr->n_devices, 1},
 		{"gpu_ns", pr->gpu_ns, 1},
 	};
-	for (size_t i = 0; i < GA_ARRAY_LEN(v); i++)
-		if (strcmp(n, v[i].name) == 0) {
-			if (!v[i].ok || !isfinite(v[i].v))
+	pr->n_values = GA_ARRAY_LEN(v);
+	pr->values = ga_xmalloc(sizeof(v));
+	memcpy(pr->values, v, sizeof(v));
+}
+
+static void proc_figures(const ga_analysis *a, const ga_timeline *t, ga_tl_proc *pr)
+{
+	memset(pr, 0, sizeof(*pr));
+	pr->pid = t->pid;
+	pr->tl = t;
+	pr->wall_ns = ga_timeline_observed_ns(t);
+	pr->n_devices = t->n_devices;
+	ga_timeline_devices_sum(t, &pr->sum);
+	double w = pr->wall_ns * (double)(t->n_devices ? t->n_devices : 1);
+	pr->busy_share = div0(pr->sum.busy_ns, w);
+	pr->kernel_share = div0(pr->sum.kernel_ns, w);
+	pr->copy_share = div0(pr->sum.copy_ns, w);
+	pr->copy_exposed_share = div0(pr->sum.copy_exposed_ns, w);
+	for (int k = 0; k < GA_IDLE__N; k++)
+		pr->idle_share[k] = div0(pr->sum.idle_ns[k], w);
+	for (size_t i = 0; i < a->n_groups; i++)
+		if (a->groups[i].pid == t->pid && isfinite(a->groups[i].total_ns))
+			pr->gpu_ns += a->groups[i].total_ns;
+	pr->critical_share = 1 - pr->idle_share[GA_IDLE_LAUNCHING] - pr->idle_share[GA_IDLE_OTHER];
+	if (pr->critical_share < 0)
+		pr->critical_share = 0;
+	if (t->n_events && t->window_ns > 0) {
+		ga_timeline it;
+		ga_timeline_sweep_events(t->events, t->n_events, t->window_ns, &it);
+		ga_timeline_devices_sum(&it, &pr->iteration_sum);
+		pr->iteration_devices = it.n_devices;
+		ga_timeline_free(&it);
+		pr->iteration_busy_share =
+			div0(pr->iteration_sum.busy_ns,
+			     t->window_ns * (double)(pr->iteration_devices ? pr->iteration_devices : 1));
+	}
+	proc_values(pr);
+}
+
+/* ---- the values program rules read ------------------------------------------- */
+
+typedef struct {
+	const ga_analysis *a;
+	const ga_tl_proc *pr;
+	const ga_named_expr *named;   /* the rule's named expressions evaluated so far */
+	const double *named_v;
+	const int *named_ok;
+	size_t n_named;
+	const char *missing;
+} penv;
+
+static int owner_share(const penv *e, const char *owner, double *out)
+{
+	double t = 0;
+	for (size_t i = 0; i < e->a->n_groups; i++) {
+		const ga_group *g = &e->a->groups[i];
+		if (g->pid == e->pr->pid && g->owner && strcmp(g->owner->name, owner) == 0 &&
+		    isfinite(g->total_ns))
+			t += g->total_ns;
+	}
+	*out = div0(t, e->pr->gpu_ns);
+	return 0;
+}
+
+/* A timeline__* value of the process: -1 when it has none. */
+static int timeline_value(const penv *e, const char *n, double *out)
+{
+	for (size_t i = 0; i < e->pr->n_values; i++)
+		if (strcmp(n, e->pr->values[i].name) == 0) {
+			if (!e->pr->values[i].ok || !isfinite(e->pr->values[i].v))
 				return -1;
-			*out = v[i].v;
+			*out = e->pr->values[i].v;
 			return 0;
 		}
 	return -1;
@@ -430,7 +447,7 @@ void ga_program(ga_analysis *a, const ga_ruleset *rs)
 void ga_program_free(ga_analysis *a)
 {
 	for (size_t i = 0; i < a->n_tl; i++)
-		ga_timeline_free(&a->tl[i].iteration);
+		free(a->tl[i].values);
 	free(a->tl);
 	for (size_t i = 0; i < a->n_pfindings; i++) {
 		ga_pfinding *f = &a->pfindings[i];

@@ -200,7 +200,7 @@ static void loop_item(ga_buf *b, const ga_tl_proc *pr)
 	              plural(tl->period, "launch", "launches"));
 	if (isfinite(tl->iteration_ns))
 		ga_buf_printf(b, ", %s each", ga_fmt_duration(tl->iteration_ns, b1, sizeof(b1)));
-	if (tl->window_is_iteration && pr->iteration.n_devices)
+	if (tl->window_is_iteration && pr->iteration_devices)
 		ga_buf_printf(b, "; in the last one measured whole the GPU was busy %s%%",
 		              pct(pr->iteration_busy_share, b2, sizeof(b2)));
 	ga_buf_puts(b, "</li>\n");

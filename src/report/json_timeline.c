@@ -68,7 +68,7 @@ void *ga_report_json_timeline(const ga_analysis *a)
 		json_object_set_new(o, "period", json_integer((json_int_t)t->period));
 		json_object_set_new(o, "iteration_ns", num(t->iteration_ns));
 		json_object_set_new(o, "iteration_busy_share",
-		                    pr->iteration.n_devices ? num(pr->iteration_busy_share)
+		                    pr->iteration_devices ? num(pr->iteration_busy_share)
 		                                            : json_null());
 		json_object_set_new(o, "complete", json_boolean(t->complete));
 		json_array_append_new(arr, o);

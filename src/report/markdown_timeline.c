@@ -116,7 +116,7 @@ static void host_items(ga_buf *b, const ga_tl_proc *pr)
 	              plural(tl->period, "launch", "launches"));
 	if (isfinite(tl->iteration_ns))
 		ga_buf_printf(b, ", %s each", ga_fmt_duration(tl->iteration_ns, d, sizeof(d)));
-	if (tl->window_is_iteration && pr->iteration.n_devices)
+	if (tl->window_is_iteration && pr->iteration_devices)
 		ga_buf_printf(b, "; in the last one measured whole the GPU was busy %s%%",
 		              pct(pr->iteration_busy_share, d, sizeof(d)));
 	ga_buf_putc(b, '\n');

@@ -95,7 +95,7 @@ static void proc_block(tctx *t, const ga_tl_proc *pr)
 		              tx_plural((size_t)tl->period, "launch", "launches"));
 		if (isfinite(tl->iteration_ns))
 			ga_buf_printf(&s, ", %s each", tx_dur_nb(tl->iteration_ns, b1, sizeof(b1)));
-		if (tl->window_is_iteration && pr->iteration.n_devices)
+		if (tl->window_is_iteration && pr->iteration_devices)
 			ga_buf_printf(&s, "; in the last one measured whole the GPU was busy %s%%",
 			              pct(pr->iteration_busy_share, b2, sizeof(b2)));
 		tx_wrap_buf(t, &s, 2, 4);
