@@ -717,11 +717,6 @@ static void group_launches(const ga_profile *p, ga_analysis *a)
 	count_same_launch(a);
 }
 
-static double clamp01(double x)
-{
-	return x < 0 ? 0 : x > 1 ? 1 : x;
-}
-
 /* A fired rule's finding for group gi: its estimate (clamped to 0..1) and,
  * for a rule with a model range, low and high around it; the range printed
  * is the model's when there is one, else the rule's stock one.  missing:
@@ -739,19 +734,15 @@ static ga_finding make_finding(env *e, const ga_rule *r, size_t gi, double est, 
 		f.estimate = f.speedup = f.speedup_min = f.speedup_max = NAN;
 		return f;
 	}
-	est = clamp01(est);
-	f.estimate = est;
-	f.saving = e->g->share * est;
-	f.speedup = ga_estimate_speedup(est);
-	f.speedup_min = r->speedup_min;
-	f.speedup_max = r->speedup_max;
-	if (r->low && r->high) {
-		/* The range holds the estimate whatever the expressions give. */
-		f.low = fmin(est, clamp01(fmin(lo, hi)));
-		f.high = fmax(est, clamp01(fmax(lo, hi)));
-		f.speedup_min = ga_estimate_speedup(f.low);
-		f.speedup_max = ga_estimate_speedup(f.high);
-	}
+	ga_model_est m;
+	ga_model_estimate(r, est, r->low && r->high, lo, hi, 1, &m);
+	f.estimate = m.estimate;
+	f.saving = e->g->share * m.estimate;
+	f.speedup = m.speedup;
+	f.speedup_min = m.speedup_min;
+	f.speedup_max = m.speedup_max;
+	f.low = m.low;
+	f.high = m.high;
 	return f;
 }
 

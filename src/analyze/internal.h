@@ -38,6 +38,17 @@ void ga_action_ops(ga_analysis *a);
 double ga_sdpa_math_share(const ga_profile *p, const ga_group *g);
 void ga_ops_free(ga_analysis *a);
 
+/* A fired rule's estimate and range (program.c), kernel or program: the
+ * estimate clamped to 0..1; with a model range (ranged), low and high
+ * clamped around it, else NAN; the speedups those give on the part of the
+ * time the fix acts on (span, 0..1; 1: all of it), the rule's stock
+ * range without a model range. */
+typedef struct {
+	double estimate, low, high, speedup, speedup_min, speedup_max;
+} ga_model_est;
+void ga_model_estimate(const ga_rule *r, double est, int ranged, double lo, double hi,
+                       double span, ga_model_est *out);
+
 /* The timeline's part (program.c): per process its figures, the program
  * rules' findings, the kernel findings' wall savings, "What to do first";
  * once everything else is known. */

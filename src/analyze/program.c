@@ -29,6 +29,28 @@ double ga_estimate_speedup(double estimate)
 	return 1.0 / (1.0 - estimate);
 }
 
+static double clamp01(double x)
+{
+	return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+void ga_model_estimate(const ga_rule *r, double est, int ranged, double lo, double hi,
+                       double span, ga_model_est *out)
+{
+	out->estimate = clamp01(est);
+	out->low = out->high = NAN;
+	out->speedup = ga_estimate_speedup(clamp01(out->estimate / span));
+	out->speedup_min = r->speedup_min;
+	out->speedup_max = r->speedup_max;
+	if (ranged) {
+		/* The range holds the estimate whatever the expressions give. */
+		out->low = fmin(out->estimate, clamp01(fmin(lo, hi)));
+		out->high = fmax(out->estimate, clamp01(fmax(lo, hi)));
+		out->speedup_min = ga_estimate_speedup(clamp01(out->low / span));
+		out->speedup_max = ga_estimate_speedup(clamp01(out->high / span));
+	}
+}
+
 static double div0(double a, double b)
 {
 	return b > 0 && isfinite(a) ? a / b : 0;
@@ -272,11 +294,6 @@ static int peval(penv *e, const ga_expr *x, double *out)
 	return ga_expr_eval(x, plookup, e, out, why, sizeof(why)) == GA_EVAL_OK ? 0 : -1;
 }
 
-static double clamp01(double x)
-{
-	return x < 0 ? 0 : x > 1 ? 1 : x;
-}
-
 /* One program rule on one process: a finding when it fires. */
 static int fire(const ga_analysis *a, const ga_tl_proc *pr, const ga_rule *r, ga_pfinding *f)
 {
@@ -306,17 +323,16 @@ static int fire(const ga_analysis *a, const ga_tl_proc *pr, const ga_rule *r, ga
 			span = 1;
 		span = fmin(1, span);
 		f->affects = span;
-		f->estimate = clamp01(est[0]);
-		f->speedup = ga_estimate_speedup(clamp01(f->estimate / span));
-		f->speedup_min = r->speedup_min;
-		f->speedup_max = r->speedup_max;
-		if (r->low && r->high && peval(&e, r->low, &est[1]) == 0 &&
-		    peval(&e, r->high, &est[2]) == 0) {
-			f->low = fmin(f->estimate, clamp01(fmin(est[1], est[2])));
-			f->high = fmax(f->estimate, clamp01(fmax(est[1], est[2])));
-			f->speedup_min = ga_estimate_speedup(clamp01(f->low / span));
-			f->speedup_max = ga_estimate_speedup(clamp01(f->high / span));
-		}
+		int ranged = r->low && r->high && peval(&e, r->low, &est[1]) == 0 &&
+		             peval(&e, r->high, &est[2]) == 0;
+		ga_model_est m;
+		ga_model_estimate(r, est[0], ranged, est[1], est[2], span, &m);
+		f->estimate = m.estimate;
+		f->speedup = m.speedup;
+		f->speedup_min = m.speedup_min;
+		f->speedup_max = m.speedup_max;
+		f->low = m.low;
+		f->high = m.high;
 	}
 	f->evidence = ga_xcalloc(r->n_evidence + 1, sizeof(*f->evidence));
 	for (size_t i = 0; i < r->n_evidence; i++) {
