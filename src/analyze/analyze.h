@@ -141,6 +141,8 @@ struct ga_group {
 	 * rule checked. */
 	long timeline_launches;
 	double timeline_ns;
+	double unprofiled_mean_ns;   /* a launch not profiled: the mean of those (timed by
+	                              * the timeline, the rest at mean_ns) */
 	int below_min_share;      /* some of them for its small share of GPU time (--min-share) */
 	const ga_rule **unchecked;/* rules whose metrics were not measured for it */
 	size_t n_unchecked, cap_unchecked;
@@ -228,7 +230,7 @@ typedef struct {
 	char *estimate_missing;   /* as ga_finding's */
 	ga_evidence *evidence;
 	size_t n_evidence;
-	char fingerprint[17];     /* the rule id and the process's command, hashed */
+	char fingerprint[17];     /* "program", the rule id, hashed: the same across runs */
 } ga_pfinding;
 
 /* One process's timeline, analysed (program.c).  Shares are of its

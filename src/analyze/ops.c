@@ -105,16 +105,7 @@ static void gather(const ga_analysis *a, op_table *t)
 		gi = ga_strmap_get(&groups, key);
 		free(key);
 		if (gi >= 0) {
-			/* a launch not profiled: the mean of those, timed by the
-			 * timeline or charged at the profiled ones' mean */
-			const ga_group *g = &a->groups[gi];
-			double mean = g->mean_ns;
-			if (g->timeline_launches > 0 && isfinite(g->timeline_ns)) {
-				double rest = g->unprofiled > 0 && isfinite(g->mean_ns)
-				                  ? (double)g->unprofiled * g->mean_ns : 0;
-				mean = (g->timeline_ns + rest) /
-				       (double)(g->timeline_launches + (g->unprofiled > 0 ? g->unprofiled : 0));
-			}
+			double mean = a->groups[gi].unprofiled_mean_ns;
 			add(t, u->nvtx, (size_t)gi, isfinite(mean) ? mean * (double)u->launches : 0,
 			    u->launches);
 		}

@@ -407,7 +407,7 @@ static const ga_finding *top_of(variant_result *v)
 		ga_finding *f = &v->program_top;
 		memset(f, 0, sizeof(*f));
 		f->rule = pf->rule;
-		f->group = (size_t)-1;
+		f->group = GA_NO_GROUP;   /* no kernel: a part of the program */
 		f->estimate = isfinite(pf->speedup) && pf->speedup > 0 ? 1 - 1 / pf->speedup : NAN;
 		f->saving = pf->estimate;
 		f->speedup = pf->speedup;
@@ -484,7 +484,7 @@ static void advice_head(ga_buf *advice, const char *variant, const ga_finding *t
 	ga_buf_printf(advice, "The advice for %s put %s first: estimated %s %s (%s).", variant,
 	              top->rule->id,
 	              ga_fmt_speedup(top->speedup, b1, sizeof(b1)),
-	              top->group == (size_t)-1 ? "on the part of the program it changes"
+	              top->group == GA_NO_GROUP ? "on the part of the program it changes"
 	                                       : "for its kernel",
 	              ga_fmt_speedup_range(top->speedup_min, top->speedup_max, b2, sizeof(b2)));
 }

@@ -113,10 +113,8 @@ static void charge(ga_sweep *s, double t)
 	for (int k = 0; k < GA_HOST__N; k++)
 		if (s->host[k] > 0)
 			s->host_ns[k] += dt;
-	if (s->host[GA_HOST_EXCLUDED] > 0) {
-		s->excluded_ns += dt;
+	if (s->host[GA_HOST_EXCLUDED] > 0)   /* the profiler's: host_ns[GA_HOST_EXCLUDED] */
 		return;
-	}
 	s->all_ns[idle_cause(s)] += dt;
 	for (int d = 0; d < GA_TL_MAX_DEVICES; d++) {
 		ga_tl_device *dv = &s->dev[d];
@@ -219,7 +217,7 @@ void ga_sweep_result(const ga_sweep *s, ga_timeline *t)
 	}
 	for (int k = 0; k < GA_HOST__N; k++)
 		t->host_ns[k] = s->host_ns[k];
-	t->excluded_ns = s->excluded_ns;
+	t->excluded_ns = s->host_ns[GA_HOST_EXCLUDED];
 }
 
 void ga_timeline_sweep_events(const ga_tl_event *ev, size_t n, double span_ns, ga_timeline *out)

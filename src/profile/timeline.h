@@ -149,8 +149,7 @@ typedef struct {
 	int after_sync[GA_TL_MAX_DEVICES];
 	int used[GA_TL_MAX_DEVICES];
 	ga_tl_device dev[GA_TL_MAX_DEVICES];
-	double host_ns[GA_HOST__N];
-	double excluded_ns;
+	double host_ns[GA_HOST__N];   /* [GA_HOST_EXCLUDED]: the profiler's own spans */
 	/* All the time counted, by what the host did: a device first used at
 	 * t was idle before t in the proportions these had then. */
 	double all_ns[GA_IDLE__N];
