@@ -89,6 +89,16 @@ const char *ga_fmt_pct(double frac, int decimals, char *buf, size_t len)
 	return buf;
 }
 
+const char *ga_fmt_share(double frac, char *buf, size_t len)
+{
+	return ga_fmt_pct(isfinite(frac) ? frac : 0, 1, buf, len);
+}
+
+const char *ga_plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 const char *ga_fmt_bytes(double v, char *buf, size_t len)
 {
 	if (v >= 1e9)

@@ -488,7 +488,7 @@ static void action_entry(ga_buf *b, const ga_analysis *a, const ga_action *ac)
 	ga_buf_puts(b, " (");
 	ht_esc(b, r->id);
 	ga_buf_puts(b, ") in ");
-	ga_buf_printf(b, "%zu %s holding ", ac->n_findings, ac->n_findings == 1 ? "kernel" : "kernels");
+	ga_buf_printf(b, "%zu %s holding ", ac->n_findings, ga_plural(ac->n_findings, "kernel", "kernels"));
 	ht_esc(b, ga_fmt_pct(ac->share, 0, p, sizeof(p)));
 	ga_buf_puts(b, "%:");
 	for (size_t k = 0; k < named; k++) {

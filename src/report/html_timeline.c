@@ -131,16 +131,6 @@ void ht_program_entry(ga_buf *b, const ga_analysis *a, const ga_pfinding *f)
 
 /* ---- the figures, as the text report words them ------------------------ */
 
-static const char *pct(double frac, char *buf, size_t len)
-{
-	return ga_fmt_pct(isfinite(frac) ? frac : 0, 1, buf, len);
-}
-
-static const char *plural(long n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
 /* Copies of one direction: bytes, count, time, memory kinds, overlap. */
 static void copies_item(ga_buf *b, const ga_tl_device *d, int dir)
 {
@@ -152,7 +142,7 @@ static void copies_item(ga_buf *b, const ga_tl_device *d, int dir)
 	if (!all.count)
 		return;
 	ga_buf_printf(b, "<li>%s: %s in %ld %s, %s", ga_dir_words(dir), ga_fmt_bytes(all.bytes, b1,
-	              sizeof(b1)), all.count, plural(all.count, "copy", "copies"),
+	              sizeof(b1)), all.count, ga_plural(all.count, "copy", "copies"),
 	              ga_fmt_duration(all.ns, b2, sizeof(b2)));
 	if (all.ns > 0)
 		ga_buf_printf(b, " (%.1f GB/s)", all.bytes / all.ns);
@@ -165,7 +155,7 @@ static void copies_item(ga_buf *b, const ga_tl_device *d, int dir)
 	}
 	if (d->dir_ns[dir] > 0)
 		ga_buf_printf(b, "; %s%% of it beside a kernel",
-		              pct(d->overlap_ns[dir] / d->dir_ns[dir], b3, sizeof(b3)));
+		              ga_fmt_share(d->overlap_ns[dir] / d->dir_ns[dir], b3, sizeof(b3)));
 	ga_buf_puts(b, "</li>\n");
 }
 
@@ -182,7 +172,7 @@ static void host_item(ga_buf *b, const ga_timeline *tl)
 	ga_buf_puts(b, "<li>host:");
 	for (int k = GA_HOST_LAUNCH; k <= GA_HOST_ALLOC; k++)
 		ga_buf_printf(b, "%s %ld %s (%s%s)", k ? "," : "", tl->host_calls[k],
-		              plural(tl->host_calls[k], what[k][0], what[k][1]),
+		              ga_plural(tl->host_calls[k], what[k][0], what[k][1]),
 		              ga_fmt_duration(tl->host_ns[k], d, sizeof(d)),
 		              k == GA_HOST_LAUNCH ? " inside them" : "");
 	ga_buf_puts(b, "</li>\n");
@@ -196,13 +186,13 @@ static void loop_item(ga_buf *b, const ga_tl_proc *pr)
 	if (tl->iterations <= 0)
 		return;
 	ga_buf_printf(b, "<li>loop: %ld %s of %ld %s", tl->iterations,
-	              plural(tl->iterations, "iteration", "iterations"), tl->period,
-	              plural(tl->period, "launch", "launches"));
+	              ga_plural(tl->iterations, "iteration", "iterations"), tl->period,
+	              ga_plural(tl->period, "launch", "launches"));
 	if (isfinite(tl->iteration_ns))
 		ga_buf_printf(b, ", %s each", ga_fmt_duration(tl->iteration_ns, b1, sizeof(b1)));
 	if (tl->window_is_iteration && pr->iteration_devices)
 		ga_buf_printf(b, "; in the last one measured whole the GPU was busy %s%%",
-		              pct(pr->iteration_busy_share, b2, sizeof(b2)));
+		              ga_fmt_share(pr->iteration_busy_share, b2, sizeof(b2)));
 	ga_buf_puts(b, "</li>\n");
 }
 
@@ -216,7 +206,7 @@ static void bar_part(ga_buf *b, double *x, double share, const char *cls, const 
 	double w = share * PLOT_W;
 	ga_buf_printf(b, "<rect class=\"ev-%s\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"%d\">"
 	              "<title>%s: %s%% of the wall time</title></rect>\n", cls, *x, w, BAR_H,
-	              what, pct(share, p, sizeof(p)));
+	              what, ga_fmt_share(share, p, sizeof(p)));
 	*x += w;
 }
 
@@ -454,11 +444,11 @@ static void strip_key(ga_buf *b, const strip *s)
 			key_item(b, ev_classes[c], ev_names[c]);
 	if (s->off_short)
 		ga_buf_printf(b, " %zu shorter %s not drawn (at most %d are).", s->off_short,
-		              plural((long)s->off_short, "interval", "intervals"), STRIP_MAX_DRAWN);
+		              ga_plural((long)s->off_short, "interval", "intervals"), STRIP_MAX_DRAWN);
 	if (s->off_rows)
 		ga_buf_printf(b, " %zu %s on %zu further %s not drawn (the %d with the most time "
-		              "are).", s->off_rows, plural((long)s->off_rows, "interval", "intervals"),
-		              s->rows_left, plural((long)s->rows_left, "stream", "streams"),
+		              "are).", s->off_rows, ga_plural((long)s->off_rows, "interval", "intervals"),
+		              s->rows_left, ga_plural((long)s->rows_left, "stream", "streams"),
 		              STRIP_MAX_ROWS);
 	ga_buf_puts(b, "</p>\n");
 }
@@ -475,7 +465,7 @@ static void strip_chart(ga_buf *b, const ga_tl_proc *pr)
 	}
 	if (tl->window_is_iteration)
 		ga_buf_printf(b, "<p>One iteration (%ld %s), %s:</p>\n", tl->period,
-		              plural(tl->period, "launch", "launches"),
+		              ga_plural(tl->period, "launch", "launches"),
 		              ga_fmt_duration(tl->window_ns, d, sizeof(d)));
 	else
 		ga_buf_printf(b, "<p>The last %s of the run (no repeating iteration was found):</p>\n",
@@ -520,17 +510,17 @@ static void proc_block(ga_buf *b, const ga_tl_proc *pr)
 	if (tl->excluded_ns > 0)
 		ga_buf_printf(b, " (and %s of the profiler's own, left out)",
 		              ga_fmt_duration(tl->excluded_ns, b2, sizeof(b2)));
-	ga_buf_printf(b, ", %zu %s%s</p>\n", pr->n_devices, pr->n_devices == 1 ? "GPU" : "GPUs",
+	ga_buf_printf(b, ", %zu %s%s</p>\n", pr->n_devices, ga_plural(pr->n_devices, "GPU", "GPUs"),
 	              tl->complete ? "" : "; cut short: the process did not end normally");
 	wall_bar(b, pr);
 	ga_buf_printf(b, "<ul class=\"tl\">\n<li>GPU busy %s%% (kernels %s%%, copies %s%%); idle "
 	              "%s%%: the host launching %s%%, in its own code %s%%, waiting in CUDA calls "
 	              "%s%%</li>\n",
-	              pct(pr->busy_share, b1, sizeof(b1)), pct(pr->kernel_share, b2, sizeof(b2)),
-	              pct(pr->copy_share, b3, sizeof(b3)), pct(idle, b4, sizeof(b4)),
-	              pct(pr->idle_share[GA_IDLE_LAUNCHING], b5, sizeof(b5)),
-	              pct(pr->idle_share[GA_IDLE_OTHER], b6, sizeof(b6)),
-	              pct(pr->idle_share[GA_IDLE_BLOCKING], b7, sizeof(b7)));
+	              ga_fmt_share(pr->busy_share, b1, sizeof(b1)), ga_fmt_share(pr->kernel_share, b2, sizeof(b2)),
+	              ga_fmt_share(pr->copy_share, b3, sizeof(b3)), ga_fmt_share(idle, b4, sizeof(b4)),
+	              ga_fmt_share(pr->idle_share[GA_IDLE_LAUNCHING], b5, sizeof(b5)),
+	              ga_fmt_share(pr->idle_share[GA_IDLE_OTHER], b6, sizeof(b6)),
+	              ga_fmt_share(pr->idle_share[GA_IDLE_BLOCKING], b7, sizeof(b7)));
 	for (int dir = 0; dir < GA_DIR__N; dir++)
 		copies_item(b, &pr->sum, dir);
 	host_item(b, tl);

@@ -122,11 +122,6 @@ static const char *group_name(const ga_analysis *a, size_t gi)
 	return g->name ? g->name : g->mangled ? g->mangled : "?";
 }
 
-static const char *plural(size_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
 /* The longest run of backticks in s, so a fence can be longer. */
 static size_t longest_tick_run(const char *s)
 {
@@ -147,16 +142,16 @@ static void summary(ga_buf *b, const ga_analysis *a)
 	if (a->n_findings == 0) {
 		ga_buf_puts(b, "No findings: every kernel is below the rules' thresholds. ");
 		ga_buf_printf(b, "%zu %s, %zu %s, %s of GPU time.\n", a->n_groups,
-		              plural(a->n_groups, "kernel", "kernels"), launches,
-		              plural(launches, "launch", "launches"),
+		              ga_plural(a->n_groups, "kernel", "kernels"), launches,
+		              ga_plural(launches, "launch", "launches"),
 		              ga_fmt_duration(a->total_ns, d, sizeof(d)));
 		return;
 	}
 	const ga_finding *f = &a->findings[0];
 	ga_buf_printf(b, "**%zu %s** in %zu %s (%zu %s, %s of GPU time). Do first: **",
-	              a->n_findings, plural(a->n_findings, "finding", "findings"), a->n_groups,
-	              plural(a->n_groups, "kernel", "kernels"), launches,
-	              plural(launches, "launch", "launches"),
+	              a->n_findings, ga_plural(a->n_findings, "finding", "findings"), a->n_groups,
+	              ga_plural(a->n_groups, "kernel", "kernels"), launches,
+	              ga_plural(launches, "launch", "launches"),
 	              ga_fmt_duration(a->total_ns, d, sizeof(d)));
 	put_text(b, rule_title(f->rule));
 	ga_buf_puts(b, "** in ");
@@ -191,7 +186,7 @@ static void findings_table(ga_buf *b, const ga_analysis *a, size_t shown)
 	}
 	if (shown < a->n_findings)
 		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_findings - shown,
-		              plural(a->n_findings - shown, "finding", "findings"));
+		              ga_plural(a->n_findings - shown, "finding", "findings"));
 }
 
 /* Operations from NVTX ranges: the first `shown` of them. */
@@ -223,7 +218,7 @@ static void operations_table(ga_buf *b, const ga_analysis *a, size_t shown)
 	}
 	if (shown < a->n_ops)
 		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_ops - shown,
-		              plural(a->n_ops - shown, "operation", "operations"));
+		              ga_plural(a->n_ops - shown, "operation", "operations"));
 }
 
 static void kernels_table(ga_buf *b, const ga_analysis *a, size_t shown)
@@ -250,7 +245,7 @@ static void kernels_table(ga_buf *b, const ga_analysis *a, size_t shown)
 	}
 	if (shown < a->n_groups)
 		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_groups - shown,
-		              plural(a->n_groups - shown, "kernel", "kernels"));
+		              ga_plural(a->n_groups - shown, "kernel", "kernels"));
 }
 
 /* A rule's fix, its estimate's model and its example. */
@@ -447,7 +442,7 @@ static void action_item(ga_buf *b, const ga_analysis *a, const ga_action *ac, in
 	ga_buf_puts(b, " of GPU time) (");
 	put_code(b, ac->rule->id);
 	ga_buf_printf(b, ") in %zu %s holding %s%%:", ac->n_findings,
-	              plural(ac->n_findings, "kernel", "kernels"),
+	              ga_plural(ac->n_findings, "kernel", "kernels"),
 	              ga_fmt_pct(ac->share, 0, p, sizeof(p)));
 	for (size_t k = 0; k < named; k++) {
 		ga_buf_puts(b, k ? ", " : " ");
@@ -487,17 +482,17 @@ static void summary_wall(ga_buf *b, const ga_analysis *a)
 	if (a->n_first == 0) {
 		ga_buf_printf(b, "No findings: neither the timeline nor any kernel crosses the rules' "
 		              "thresholds. %zu %s, %zu %s, %s of GPU time.\n", a->n_groups,
-		              plural(a->n_groups, "kernel", "kernels"), launches,
-		              plural(launches, "launch", "launches"),
+		              ga_plural(a->n_groups, "kernel", "kernels"), launches,
+		              ga_plural(launches, "launch", "launches"),
 		              ga_fmt_duration(a->total_ns, d, sizeof(d)));
 		return;
 	}
-	ga_buf_printf(b, "**%zu %s**", n, plural(n, "finding", "findings"));
+	ga_buf_printf(b, "**%zu %s**", n, ga_plural(n, "finding", "findings"));
 	if (a->n_pfindings)
 		ga_buf_printf(b, ": %zu on the timeline, %zu", a->n_pfindings, a->n_findings);
 	ga_buf_printf(b, " in %zu %s (%zu %s, %s of GPU time). Do first: **",
-	              a->n_groups, plural(a->n_groups, "kernel", "kernels"), launches,
-	              plural(launches, "launch", "launches"),
+	              a->n_groups, ga_plural(a->n_groups, "kernel", "kernels"), launches,
+	              ga_plural(launches, "launch", "launches"),
 	              ga_fmt_duration(a->total_ns, d, sizeof(d)));
 	const ga_do *f = &a->first[0];
 	if (f->kind == GA_DO_PROGRAM) {
@@ -548,7 +543,7 @@ static void fixes_wall(ga_buf *b, const ga_analysis *a)
 			r = ac->rule;
 			put_text(b, rule_title(r));
 			ga_buf_printf(b, "** in %zu %s", ac->n_findings,
-			              plural(ac->n_findings, "kernel", "kernels"));
+			              ga_plural(ac->n_findings, "kernel", "kernels"));
 		} else {
 			r = a->findings[d->index].rule;
 			put_text(b, rule_title(r));
@@ -673,7 +668,7 @@ static void baseline_table(ga_buf *b, const ga_comparison *c, int verbose)
 	}
 	if (c->n_regressions)
 		ga_buf_printf(b, "**%zu %s**", c->n_regressions,
-		              plural(c->n_regressions, "regression", "regressions"));
+		              ga_plural(c->n_regressions, "regression", "regressions"));
 	else
 		ga_buf_puts(b, "**No regression**");
 	if (c->same_device)
@@ -731,10 +726,10 @@ static void baseline_table(ga_buf *b, const ga_comparison *c, int verbose)
 	}
 	if (more)
 		ga_buf_printf(b, "\n%zu more changed %s in the full report.\n", more,
-		              plural(more, "kernel", "kernels"));
+		              ga_plural(more, "kernel", "kernels"));
 	if (quiet)
 		ga_buf_printf(b, "\n%zu matched %s unchanged.\n", quiet,
-		              plural(quiet, "kernel", "kernels"));
+		              ga_plural(quiet, "kernel", "kernels"));
 	prediction_list(b, c);
 	only_list(b, c, 1, "Only in this run:");
 	only_list(b, c, 0, "Only in the baseline:");

@@ -10,16 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *pct(double frac, char *buf, size_t len)
-{
-	return ga_fmt_pct(isfinite(frac) ? frac : 0, 1, buf, len);
-}
-
-static const char *plural(long n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}
-
 /* One row per process: wall time, GPU busy, idle by cause. */
 static void shares_table(ga_buf *b, const ga_analysis *a)
 {
@@ -43,12 +33,12 @@ static void shares_table(ga_buf *b, const ga_analysis *a)
 		if (!pr->tl->complete)
 			ga_buf_puts(b, " (cut short: the process did not end normally)");
 		ga_buf_printf(b, " | %zu | %s%% | %s%% | %s%% | %s%% | %s%% | %s%% | %s%% |\n",
-		              pr->n_devices, pct(pr->busy_share, p1, sizeof(p1)),
-		              pct(pr->kernel_share, p2, sizeof(p2)), pct(pr->copy_share, p3, sizeof(p3)),
-		              pct(idle, p4, sizeof(p4)),
-		              pct(pr->idle_share[GA_IDLE_LAUNCHING], p5, sizeof(p5)),
-		              pct(pr->idle_share[GA_IDLE_OTHER], p6, sizeof(p6)),
-		              pct(pr->idle_share[GA_IDLE_BLOCKING], p7, sizeof(p7)));
+		              pr->n_devices, ga_fmt_share(pr->busy_share, p1, sizeof(p1)),
+		              ga_fmt_share(pr->kernel_share, p2, sizeof(p2)), ga_fmt_share(pr->copy_share, p3, sizeof(p3)),
+		              ga_fmt_share(idle, p4, sizeof(p4)),
+		              ga_fmt_share(pr->idle_share[GA_IDLE_LAUNCHING], p5, sizeof(p5)),
+		              ga_fmt_share(pr->idle_share[GA_IDLE_OTHER], p6, sizeof(p6)),
+		              ga_fmt_share(pr->idle_share[GA_IDLE_BLOCKING], p7, sizeof(p7)));
 	}
 }
 
@@ -86,7 +76,7 @@ static void copy_row(ga_buf *b, int pid, const ga_tl_device *d, int dir, int *an
 	}
 	ga_buf_puts(b, " | ");
 	if (d->dir_ns[dir] > 0)
-		ga_buf_printf(b, "%s%%", pct(d->overlap_ns[dir] / d->dir_ns[dir], b3, sizeof(b3)));
+		ga_buf_printf(b, "%s%%", ga_fmt_share(d->overlap_ns[dir] / d->dir_ns[dir], b3, sizeof(b3)));
 	ga_buf_puts(b, " |\n");
 }
 
@@ -105,20 +95,20 @@ static void host_items(ga_buf *b, const ga_tl_proc *pr)
 	ga_buf_printf(b, "- pid %d, host:", pr->pid);
 	for (int k = GA_HOST_LAUNCH; k <= GA_HOST_ALLOC; k++)
 		ga_buf_printf(b, "%s %ld %s (%s%s)", k ? "," : "", tl->host_calls[k],
-		              plural(tl->host_calls[k], what[k][0], what[k][1]),
+		              ga_plural(tl->host_calls[k], what[k][0], what[k][1]),
 		              ga_fmt_duration(tl->host_ns[k], d, sizeof(d)),
 		              k == GA_HOST_LAUNCH ? " inside them" : "");
 	ga_buf_putc(b, '\n');
 	if (tl->iterations <= 0)
 		return;
 	ga_buf_printf(b, "- pid %d, loop: %ld %s of %ld %s", pr->pid, tl->iterations,
-	              plural(tl->iterations, "iteration", "iterations"), tl->period,
-	              plural(tl->period, "launch", "launches"));
+	              ga_plural(tl->iterations, "iteration", "iterations"), tl->period,
+	              ga_plural(tl->period, "launch", "launches"));
 	if (isfinite(tl->iteration_ns))
 		ga_buf_printf(b, ", %s each", ga_fmt_duration(tl->iteration_ns, d, sizeof(d)));
 	if (tl->window_is_iteration && pr->iteration_devices)
 		ga_buf_printf(b, "; in the last one measured whole the GPU was busy %s%%",
-		              pct(pr->iteration_busy_share, d, sizeof(d)));
+		              ga_fmt_share(pr->iteration_busy_share, d, sizeof(d)));
 	ga_buf_putc(b, '\n');
 }
 

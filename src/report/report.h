@@ -104,6 +104,11 @@ const char *ga_fmt_value(double v, char *buf, size_t len);
 const char *ga_fmt_pct(double frac, int decimals, char *buf, size_t len);
 /* A byte count in decimal units: "512 B", "65.5 kB", "67.8 MB", "1.07 GB". */
 const char *ga_fmt_bytes(double v, char *buf, size_t len);
+/* A share (0..1) as a percentage with one decimal, ga_fmt_pct's way; one
+ * that is not a number reads as 0. */
+const char *ga_fmt_share(double frac, char *buf, size_t len);
+/* one when n is 1, else many. */
+const char *ga_plural(size_t n, const char *one, const char *many);
 /* A speedup factor: "3.9x", "12x", ">100x" (infinity too); NAN -> "n/a". */
 const char *ga_fmt_speedup(double s, char *buf, size_t len);
 /* A fix's range, each end at ga_fmt_speedup's precision: "2-10x",

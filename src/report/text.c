@@ -30,17 +30,17 @@ static void measured_line(tctx *t, const ga_analysis *a)
 	if (!lr && !am && !gl && !tl)
 		return;
 	ga_buf_printf(&s, "Measured: %ld %s by kernel replay", kr,
-	              tx_plural((size_t)kr, "launch", "launches"));
+	              ga_plural((size_t)kr, "launch", "launches"));
 	if (lr)
 		ga_buf_printf(&s, ", %ld across a loop's iterations with no replay", lr);
 	if (am)
 		ga_buf_printf(&s, ", %ld %s not profiled and counted at their kernel's mean", am,
-		              tx_plural((size_t)am, "repeat", "repeats"));
+		              ga_plural((size_t)am, "repeat", "repeats"));
 	if (tl)
 		ga_buf_printf(&s, ", %ld not profiled and timed on the timeline", tl);
 	if (gl)
 		ga_buf_printf(&s, "; %ld CUDA graph %s: kernels inside CUDA graphs are not profiled",
-		              gl, tx_plural((size_t)gl, "launch", "launches"));
+		              gl, ga_plural((size_t)gl, "launch", "launches"));
 	ga_buf_putc(&s, '.');
 	tx_wrap_buf(t, &s, 0, 2);
 }
@@ -107,18 +107,18 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 
 	size_t nl = a->n_launches;
 	ga_buf_printf(&s, "%zu %s, %zu %s profiled, %s GPU time", a->n_groups,
-	              tx_plural(a->n_groups, "kernel", "kernels"), nl,
-	              tx_plural(nl, "launch", "launches"), tx_dur_nb(a->total_ns, d, sizeof(d)));
+	              ga_plural(a->n_groups, "kernel", "kernels"), nl,
+	              ga_plural(nl, "launch", "launches"), tx_dur_nb(a->total_ns, d, sizeof(d)));
 	if (p) {
-		ga_buf_printf(&s, "; %zu %s", p->n_metrics, tx_plural(p->n_metrics, "metric", "metrics"));
+		ga_buf_printf(&s, "; %zu %s", p->n_metrics, ga_plural(p->n_metrics, "metric", "metrics"));
 		if (p->collection.metric_sets > 1)
 			ga_buf_printf(&s, " in %d sets of at most %d %s per launch, taken in turn by "
 			              "a kernel's repeated launches", p->collection.metric_sets,
 			              p->collection.passes,
-			              tx_plural((size_t)p->collection.passes, "pass", "passes"));
+			              ga_plural((size_t)p->collection.passes, "pass", "passes"));
 		else if (p->collection.passes > 0)
 			ga_buf_printf(&s, " in %d %s", p->collection.passes,
-			              tx_plural((size_t)p->collection.passes, "pass", "passes"));
+			              ga_plural((size_t)p->collection.passes, "pass", "passes"));
 	}
 	tx_wrap_buf(t, &s, 0, 2);
 	measured_line(t, a);
@@ -313,7 +313,7 @@ static void action_entry(tctx *t, const ga_analysis *a, const ga_action *ac, siz
 		ga_buf_printf(&s, "saves %s%s%% of GPU time ", b1[0] == '<' ? "" : "~", b1);
 	}
 	ga_buf_printf(&s, "(%s) in %zu %s holding %s%%:", ac->rule->id, ac->n_findings,
-	              tx_plural(ac->n_findings, "kernel", "kernels"), b2);
+	              ga_plural(ac->n_findings, "kernel", "kernels"), b2);
 	if (!t->verbose && named > ACTION_KERNELS)
 		named = ACTION_KERNELS;
 	for (size_t k = 0; k < named; k++) {
@@ -362,7 +362,7 @@ static void framework_actions(tctx *t, const ga_analysis *a)
 		size_t more = a->n_findings - in_actions;
 		ga_buf_putc(&t->b, '\n');
 		ga_buf_printf(&s, "%zu more %s under Kernels below.", more,
-		              tx_plural(more, "finding", "findings"));
+		              ga_plural(more, "finding", "findings"));
 		tx_wrap_buf(t, &s, 0, 0);
 	}
 }
@@ -426,7 +426,7 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 		size_t more = a->n_findings - shown;
 		ga_buf_putc(&t->b, '\n');
 		ga_buf_printf(&s, "%zu more %s under Kernels below (--verbose lists all here).",
-		              more, tx_plural(more, "finding", "findings"));
+		              more, ga_plural(more, "finding", "findings"));
 		tx_wrap_buf(t, &s, 0, 0);
 	}
 }
@@ -544,8 +544,8 @@ static void processes(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 		const char **files;
 		size_t nf = ga_report_process_files(a, o, v[i].pid, &files);
 		ga_buf_printf(&s, "pid %d: %zu %s, %zu %s, %s (%s%% of GPU time)", v[i].pid,
-		              v[i].n_kernels, tx_plural(v[i].n_kernels, "kernel", "kernels"),
-		              v[i].n_launches, tx_plural(v[i].n_launches, "launch", "launches"),
+		              v[i].n_kernels, ga_plural(v[i].n_kernels, "kernel", "kernels"),
+		              v[i].n_launches, ga_plural(v[i].n_launches, "launch", "launches"),
 		              tx_dur_nb(v[i].total_ns, b1, sizeof(b1)),
 		              ga_fmt_pct(v[i].share, 1, b2, sizeof(b2)));
 		for (size_t f = 0; f < nf; f++)
@@ -556,9 +556,9 @@ static void processes(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 		launches += v[i].n_launches;
 	}
 	ga_buf s = { 0 };
-	ga_buf_printf(&s, "total: %zu %s, %zu %s, %zu %s, %s", n, tx_plural(n, "process", "processes"),
-	              kernels, tx_plural(kernels, "kernel", "kernels"), launches,
-	              tx_plural(launches, "launch", "launches"), tx_dur_nb(a->total_ns, b1, sizeof(b1)));
+	ga_buf_printf(&s, "total: %zu %s, %zu %s, %zu %s, %s", n, ga_plural(n, "process", "processes"),
+	              kernels, ga_plural(kernels, "kernel", "kernels"), launches,
+	              ga_plural(launches, "launch", "launches"), tx_dur_nb(a->total_ns, b1, sizeof(b1)));
 	if (o->n_inputs > 1)
 		ga_buf_printf(&s, " from %zu files", o->n_inputs);
 	tx_wrap_buf(t, &s, 0, 2);
@@ -682,8 +682,8 @@ static void baseline(tctx *t, const ga_comparison *c)
 	size_t nl = c->base->n_launches;
 	char *dev = ga_device_label(bp ? &bp->device : NULL);
 	ga_buf_printf(&s, "baseline: %s, %zu %s, %zu %s, %s GPU time", dev, c->base->n_groups,
-	              tx_plural(c->base->n_groups, "kernel", "kernels"), nl,
-	              tx_plural(nl, "launch", "launches"), tx_dur_nb(c->base_total_ns, b1, sizeof(b1)));
+	              ga_plural(c->base->n_groups, "kernel", "kernels"), nl,
+	              ga_plural(nl, "launch", "launches"), tx_dur_nb(c->base_total_ns, b1, sizeof(b1)));
 	free(dev);
 	if (bp && bp->collection.date && *bp->collection.date)
 		ga_buf_printf(&s, ", recorded %s", bp->collection.date);
@@ -698,7 +698,7 @@ static void baseline(tctx *t, const ga_comparison *c)
 	              c->n_matched, c->n_only_cur, c->n_only_base);
 	if (c->n_regressions)
 		ga_buf_printf(&s, "%zu %s", c->n_regressions,
-		              tx_plural(c->n_regressions, "regression", "regressions"));
+		              ga_plural(c->n_regressions, "regression", "regressions"));
 	else
 		ga_buf_puts(&s, "no regression");
 	if (c->same_device)
@@ -725,12 +725,12 @@ static void baseline(tctx *t, const ga_comparison *c)
 	if (quiet) {
 		ga_buf_putc(&t->b, '\n');
 		ga_buf_printf(&s, "%zu matched %s unchanged: ", quiet,
-		              tx_plural(quiet, "kernel", "kernels"));
+		              ga_plural(quiet, "kernel", "kernels"));
 		if (c->same_device)
 			ga_buf_printf(&s, "within %s%%, ",
 			              ga_fmt_value(c->threshold * 100, b1, sizeof(b1)));
 		ga_buf_printf(&s, "same class and findings (--verbose lists %s).",
-		              tx_plural(quiet, "it", "them"));
+		              ga_plural(quiet, "it", "them"));
 		tx_wrap_buf(t, &s, 0, 2);
 	}
 	for (int side = 0; side < 2; side++) {
@@ -773,7 +773,7 @@ static void unchecked_hint(tctx *t, const ga_analysis *a)
 		ga_buf_printf(&s, "%zu %s had rules not checked: %s less than %s of the GPU time "
 		              "while running, so %s later launches were not measured (--min-share). "
 		              "Profile with --min-share 0 to measure every kernel in full.", small,
-		              tx_plural(small, "kernel", "kernels"), small == 1 ? "it took" : "they took",
+		              ga_plural(small, "kernel", "kernels"), small == 1 ? "it took" : "they took",
 		              pct, small == 1 ? "its" : "their");
 		if (!t->verbose)
 			ga_buf_puts(&s, " --verbose names the rules of each kernel.");
@@ -788,16 +788,16 @@ static void unchecked_hint(tctx *t, const ga_analysis *a)
 		              "--max-passes to measure every metric on a kernel's first launch (in "
 		              "a loop of a few iterations, --no-loop-replay takes the other sets "
 		              "from the second).",
-		              n, tx_plural(n, "kernel", "kernels"), p->collection.metric_sets,
+		              n, ga_plural(n, "kernel", "kernels"), p->collection.metric_sets,
 		              n == 1 ? "it was" : "they were", n == 1 ? "it" : "them");
 	else if (p && p->collection.quick)
 		ga_buf_printf(&s, "%zu %s had rules not checked: --quick collected only the "
 		              "classifier's metrics. Profile without --quick to check every rule.",
-		              n, tx_plural(n, "kernel", "kernels"));
+		              n, ga_plural(n, "kernel", "kernels"));
 	else
 		ga_buf_printf(&s, "%zu %s had rules not checked: the profile lacks their metrics "
 		              "(a --quick run, or one with other rules).", n,
-		              tx_plural(n, "kernel", "kernels"));
+		              ga_plural(n, "kernel", "kernels"));
 	if (!t->verbose)
 		ga_buf_puts(&s, " --verbose names the rules of each kernel.");
 	tx_wrap_buf(t, &s, 0, 0);

@@ -42,7 +42,6 @@ void tx_heading(tctx *t, const char *title);
 /* "name = value, name = value" with each pair kept on one line. */
 void tx_evidence_list(ga_buf *s, const ga_evidence *ev, size_t n);
 void tx_dims(char *buf, size_t len, const unsigned d[3]);
-const char *tx_plural(size_t n, const char *one, const char *many);
 
 /* The "Kernels" section, and "How to fix" (text_kernel.c). */
 void tx_kernels(tctx *t, const ga_analysis *a);

@@ -353,7 +353,7 @@ static void kernel_full(tctx *t, const ga_analysis *a, const ga_group *g)
 	kernel_name(t, g, 1);
 	ga_spaces(&t->b, 2);
 	ga_buf_printf(&s, "%s%% of GPU time, %zu %s", ga_fmt_pct(g->share, 1, b1, sizeof(b1)),
-	              g->n_launches, tx_plural(g->n_launches, "launch", "launches"));
+	              g->n_launches, ga_plural(g->n_launches, "launch", "launches"));
 	if (g->unprofiled > 0)
 		ga_buf_printf(&s, " (+%ld not profiled, counted at the mean)", g->unprofiled);
 	if (g->timeline_launches > 0)
@@ -408,7 +408,7 @@ static void kernel_brief(tctx *t, const ga_analysis *a, const ga_group *g)
 	tx_dims(bd, sizeof(bd), g->block);
 	ga_spaces(&t->b, 2);
 	ga_buf_printf(&s, "%s%% of GPU time, %zu %s", ga_fmt_pct(g->share, 1, b1, sizeof(b1)),
-	              g->n_launches, tx_plural(g->n_launches, "launch", "launches"));
+	              g->n_launches, ga_plural(g->n_launches, "launch", "launches"));
 	if (g->unprofiled > 0)
 		ga_buf_printf(&s, " (+%ld not profiled)", g->unprofiled);
 	if (g->timeline_launches > 0)
@@ -483,7 +483,7 @@ void tx_kernels(tctx *t, const ga_analysis *a)
 	size_t small = a->n_groups - blocks;
 	ga_buf_putc(&t->b, '\n');
 	ga_buf_printf(&t->b, "%zu more %s (--verbose details %s):\n", small,
-	              tx_plural(small, "kernel", "kernels"), tx_plural(small, "it", "them"));
+	              ga_plural(small, "kernel", "kernels"), ga_plural(small, "it", "them"));
 	for (size_t gi = blocks; gi < a->n_groups; gi++)
 		kernel_line(t, a, &a->groups[gi]);
 }

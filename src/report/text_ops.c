@@ -20,8 +20,8 @@ static void op_entry(tctx *t, const ga_analysis *a, const ga_op *op, size_t i)
 	ga_buf_puts(&t->b, num);
 	ga_buf_printf(&s, "%s: %s%% of GPU time, %zu %s, %ld %s", op->name,
 	              ga_fmt_pct(op->share, 1, pct, sizeof(pct)), op->n_kernels,
-	              tx_plural(op->n_kernels, "kernel", "kernels"), op->launches,
-	              tx_plural((size_t)op->launches, "launch", "launches"));
+	              ga_plural(op->n_kernels, "kernel", "kernels"), op->launches,
+	              ga_plural((size_t)op->launches, "launch", "launches"));
 	tx_wrap_buf(t, &s, strlen(num), 4);
 	if (op->path && strcmp(op->path, op->name) != 0) {
 		ga_spaces(&t->b, 4);
@@ -60,7 +60,7 @@ void tx_operations(tctx *t, const ga_analysis *a)
 		ga_buf s = { 0 };
 		size_t more = a->n_ops - shown;
 		ga_buf_printf(&s, "%zu more %s (--verbose lists all).", more,
-		              tx_plural(more, "operation", "operations"));
+		              ga_plural(more, "operation", "operations"));
 		tx_wrap_buf(t, &s, 0, 0);
 	}
 }

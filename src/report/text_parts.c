@@ -125,7 +125,3 @@ void tx_dims(char *buf, size_t len, const unsigned d[3])
 	snprintf(buf, len, "%ux%ux%u", d[0], d[1], d[2]);
 }
 
-const char *tx_plural(size_t n, const char *one, const char *many)
-{
-	return n == 1 ? one : many;
-}

@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *pct(double frac, char *buf, size_t len)
-{
-	return ga_fmt_pct(isfinite(frac) ? frac : 0, 1, buf, len);
-}
-
 /* Copies of one direction: bytes, count, time, memory kinds, overlap. */
 static void copies_line(tctx *t, const ga_tl_device *d, int dir)
 {
@@ -27,7 +22,7 @@ static void copies_line(tctx *t, const ga_tl_device *d, int dir)
 	ga_spaces(&t->b, 2);
 	ga_buf_printf(&s, "%s: %s in %ld %s, %s", ga_dir_words(dir),
 	              ga_fmt_bytes(all.bytes, b1, sizeof(b1)), all.count,
-	              tx_plural((size_t)all.count, "copy", "copies"),
+	              ga_plural((size_t)all.count, "copy", "copies"),
 	              tx_dur_nb(all.ns, b2, sizeof(b2)));
 	if (all.ns > 0)
 		ga_buf_printf(&s, " (%.1f GB/s)", all.bytes / all.ns);
@@ -40,7 +35,7 @@ static void copies_line(tctx *t, const ga_tl_device *d, int dir)
 	}
 	if (d->dir_ns[dir] > 0)
 		ga_buf_printf(&s, "; %s%% of it beside a kernel",
-		              pct(d->overlap_ns[dir] / d->dir_ns[dir], b3, sizeof(b3)));
+		              ga_fmt_share(d->overlap_ns[dir] / d->dir_ns[dir], b3, sizeof(b3)));
 	tx_wrap_buf(t, &s, 2, 4);
 }
 
@@ -57,17 +52,17 @@ static void proc_block(tctx *t, const ga_tl_proc *pr)
 	if (tl->excluded_ns > 0)
 		ga_buf_printf(&s, " (and %s of the profiler's own, left out)",
 		              tx_dur_nb(tl->excluded_ns, b2, sizeof(b2)));
-	ga_buf_printf(&s, ", %zu %s%s", pr->n_devices, tx_plural(pr->n_devices, "GPU", "GPUs"),
+	ga_buf_printf(&s, ", %zu %s%s", pr->n_devices, ga_plural(pr->n_devices, "GPU", "GPUs"),
 	              tl->complete ? "" : "; cut short: the process did not end normally");
 	tx_wrap_buf(t, &s, 0, 2);
 	ga_spaces(&t->b, 2);
 	ga_buf_printf(&s, "GPU busy %s%% (kernels %s%%, copies %s%%); idle %s%%: the host "
 	              "launching %s%%, in its own code %s%%, waiting in CUDA calls %s%%",
-	              pct(pr->busy_share, b1, sizeof(b1)), pct(pr->kernel_share, b2, sizeof(b2)),
-	              pct(pr->copy_share, b3, sizeof(b3)), pct(idle, b4, sizeof(b4)),
-	              pct(pr->idle_share[GA_IDLE_LAUNCHING], b5, sizeof(b5)),
-	              pct(pr->idle_share[GA_IDLE_OTHER], b6, sizeof(b6)),
-	              pct(pr->idle_share[GA_IDLE_BLOCKING], b7, sizeof(b7)));
+	              ga_fmt_share(pr->busy_share, b1, sizeof(b1)), ga_fmt_share(pr->kernel_share, b2, sizeof(b2)),
+	              ga_fmt_share(pr->copy_share, b3, sizeof(b3)), ga_fmt_share(idle, b4, sizeof(b4)),
+	              ga_fmt_share(pr->idle_share[GA_IDLE_LAUNCHING], b5, sizeof(b5)),
+	              ga_fmt_share(pr->idle_share[GA_IDLE_OTHER], b6, sizeof(b6)),
+	              ga_fmt_share(pr->idle_share[GA_IDLE_BLOCKING], b7, sizeof(b7)));
 	tx_wrap_buf(t, &s, 2, 4);
 	for (int dir = 0; dir < GA_DIR__N; dir++)
 		copies_line(t, &pr->sum, dir);
@@ -75,29 +70,29 @@ static void proc_block(tctx *t, const ga_tl_proc *pr)
 	ga_buf_printf(&s, "host: %ld %s (%s inside them), %ld %s (%s), %ld copy %s (%s), %ld "
 	              "%s (%s)",
 	              tl->host_calls[GA_HOST_LAUNCH],
-	              tx_plural((size_t)tl->host_calls[GA_HOST_LAUNCH], "launch", "launches"),
+	              ga_plural((size_t)tl->host_calls[GA_HOST_LAUNCH], "launch", "launches"),
 	              tx_dur_nb(tl->host_ns[GA_HOST_LAUNCH], b1, sizeof(b1)),
 	              tl->host_calls[GA_HOST_SYNC],
-	              tx_plural((size_t)tl->host_calls[GA_HOST_SYNC], "synchronisation",
+	              ga_plural((size_t)tl->host_calls[GA_HOST_SYNC], "synchronisation",
 	                        "synchronisations"),
 	              tx_dur_nb(tl->host_ns[GA_HOST_SYNC], b2, sizeof(b2)),
 	              tl->host_calls[GA_HOST_COPY],
-	              tx_plural((size_t)tl->host_calls[GA_HOST_COPY], "call", "calls"),
+	              ga_plural((size_t)tl->host_calls[GA_HOST_COPY], "call", "calls"),
 	              tx_dur_nb(tl->host_ns[GA_HOST_COPY], b3, sizeof(b3)),
 	              tl->host_calls[GA_HOST_ALLOC],
-	              tx_plural((size_t)tl->host_calls[GA_HOST_ALLOC], "allocation", "allocations"),
+	              ga_plural((size_t)tl->host_calls[GA_HOST_ALLOC], "allocation", "allocations"),
 	              tx_dur_nb(tl->host_ns[GA_HOST_ALLOC], b4, sizeof(b4)));
 	tx_wrap_buf(t, &s, 2, 4);
 	if (tl->iterations > 0) {
 		ga_spaces(&t->b, 2);
 		ga_buf_printf(&s, "loop: %ld %s of %ld %s", tl->iterations,
-		              tx_plural((size_t)tl->iterations, "iteration", "iterations"), tl->period,
-		              tx_plural((size_t)tl->period, "launch", "launches"));
+		              ga_plural((size_t)tl->iterations, "iteration", "iterations"), tl->period,
+		              ga_plural((size_t)tl->period, "launch", "launches"));
 		if (isfinite(tl->iteration_ns))
 			ga_buf_printf(&s, ", %s each", tx_dur_nb(tl->iteration_ns, b1, sizeof(b1)));
 		if (tl->window_is_iteration && pr->iteration_devices)
 			ga_buf_printf(&s, "; in the last one measured whole the GPU was busy %s%%",
-			              pct(pr->iteration_busy_share, b2, sizeof(b2)));
+			              ga_fmt_share(pr->iteration_busy_share, b2, sizeof(b2)));
 		tx_wrap_buf(t, &s, 2, 4);
 	}
 }
