@@ -209,6 +209,8 @@ typedef struct {
 typedef struct {
 	const ga_rule *rule;      /* borrowed from the rule set */
 	double saving;            /* fraction of all GPU time, sum over its findings */
+	double wall_saving;       /* of the wall time: its findings' wall savings summed
+	                           * (at most 1); NAN without timelines */
 	double share;             /* of all GPU time, held by its kernels */
 	size_t *findings;         /* indices into analysis->findings, ranked */
 	size_t n_findings;
@@ -341,9 +343,6 @@ unsigned ga_rule_source_issues(const ga_rule *r);
 const ga_owner *ga_owner_of(const ga_ruleset *rs, const char *name, const char *mangled,
                             const char *module, const char **kind);
 
-/* An action's saving as a share of wall time: its findings' wall savings
- * summed; NAN without timelines. */
-double ga_action_wall_saving(const ga_analysis *a, const ga_action *ac);
 
 /* Highest severity among findings, or -1 when there are none. */
 int ga_analysis_max_severity(const ga_analysis *a);

@@ -404,9 +404,11 @@ static void rank_first(ga_analysis *a)
 {
 	size_t cap = 0;
 
+	for (size_t i = 0; i < a->n_actions; i++)
+		a->actions[i].wall_saving = a->wall_currency ? action_wall(a, &a->actions[i]) : NAN;
 	if (a->framework_first)
 		for (size_t i = 0; i < a->n_actions; i++) {
-			ga_do d = {GA_DO_ACTION, i, a->wall_currency ? action_wall(a, &a->actions[i])
+			ga_do d = {GA_DO_ACTION, i, a->wall_currency ? a->actions[i].wall_saving
 			                                             : a->actions[i].saving};
 			GA_PUSH(a->first, a->n_first, cap, d);
 		}
@@ -476,7 +478,3 @@ void ga_program_free(ga_analysis *a)
 	free(a->first);
 }
 
-double ga_action_wall_saving(const ga_analysis *a, const ga_action *ac)
-{
-	return a->wall_currency ? action_wall(a, ac) : NAN;
-}

@@ -477,7 +477,7 @@ static void action_entry(ga_buf *b, const ga_analysis *a, const ga_action *ac)
 	ht_severity_tag(b, r->severity);
 	ga_buf_puts(b, "saves ");
 	if (a->wall_currency) {
-		saving_pct(b, ga_action_wall_saving(a, ac));
+		saving_pct(b, ac->wall_saving);
 		ga_buf_puts(b, " of wall time (");
 		saving_pct(b, ac->saving);
 		ga_buf_puts(b, " of GPU time)");

@@ -436,7 +436,7 @@ static void action_item(ga_buf *b, const ga_analysis *a, const ga_action *ac, in
 	ga_buf_puts(b, "**");
 	put_text(b, rule_title(ac->rule));
 	ga_buf_printf(b, "** (%s) \xe2\x80\x94 saves ", ga_report_severity(ac->rule->severity));
-	saving(b, ga_action_wall_saving(a, ac));
+	saving(b, ac->wall_saving);
 	ga_buf_puts(b, " of wall time (");
 	saving(b, ac->saving);
 	ga_buf_puts(b, " of GPU time) (");

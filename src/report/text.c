@@ -306,7 +306,7 @@ static void action_entry(tctx *t, const ga_analysis *a, const ga_action *ac, siz
 	ga_fmt_pct(ac->share, 0, b2, sizeof(b2));
 	if (a->wall_currency) {
 		char w[64];
-		ga_fmt_pct(ga_action_wall_saving(a, ac), 0, w, sizeof(w));
+		ga_fmt_pct(ac->wall_saving, 0, w, sizeof(w));
 		ga_buf_printf(&s, "saves %s%s%% of wall time (%s%s%% of GPU time) ", w[0] == '<' ? "" : "~",
 		              w, b1[0] == '<' ? "" : "~", b1);
 	} else {
