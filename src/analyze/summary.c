@@ -79,6 +79,16 @@ static void processes(ga_analysis *a)
 		}
 		a->processes[k].n_launches++;
 	}
+	/* processes the timeline saw and the counters did not, after those */
+	for (size_t i = 0; p && i < p->n_timelines; i++) {
+		size_t k = 0;
+		while (k < a->n_processes && a->processes[k].pid != p->timelines[i].pid)
+			k++;
+		if (k == a->n_processes) {
+			ga_process np = { .pid = p->timelines[i].pid };
+			GA_PUSH(a->processes, a->n_processes, cap, np);
+		}
+	}
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		const ga_group *g = &a->groups[gi];
 		for (size_t k = 0; k < a->n_processes; k++) {

@@ -267,7 +267,8 @@ static int same_shape(const ga_group *x, const ga_group *y)
 	       memcmp(x->block, y->block, sizeof(x->block)) == 0;
 }
 
-/* 1-based number of the process of pid, in the order of first launch. */
+/* 1-based number of the process of pid: in the order of first launch, then
+ * the processes only the timeline saw (ga_analysis.processes). */
 static size_t process_number(const ga_analysis *a, int pid)
 {
 	for (size_t i = 0; i < a->n_processes; i++)
@@ -323,12 +324,7 @@ static void program_case(ga_buf *b, const ga_analysis *a, const ga_pfinding *f,
                          const ga_report_opts *o)
 {
 	const ga_rule *r = f->rule;
-	size_t n = process_number(a, f->pid);
-	/* a process that only the timeline saw: its place among the timelines */
-	for (size_t i = 0; !n && a->profile && i < a->profile->n_timelines; i++)
-		if (a->profile->timelines[i].pid == f->pid)
-			n = i + 1;
-	char *name = ga_xasprintf("%s (process %zu)", r->id, n);
+	char *name = ga_xasprintf("%s (process %zu)", r->id, process_number(a, f->pid));
 	ga_buf t = { 0 };
 
 	ga_buf_puts(b, "    <testcase");
