@@ -30,6 +30,22 @@ static char *group_key(const ga_launch *l)
  * never measured (a collective, which is never replayed; every kernel
  * with --timeline-only) becomes a group of its own, with its time and no
  * metric. */
+/* A group of its own for a kernel and launch shape of a process: no
+ * launch, no class yet. */
+static void new_group(ga_analysis *a, size_t *cap, int pid, const char *name,
+                      const char *mangled, const unsigned grid[3], const unsigned block[3])
+{
+	ga_group ng = {0};
+	ng.name = ga_xstrdup(name);
+	ng.mangled = ga_xstrdup(mangled);
+	ng.pid = pid;
+	memcpy(ng.grid, grid, sizeof(ng.grid));
+	memcpy(ng.block, block, sizeof(ng.block));
+	ng.klass = GA_CLASS_NONE;
+	ng.runner_up = GA_CLASS_NONE;
+	GA_PUSH(a->groups, a->n_groups, *cap, ng);
+}
+
 static void timeline_groups(const ga_profile *p, ga_analysis *a, ga_map *table,
                             size_t *cap_groups)
 {
@@ -44,15 +60,8 @@ static void timeline_groups(const ga_profile *p, ga_analysis *a, ga_map *table,
 			long gi = ga_strmap_get(table, key);
 			if (gi < 0) {
 				gi = (long)a->n_groups;
-				ga_group ng = {0};
-				ng.name = ga_xstrdup(tk->name ? tk->name : tk->mangled);
-				ng.mangled = ga_xstrdup(tk->mangled);
-				ng.pid = t->pid;
-				memcpy(ng.grid, tk->grid, sizeof(ng.grid));
-				memcpy(ng.block, tk->block, sizeof(ng.block));
-				ng.klass = GA_CLASS_NONE;
-				ng.runner_up = GA_CLASS_NONE;
-				GA_PUSH(a->groups, a->n_groups, *cap_groups, ng);
+				new_group(a, cap_groups, t->pid, tk->name ? tk->name : tk->mangled,
+				          tk->mangled, tk->grid, tk->block);
 				GA_PUSH(keys, n_keys, cap_keys, key);
 				ga_strmap_put(table, key, (size_t)gi);
 			} else {
@@ -90,15 +99,8 @@ static void build_groups(const ga_profile *p, ga_analysis *a)
 			gi = (long)a->n_groups;
 			keys[gi] = key;
 			ga_strmap_put(&table, key, (size_t)gi);
-			ga_group ng = {0};
-			ng.name = ga_xstrdup(l->name ? l->name : l->mangled);
-			ng.mangled = ga_xstrdup(l->mangled ? l->mangled : l->name);
-			ng.pid = l->pid;
-			memcpy(ng.grid, l->grid, sizeof(ng.grid));
-			memcpy(ng.block, l->block, sizeof(ng.block));
-			ng.klass = GA_CLASS_NONE;
-			ng.runner_up = GA_CLASS_NONE;
-			GA_PUSH(a->groups, a->n_groups, cap_groups, ng);
+			new_group(a, &cap_groups, l->pid, l->name ? l->name : l->mangled,
+			          l->mangled ? l->mangled : l->name, l->grid, l->block);
 		} else {
 			free(key);
 		}
