@@ -47,6 +47,29 @@ static void uuid_text(const CUuuid *u, char *out, size_t len)
 	out[n < len ? n : len - 1] = '\0';
 }
 
+void counters_record_gpu(CUcontext ctx)
+{
+	CUdevice dev;
+	CUcontext was = NULL;
+	CUuuid u;
+	char id[48];
+	CUresult r;
+
+	/* cuCtxGetDevice reads the current context's: make it ctx a moment */
+	if (!ctx || cuCtxPushCurrent(ctx) != CUDA_SUCCESS)
+		return;
+	r = cuCtxGetDevice(&dev);
+	cuCtxPopCurrent(&was);
+	if (r != CUDA_SUCCESS)
+		return;
+	if (cuDeviceGetUuid(&u, dev) == CUDA_SUCCESS) {
+		uuid_text(&u, id, sizeof(id));
+		ga_rec_gpu((int)dev, id);
+	} else {
+		ga_rec_gpu((int)dev, NULL);
+	}
+}
+
 int counters_lock_of(ga_inj *st, CUdevice dev)
 {
 	CUuuid u;

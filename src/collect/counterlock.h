@@ -16,6 +16,9 @@ int counters_lock_of(ga_inj *st, CUdevice dev);
  * GPU's lock, or there is none.  Waits up to GA_ENV_LOCK_WAIT seconds
  * (default 10), then 0 for good on that GPU, with a note. */
 int hold_counters(ga_inj *st, const ctx_state *cs);
+/* Record the GPU of a new context (a gpu record: its ordinal and UUID,
+ * the same UUID the lock files are named by), for the report's ranks. */
+void counters_record_gpu(CUcontext ctx);
 /* Give back the lock of each GPU where no context holds a range-profiler
  * object any more. */
 void release_counters(ga_inj *st);

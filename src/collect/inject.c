@@ -432,6 +432,7 @@ static void CUPTIAPI callback(void *userdata, CUpti_CallbackDomain domain,
 				inj.ctx_created_at = real_seconds();
 			ga_sass_context_created(rd->context);
 			pthread_mutex_unlock(&inj.lock);
+			counters_record_gpu(rd->context);
 			return;
 		}
 		if (cbid != CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)

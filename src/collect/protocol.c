@@ -11,6 +11,7 @@ const char *const ga_record_names[GA_REC_N] = {
 	[GA_REC_SOURCE] = "source",
 	[GA_REC_UNPROFILED] = "unprofiled",
 	[GA_REC_END] = "end",
+	[GA_REC_GPU] = "gpu",
 };
 
 ga_record_type ga_record_type_of(const char *name)

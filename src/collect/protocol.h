@@ -3,7 +3,10 @@
  * variables below in the program's environment; every process of the
  * program (children inherit CUDA_INJECTION64_PATH) appends one JSON object
  * a line to RUN_DIR/<pid>.rec, with a "type" from ga_record_type:
- *   start      {pid, ppid, tool_version}
+ *   start      {pid, ppid, tool_version, host, and where a job's launcher
+ *               set them: rank, local_rank, world_size, rank_from (the
+ *               variable the rank came from, src/profile/procinfo.h)}
+ *   gpu        {pid, index, uuid}: a GPU the process made a context on
  *   device     {pid, context, device{...}, passes, metrics[...],
  *               sets[{passes, metrics}]}
  *   launch     {the launch object of the profile schema, with "nvtx": the
@@ -98,6 +101,7 @@ typedef enum {
 	GA_REC_SOURCE,
 	GA_REC_UNPROFILED,
 	GA_REC_END,
+	GA_REC_GPU,
 	GA_REC_N
 } ga_record_type;
 

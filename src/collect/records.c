@@ -7,6 +7,7 @@
 #include "records.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,6 +182,36 @@ static void read_source(ga_profile *p, ga_records *g, json_t *rec, const char *w
 	free(one);
 }
 
+/* Who the process was (start) and a GPU it used (gpu): its record in the
+ * profile's "processes".  A record that does not parse is skipped. */
+static void read_who(ga_profile *p, ga_records *g, json_t *rec, const char *where,
+                     ga_record_type type)
+{
+	ga_error e = {0};
+	json_t *pid = json_object_get(rec, "pid");
+
+	if (!json_is_integer(pid)) {
+		g->truncated_lines++;
+		return;
+	}
+	ga_proc_info *pi = ga_profile_proc_add(p, (int)json_integer_value(pid));
+	if (type == GA_REC_GPU) {
+		json_t *ix = json_object_get(rec, "index");
+		if (json_is_integer(ix) && json_integer_value(ix) >= 0 &&
+		    json_integer_value(ix) <= INT_MAX)
+			ga_proc_info_add_gpu(pi, (int)json_integer_value(ix),
+			                     json_string_value(json_object_get(rec, "uuid")));
+		return;
+	}
+	ga_proc_info who;
+	if (ga_proc_info_from_json(&who, rec, where, &e) != 0) {
+		g->truncated_lines++;
+		return;
+	}
+	ga_proc_info_fill(pi, &who);
+	ga_proc_info_free(&who);
+}
+
 /* One parsed record; where: "FILE:LINE". */
 static void read_record(ga_profile *p, ga_records *g, json_t *rec, const char *path,
                         long lineno, ga_error *err)
@@ -195,6 +226,10 @@ static void read_record(ga_profile *p, ga_records *g, json_t *rec, const char *p
 	switch (type) {
 	case GA_REC_START:
 		g->n_processes++;
+		read_who(p, g, rec, where, type);
+		break;
+	case GA_REC_GPU:
+		read_who(p, g, rec, where, type);
 		break;
 	case GA_REC_END:
 		read_end(p, g, rec);

@@ -73,11 +73,41 @@ static void write_typed(json_t *obj, ga_record_type type)
 	ga_rec_write(obj);
 }
 
+static const char *env_get(const char *name, void *ctx)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* start {pid, ppid, tool_version, host, rank, local_rank, world_size,
+ * rank_from}: who the process is, in a job of several (procinfo.h). */
 void ga_rec_start(int ppid, const char *tool_version)
 {
-	ga_rec_write(json_pack("{s:s, s:i, s:i, s:s}", "type", ga_record_names[GA_REC_START],
-	                       "pid", rec_out.pid, "ppid", ppid,
-	                       "tool_version", tool_version ? tool_version : "?"));
+	ga_proc_info who;
+	char host[256];
+	json_t *rec;
+
+	ga_proc_info_init(&who, rec_out.pid);
+	ga_proc_info_from_env(&who, env_get, NULL);
+	if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		who.host = ga_xstrdup(host);
+	}
+	rec = ga_proc_info_to_json(&who);
+	ga_proc_info_free(&who);
+	json_object_set_new(rec, "type", json_string(ga_record_names[GA_REC_START]));
+	json_object_set_new(rec, "ppid", json_integer(ppid));
+	json_object_set_new(rec, "tool_version", json_string(tool_version ? tool_version : "?"));
+	ga_rec_write(rec);
+}
+
+void ga_rec_gpu(int index, const char *uuid)
+{
+	json_t *rec = json_pack("{s:s, s:i, s:i}", "type", ga_record_names[GA_REC_GPU],
+	                        "pid", rec_out.pid, "index", index);
+	if (rec && uuid)
+		json_object_set_new(rec, "uuid", json_string(uuid));
+	ga_rec_write(rec);
 }
 
 /* device {pid, context, device, passes (the most of one launch), metrics

@@ -22,7 +22,11 @@ void ga_rec_close(void);
  * when the file is not open. */
 void ga_rec_write(void *json);
 
+/* The start record, with the process's rank, world size and local rank
+ * (the first launcher's variables set, ga_rank_env) and its host. */
 void ga_rec_start(int ppid, const char *tool_version);
+/* A GPU the process uses: its ordinal here and its UUID (NULL: unknown). */
+void ga_rec_gpu(int index, const char *uuid);
 /* One metric set of a device record. */
 typedef struct {
 	size_t passes;

@@ -6,6 +6,7 @@
  * it and is released by ga_profile_free. */
 #include "profile.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,9 @@ void ga_profile_free(ga_profile *p)
 	for (i = 0; i < p->n_timelines; i++)
 		ga_timeline_free(&p->timelines[i]);
 	free(p->timelines);
+	for (i = 0; i < p->n_procs; i++)
+		ga_proc_info_free(&p->procs[i]);
+	free(p->procs);
 	free(p->source_path);
 	ga_profile_init(p);
 }
@@ -208,26 +212,150 @@ double ga_launch_total_threads(const ga_launch *l)
 	       (double)l->block[0] * l->block[1] * l->block[2];
 }
 
+/* ---- pooling --------------------------------------------------------------- */
+
+/* The pids a profile uses, each once, in the order met: launches,
+ * unprofiled launches, sources, timelines, processes' records. */
+typedef struct {
+	int *v;
+	size_t n, cap;
+	int max;
+	int any;
+} pid_set;
+
+static void pid_note(pid_set *s, int pid)
+{
+	if (!s->any || pid > s->max)
+		s->max = pid;
+	s->any = 1;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == pid)
+			return;
+	GA_PUSH(s->v, s->n, s->cap, pid);
+}
+
+/* Note every pid of p (one file's few, checked one by one against the
+ * pool's many). */
+static void pids_of(const ga_profile *p, pid_set *s)
+{
+	size_t i;
+	int last = 0, have = 0;
+
+	/* launches come in runs of one pid: note each run once */
+	for (i = 0; i < p->n_launches; i++)
+		if (!have || p->launches[i].pid != last) {
+			last = p->launches[i].pid;
+			have = 1;
+			pid_note(s, last);
+		}
+	for (i = 0; i < p->n_unprofiled; i++)
+		pid_note(s, p->unprofiled[i].pid);
+	for (i = 0; i < p->n_sources; i++)
+		pid_note(s, p->sources[i].pid);
+	for (i = 0; i < p->n_timelines; i++)
+		pid_note(s, p->timelines[i].pid);
+	for (i = 0; i < p->n_procs; i++)
+		pid_note(s, p->procs[i].pid);
+}
+
+/* Whether p uses pid, and the largest pid it uses into *max. */
+static int uses_pid(const ga_profile *p, int pid, int *max)
+{
+	int found = 0;
+	size_t i;
+
+#define GA_SEE(x) do { if ((x) == pid) found = 1; if ((x) > *max) *max = (x); } while (0)
+	for (i = 0; i < p->n_launches; i++)
+		GA_SEE(p->launches[i].pid);
+	for (i = 0; i < p->n_unprofiled; i++)
+		GA_SEE(p->unprofiled[i].pid);
+	for (i = 0; i < p->n_sources; i++)
+		GA_SEE(p->sources[i].pid);
+	for (i = 0; i < p->n_timelines; i++)
+		GA_SEE(p->timelines[i].pid);
+	for (i = 0; i < p->n_procs; i++)
+		GA_SEE(p->procs[i].pid);
+#undef GA_SEE
+	return found;
+}
+
+/* Give from's processes that into already has new pids, above every pid
+ * of both, in from's launches, unprofiled launches, sources, timelines and
+ * records; a renumbered process keeps its own pid as its record's
+ * os_pid. */
+static void renumber(const ga_profile *into, ga_profile *from)
+{
+	pid_set mine = {0};
+	int top = 0;
+	size_t i;
+
+	if (!into->n_launches && !into->n_unprofiled && !into->n_sources && !into->n_timelines &&
+	    !into->n_procs)
+		return;
+	pids_of(from, &mine);
+	int *to = ga_xcalloc(mine.n + 1, sizeof(*to));
+	char *taken = ga_xcalloc(mine.n + 1, 1);
+	int clash = 0;
+	top = mine.max;
+	for (i = 0; i < mine.n; i++) {
+		to[i] = mine.v[i];
+		taken[i] = (char)uses_pid(into, mine.v[i], &top);
+		clash |= taken[i];
+	}
+	if (!clash)
+		goto out;
+	for (i = 0; i < mine.n; i++)
+		if (taken[i]) {
+			to[i] = top < INT_MAX ? ++top : top;
+			/* its record, new or not, keeps the host's pid as os_pid */
+			ga_profile_proc_add(from, mine.v[i]);
+		}
+#define GA_MAP(x) do { for (size_t k = 0; k < mine.n; k++) \
+		if ((x) == mine.v[k]) { (x) = to[k]; break; } } while (0)
+	for (i = 0; i < from->n_launches; i++)
+		GA_MAP(from->launches[i].pid);
+	for (i = 0; i < from->n_unprofiled; i++)
+		GA_MAP(from->unprofiled[i].pid);
+	for (i = 0; i < from->n_sources; i++)
+		GA_MAP(from->sources[i].pid);
+	for (i = 0; i < from->n_timelines; i++)
+		GA_MAP(from->timelines[i].pid);
+	for (i = 0; i < from->n_procs; i++)
+		GA_MAP(from->procs[i].pid);
+#undef GA_MAP
+out:
+	free(taken);
+	free(to);
+	free(mine.v);
+}
+
 /* Launches are moved, not copied: their strings change owner, and only the
  * values are remapped, since the two profiles may list their metrics in a
- * different order or not list the same ones. */
+ * different order or not list the same ones.  Each of from's metrics is
+ * looked up once (a pool of hundreds of ranks' files would otherwise look
+ * every metric up for every launch). */
 void ga_profile_merge(ga_profile *into, ga_profile *from)
 {
+	size_t *slot = NULL;
+
+	renumber(into, from);
+	if (from->n_launches) {
+		slot = ga_xcalloc(from->n_metrics + 1, sizeof(*slot));
+		for (size_t m = 0; m < from->n_metrics; m++)
+			slot[m] = ga_profile_add_metric(into, from->metrics[m]);
+	}
 	for (size_t k = 0; k < from->n_launches; k++) {
 		ga_launch *src = &from->launches[k];
 		ga_launch *dst = ga_profile_add_launch(into);
 		double *vals = dst->values;
 		*dst = *src;
 		dst->values = vals;
-		for (size_t m = 0; m < from->n_metrics; m++) {
-			size_t slot = ga_profile_add_metric(into, from->metrics[m]);
-			/* a new metric grows every launch's values: dst moves */
-			dst = &into->launches[into->n_launches - 1];
-			dst->values[slot] = src->values[m];
-		}
+		for (size_t m = 0; m < from->n_metrics; m++)
+			dst->values[slot[m]] = src->values[m];
 		free(src->values);
 		memset(src, 0, sizeof(*src));
 	}
+	free(slot);
 	/* The unprofiled launches and source lines of from's processes go
 	 * with them: both are keyed by pid, which keeps the files apart, and
 	 * without them a later file's kernels lose their uncounted launches
@@ -242,7 +370,29 @@ void ga_profile_merge(ga_profile *into, ga_profile *from)
 	for (size_t k = 0; k < from->n_timelines; k++)
 		ga_profile_set_timeline(into, &from->timelines[k]);
 	from->n_timelines = 0;
+	for (size_t k = 0; k < from->n_procs; k++)
+		GA_PUSH(into->procs, into->n_procs, into->cap_procs, from->procs[k]);
+	from->n_procs = 0;
 	ga_profile_free(from);
+}
+
+const ga_proc_info *ga_profile_proc(const ga_profile *p, int pid)
+{
+	for (size_t i = 0; i < p->n_procs; i++)
+		if (p->procs[i].pid == pid)
+			return &p->procs[i];
+	return NULL;
+}
+
+ga_proc_info *ga_profile_proc_add(ga_profile *p, int pid)
+{
+	for (size_t i = 0; i < p->n_procs; i++)
+		if (p->procs[i].pid == pid)
+			return &p->procs[i];
+	ga_proc_info pi;
+	ga_proc_info_init(&pi, pid);
+	GA_PUSH(p->procs, p->n_procs, p->cap_procs, pi);
+	return &p->procs[p->n_procs - 1];
 }
 
 const ga_timeline *ga_profile_timeline(const ga_profile *p, int pid)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "procinfo.h"
 #include "source.h"
 #include "timeline.h"
 #include "../util/util.h"
@@ -122,6 +123,8 @@ typedef struct {
 	size_t n_sources, cap_sources;
 	ga_timeline *timelines;     /* optional "timelines": one per process (timeline.h) */
 	size_t n_timelines, cap_timelines;
+	ga_proc_info *procs;        /* optional "processes": rank, host, GPUs (procinfo.h) */
+	size_t n_procs, cap_procs;
 	char *source_path;       /* file it was imported from, if any */
 } ga_profile;
 
@@ -174,12 +177,19 @@ const ga_timeline *ga_profile_timeline(const ga_profile *p, int pid);
 /* Add (or replace) a process's timeline: *t moves into p. */
 void ga_profile_set_timeline(ga_profile *p, ga_timeline *t);
 
+/* The record of process pid, or NULL. */
+const ga_proc_info *ga_profile_proc(const ga_profile *p, int pid);
+/* The same, added (with nothing known) when the profile has none. */
+ga_proc_info *ga_profile_proc_add(ga_profile *p, int pid);
+
 /* Pool the launches of *from into *into, as --import of several files does
  * (processes stay apart by pid).  Metrics are matched by name: a metric only
  * one side has is NAN in the other side's launches.  The launches, the
- * unprofiled launches and the sources move (all keyed by pid); into keeps
- * its own device and collection, and *from is freed (left as after
- * ga_profile_init). */
+ * unprofiled launches, the sources, the timelines and the processes'
+ * records move (all keyed by pid); a process of from whose pid into
+ * already has (ranks on several hosts) gets a new pid, above all of both,
+ * everywhere, and keeps its own as os_pid.  into keeps its own device and
+ * collection, and *from is freed (left as after ga_profile_init). */
 void ga_profile_merge(ga_profile *into, ga_profile *from);
 
 /* JSON (profile_json.c).  Load reports malformed input with line:column and

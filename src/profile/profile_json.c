@@ -315,13 +315,10 @@ void *ga_profile_to_json(const ga_profile *p)
 				json_oom();
 		put(root, "sources", src);
 	}
-	if (p->n_timelines) {
-		json_t *tl = jcheck(json_array());
-		for (i = 0; i < p->n_timelines; i++)
-			if (json_array_append_new(tl, ga_timeline_to_json(&p->timelines[i])) != 0)
-				json_oom();
-		put(root, "timelines", tl);
-	}
+	if (p->n_timelines)
+		put(root, "timelines", ga_timelines_to_json(p->timelines, p->n_timelines));
+	if (p->n_procs)
+		put(root, "processes", ga_proc_infos_to_json(p->procs, p->n_procs));
 	return root;
 }
 
@@ -832,7 +829,7 @@ static int launches_parse(ga_profile *p, json_t *root, const jctx *top, ga_map *
 	return 0;
 }
 
-/* The optional "unprofiled", "sources" and "timelines" arrays. */
+/* The optional "unprofiled", "sources", "timelines" and "processes" arrays. */
 static int extras_parse(ga_profile *p, json_t *root, const jctx *top)
 {
 	const char *label = top->label;
@@ -863,16 +860,13 @@ static int extras_parse(ga_profile *p, json_t *root, const jctx *top)
 	arr = json_object_get(root, "timelines");
 	if (arr && !json_is_array(arr))
 		return field_fail(top, "timelines", "expected an array");
-	json_array_foreach(arr, i, v) {
-		char *where = ga_xasprintf("%s: timelines[%zu]", label, i);
-		ga_timeline t;
-		int bad = ga_timeline_from_json(&t, v, where, top->err);
-		free(where);
-		if (bad)
-			return -1;
-		ga_profile_set_timeline(p, &t);
-	}
-	return 0;
+	if (ga_timelines_from_json(&p->timelines, &p->n_timelines, &p->cap_timelines, arr, label,
+	                           top->err))
+		return -1;
+	arr = json_object_get(root, "processes");
+	if (arr && !json_is_array(arr))
+		return field_fail(top, "processes", "expected an array");
+	return ga_proc_infos_from_json(&p->procs, &p->n_procs, &p->cap_procs, arr, label, top->err);
 }
 
 static int profile_from_root(ga_profile *p, json_t *root, const char *label, ga_error *err)

@@ -591,3 +591,37 @@ fail:
 	ga_timeline_free(t);
 	return -1;
 }
+
+void *ga_timelines_to_json(const ga_timeline *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, ga_timeline_to_json(&v[i]));
+	return a;
+}
+
+int ga_timelines_from_json(ga_timeline **v, size_t *n, size_t *cap, void *json,
+                           const char *label, ga_error *err)
+{
+	json_t *x;
+	size_t i;
+
+	json_array_foreach((json_t *)json, i, x) {
+		char *where = ga_xasprintf("%s: timelines[%zu]", label, i);
+		ga_timeline t;
+		int bad = ga_timeline_from_json(&t, x, where, err);
+		size_t k = 0;
+		free(where);
+		if (bad)
+			return -1;
+		while (k < *n && (*v)[k].pid != t.pid)
+			k++;
+		if (k < *n) {   /* a later timeline of a process replaces its earlier one */
+			ga_timeline_free(&(*v)[k]);
+			(*v)[k] = t;
+		} else {
+			GA_PUSH(*v, *n, *cap, t);
+		}
+	}
+	return 0;
+}

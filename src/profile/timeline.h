@@ -196,5 +196,11 @@ void *ga_timeline_to_json(const ga_timeline *t);   /* json_t *, new reference */
 /* Parse one "timelines" entry into *t (zeroed first); -1 with err naming
  * the field. */
 int ga_timeline_from_json(ga_timeline *t, void *json, const char *where, ga_error *err);
+/* The profile's "timelines" array, and back into a vector (*v, *n, *cap,
+ * appended to; a later entry of a pid replaces the earlier); label names
+ * the file. */
+void *ga_timelines_to_json(const ga_timeline *v, size_t n);
+int ga_timelines_from_json(ga_timeline **v, size_t *n, size_t *cap, void *json,
+                           const char *label, ga_error *err);
 
 #endif

@@ -388,6 +388,159 @@ static void test_merge(void **state)
 	ga_profile_free(&b);
 }
 
+/* Ranks: the launcher's variables, the first family set deciding. */
+static const char *const *env_table;
+
+static const char *fake_env(const char *name, void *ctx)
+{
+	(void)ctx;
+	for (size_t i = 0; env_table[i]; i += 2)
+		if (strcmp(env_table[i], name) == 0)
+			return env_table[i + 1];
+	return NULL;
+}
+
+static void test_rank_env(void **state)
+{
+	ga_proc_info pi;
+	(void)state;
+
+	static const char *const torchrun_in_slurm[] = {
+		"SLURM_PROCID", "1", "SLURM_NTASKS", "2", "RANK", "5", "WORLD_SIZE", "16",
+		"LOCAL_RANK", "1", NULL};
+	env_table = torchrun_in_slurm;
+	ga_proc_info_init(&pi, 10);
+	ga_proc_info_from_env(&pi, fake_env, NULL);
+	assert_int_equal(pi.rank, 5);
+	assert_int_equal(pi.world_size, 16);
+	assert_int_equal(pi.local_rank, 1);
+	assert_string_equal(pi.rank_from, "RANK");
+	ga_proc_info_free(&pi);
+
+	/* a rank that is not a number is no rank: the next family decides */
+	static const char *const odd[] = {
+		"RANK", "x1", "PMI_RANK", "7", "PMI_SIZE", "-3", "SLURM_PROCID", "2", NULL};
+	env_table = odd;
+	ga_proc_info_from_env(&pi, fake_env, NULL);
+	assert_int_equal(pi.rank, 7);
+	assert_int_equal(pi.world_size, -1);
+	assert_int_equal(pi.local_rank, -1);
+	assert_string_equal(pi.rank_from, "PMI_RANK");
+	ga_proc_info_free(&pi);
+
+	static const char *const none[] = {"WORLD_SIZE", "4", "RANK", "", NULL};
+	env_table = none;
+	ga_proc_info_from_env(&pi, fake_env, NULL);
+	assert_int_equal(pi.rank, -1);
+	assert_int_equal(pi.world_size, -1);
+	assert_null(pi.rank_from);
+	ga_proc_info_free(&pi);
+}
+
+/* "processes": read, written back the same, and refused with the field
+ * named when ill-typed. */
+static void test_processes_json(void **state)
+{
+	ga_profile a, b;
+	ga_error err = {0};
+	(void)state;
+
+	load_ok(&a, HEAD "\"metrics\": [], \"launches\": [], \"processes\": ["
+	            "{\"pid\": 7, \"host\": \"n1\", \"rank\": 3, \"local_rank\": 1,"
+	            " \"world_size\": 8, \"rank_from\": \"SLURM_PROCID\","
+	            " \"gpus\": [{\"index\": 1, \"uuid\": \"GPU-1\"}, {\"index\": 0}]},"
+	            "{\"pid\": 9, \"os_pid\": 7}]}");
+	assert_int_equal(a.n_procs, 2);
+	const ga_proc_info *p7 = ga_profile_proc(&a, 7), *p9 = ga_profile_proc(&a, 9);
+	assert_non_null(p7);
+	assert_string_equal(p7->host, "n1");
+	assert_int_equal(p7->rank, 3);
+	assert_int_equal(p7->local_rank, 1);
+	assert_int_equal(p7->world_size, 8);
+	assert_int_equal(p7->os_pid, 7);
+	assert_int_equal(p7->n_gpus, 2);
+	assert_string_equal(p7->gpus[0].uuid, "GPU-1");
+	assert_null(p7->gpus[1].uuid);
+	assert_non_null(p9);
+	assert_int_equal(p9->os_pid, 7);
+	assert_int_equal(p9->rank, -1);
+	assert_null(ga_profile_proc(&a, 8));
+	char *text = ga_profile_to_string(&a, 2);
+	load_ok(&b, text);
+	char *again = ga_profile_to_string(&b, 2);
+	assert_string_equal(text, again);
+	free(text);
+	free(again);
+	ga_profile_free(&a);
+	ga_profile_free(&b);
+
+	static const char *const bad[] = {
+		"\"processes\": {}", "processes",
+		"\"processes\": [3]", "processes[0]",
+		"\"processes\": [{\"rank\": 1}]", "'pid' is missing",
+		"\"processes\": [{\"pid\": 1, \"rank\": -1}]", "'rank' must be an integer >= 0",
+		"\"processes\": [{\"pid\": 1, \"host\": 5}]", "'host' must be a string",
+		"\"processes\": [{\"pid\": 1, \"gpus\": [{\"uuid\": \"x\"}]}]", "'gpus'",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i += 2) {
+		char *t = ga_xasprintf(HEAD "\"metrics\": [], \"launches\": [], %s}", bad[i]);
+		assert_int_equal(ga_profile_load_string(&a, t, "r.json", &err), -1);
+		assert_non_null(strstr(err.msg, "r.json"));
+		if (!strstr(err.msg, bad[i + 1]))
+			fail_msg("%s: %s lacks %s", bad[i], err.msg, bad[i + 1]);
+		free(t);
+	}
+}
+
+/* Ranks on two hosts with the same pid: the second file's process gets a
+ * new pid everywhere (launches, timeline, record) and keeps its own as
+ * os_pid; a third file with yet another clash gets another. */
+static void test_merge_pid_clash(void **state)
+{
+	ga_profile a, b, c;
+	(void)state;
+	const char *fmt = HEAD "\"metrics\": [\"x\"], \"launches\": ["
+	        "{\"name\": \"k\", \"pid\": 40, \"grid\": [1, 1, 1], \"block\": [32, 1, 1],"
+	        " \"values\": {\"x\": %d}}],"
+	        " \"unprofiled\": [{\"mangled\": \"k\", \"pid\": 40, \"grid\": [1, 1, 1],"
+	        " \"block\": [32, 1, 1], \"launches\": 2}],"
+	        " \"timelines\": [{\"pid\": 40, \"wall_ns\": %d}],"
+	        " \"processes\": [{\"pid\": 40, \"host\": \"n%d\", \"rank\": %d}]}";
+	char *t;
+
+	t = ga_xasprintf(fmt, 1, 100, 0, 0);
+	load_ok(&a, t);
+	free(t);
+	t = ga_xasprintf(fmt, 2, 200, 1, 1);
+	load_ok(&b, t);
+	free(t);
+	t = ga_xasprintf(fmt, 3, 300, 2, 2);
+	load_ok(&c, t);
+	free(t);
+	ga_profile_merge(&a, &b);
+	ga_profile_merge(&a, &c);
+	assert_int_equal(a.n_launches, 3);
+	assert_int_equal(a.n_timelines, 3);
+	assert_int_equal(a.n_procs, 3);
+	assert_int_equal(a.n_unprofiled, 3);
+	int pids[3];
+	for (int i = 0; i < 3; i++) {
+		pids[i] = a.launches[i].pid;
+		assert_true(a.launches[i].values[0] == i + 1);
+		assert_int_equal(a.unprofiled[i].pid, pids[i]);
+		const ga_timeline *tl = ga_profile_timeline(&a, pids[i]);
+		assert_non_null(tl);
+		assert_true(tl->wall_ns == 100.0 * (i + 1));
+		const ga_proc_info *pi = ga_profile_proc(&a, pids[i]);
+		assert_non_null(pi);
+		assert_int_equal(pi->rank, i);
+		assert_int_equal(pi->os_pid, 40);
+	}
+	assert_int_equal(pids[0], 40);
+	assert_true(pids[1] != 40 && pids[2] != 40 && pids[1] != pids[2]);
+	ga_profile_free(&a);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Round trip and output layout                                             */
 
@@ -1170,6 +1323,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init_and_model),
 		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_rank_env),
+		cmocka_unit_test(test_processes_json),
+		cmocka_unit_test(test_merge_pid_clash),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_range_correct),
 		cmocka_unit_test(test_output_layout),

@@ -50,6 +50,7 @@ static void test_names(void **state)
 	assert_int_equal(ga_record_type_of("source"), GA_REC_SOURCE);
 	assert_int_equal(ga_record_type_of("unprofiled"), GA_REC_UNPROFILED);
 	assert_int_equal(ga_record_type_of("end"), GA_REC_END);
+	assert_int_equal(ga_record_type_of("gpu"), GA_REC_GPU);
 	assert_int_equal(ga_record_type_of("Launch"), GA_REC_NONE);
 	assert_int_equal(ga_record_type_of(""), GA_REC_NONE);
 	assert_int_equal(ga_record_type_of(NULL), GA_REC_NONE);
@@ -104,6 +105,26 @@ static void test_run_dir(void **state)
 	assert_false(unprofiled_of(&p, strided)->below_min_share);
 	assert_int_equal(unprofiled_of(&p, contiguous)->launches, 2);
 	assert_true(unprofiled_of(&p, contiguous)->below_min_share);
+
+	/* who each process was: rank, host, GPU (one record per GPU kept) */
+	assert_int_equal(p.n_procs, 2);
+	const ga_proc_info *r0 = ga_profile_proc(&p, 4242), *r1 = ga_profile_proc(&p, 4250);
+	assert_non_null(r0);
+	assert_non_null(r1);
+	assert_int_equal(r0->rank, 0);
+	assert_int_equal(r0->local_rank, 0);
+	assert_int_equal(r0->world_size, 2);
+	assert_string_equal(r0->rank_from, "RANK");
+	assert_string_equal(r0->host, "node7");
+	assert_int_equal(r0->n_gpus, 1);
+	assert_int_equal(r0->gpus[0].index, 0);
+	assert_string_equal(r0->gpus[0].uuid, "GPU-5e0d4a2b-1c3f-7a88-9b21-0f6e2d3c4b5a");
+	assert_int_equal(r1->rank, 1);
+	assert_int_equal(r1->local_rank, -1);
+	assert_string_equal(r1->rank_from, "OMPI_COMM_WORLD_RANK");
+	assert_int_equal(r1->n_gpus, 1);
+	assert_int_equal(r1->gpus[0].index, 1);
+	assert_null(r1->gpus[0].uuid);
 
 	assert_int_equal(g.cupti_errors, 1);
 	assert_int_equal(g.source_notes, 1);
@@ -315,7 +336,16 @@ static void test_round_trip(void **state)
 	dev.cc_major = 9;
 	dev.sm_count = 132;
 	dev.warp_size = 32;
+	/* a rank of an Open MPI job; Slurm's variables too, which come later */
+	setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+	setenv("OMPI_COMM_WORLD_SIZE", "8", 1);
+	setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+	setenv("SLURM_PROCID", "5", 1);
+	unsetenv("RANK");
 	ga_rec_start(76, "9.9");
+	unsetenv("OMPI_COMM_WORLD_RANK");
+	unsetenv("SLURM_PROCID");
+	ga_rec_gpu(2, "GPU-00000000-0000-0000-0000-000000000002");
 	ga_rec_device(1, &dev, sets, 2);
 
 	ga_profile_init(&in);
@@ -365,6 +395,16 @@ static void test_round_trip(void **state)
 	assert_int_equal(g.cupti_errors, 1);
 	assert_string_equal(g.first_error, "2 things failed");
 	assert_true(fabs(out.collection.profiler_measure_seconds - 0.75) < 1e-9);
+	const ga_proc_info *who = ga_profile_proc(&out, 77);
+	assert_non_null(who);
+	assert_int_equal(who->rank, 3);
+	assert_int_equal(who->world_size, 8);
+	assert_int_equal(who->local_rank, 1);
+	assert_string_equal(who->rank_from, "OMPI_COMM_WORLD_RANK");
+	assert_non_null(who->host);
+	assert_int_equal(who->n_gpus, 1);
+	assert_int_equal(who->gpus[0].index, 2);
+	assert_string_equal(who->gpus[0].uuid, "GPU-00000000-0000-0000-0000-000000000002");
 
 	ga_records_free(&g);
 	ga_profile_free(&out);
