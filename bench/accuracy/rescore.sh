@@ -3,16 +3,18 @@
 #
 # usage: bench/accuracy/rescore.sh BUILD_DIR REPORTS_DIR [OUT_DIR]
 #
-# REPORTS_DIR is the OUT_DIR of an earlier bench/accuracy/run.sh (on the GPU
-# machine): list.txt, times.txt and each slow side's JSON report NAME.json,
-# which embeds the profile. Each report is analysed again with
-# `gpuadvise --import` of this build (its rules, models and ranking; no GPU
-# needed), into OUT_DIR/NAME.json, and score.py scores the new reports
+# REPORTS_DIR is the OUT_DIR of an earlier bench/accuracy/run.sh (list.txt,
+# the calibration set) or bench/accuracy/external/run.sh (pairs.txt, the
+# external set) on the GPU machine, with times.txt and each slow side's JSON
+# report NAME.json, which embeds the profile. Each report is analysed again
+# with `gpuadvise --import` of this build (its rules, models and ranking; no
+# GPU needed), into OUT_DIR/NAME.json, and score.py scores the new reports
 # against the recorded times: OUT_DIR/results.json and OUT_DIR/table.md
 # (bench/accuracy/results.json, the bench's recorded results, is left
-# alone). The measured speedups are those of the recorded run, so a pair
-# whose kernels changed since must be run again on the GPU before its row
-# means anything.
+# alone), and says how many rows differ from that set's rows of
+# bench/accuracy/results.json. The measured speedups are those of the
+# recorded run, so a pair whose kernels changed since must be run again on
+# the GPU before its row means anything.
 #
 # OUT_DIR defaults to REPORTS_DIR/rescored. Exit status: 0 when every
 # report was analysed and scored, 1 when one failed, 2 on usage errors.
@@ -30,16 +32,27 @@ if [ ! -x "$ga" ]; then
 	echo "$0: $ga is missing (meson setup $1; ninja -C $1)" >&2
 	exit 2
 fi
-for f in list.txt times.txt; do
-	if [ ! -f "$reports/$f" ]; then
-		echo "$0: $reports/$f is missing (the OUT_DIR of bench/accuracy/run.sh)" >&2
-		exit 2
-	fi
-done
+# The set's list: list.txt (calibration) or pairs.txt (external).
+if [ -f "$reports/pairs.txt" ]; then
+	mode=--pairs
+	listing=$reports/pairs.txt
+	names=$(grep -v '^[[:space:]]*#' "$reports/pairs.txt" | grep '|' | cut -d'|' -f1 | tr -d ' \t')
+elif [ -f "$reports/list.txt" ]; then
+	mode=--list
+	listing=$reports/list.txt
+	names=$(cut -d' ' -f1 "$reports/list.txt")
+else
+	echo "$0: $reports/list.txt is missing (the OUT_DIR of bench/accuracy/run.sh)" >&2
+	exit 2
+fi
+if [ ! -f "$reports/times.txt" ]; then
+	echo "$0: $reports/times.txt is missing (the OUT_DIR of bench/accuracy/run.sh)" >&2
+	exit 2
+fi
 mkdir -p "$out" || exit 2
 status=0
 
-while read -r name rule kind what; do
+for name in $names; do
 	rm -f "$out/$name.json"
 	if [ ! -f "$reports/$name.json" ]; then
 		echo "$0: $name: no recorded report $reports/$name.json" >&2
@@ -52,8 +65,9 @@ while read -r name rule kind what; do
 		echo "$0: $name: gpuadvise --import failed (see $out/$name.log)" >&2
 		status=1
 	fi
-done <"$reports/list.txt"
+done
 
-python3 "$here/score.py" --list "$reports/list.txt" --times "$reports/times.txt" \
-    --reports "$out" --results "$out/results.json" --table "$out/table.md" || status=1
+python3 "$here/score.py" "$mode" "$listing" --times "$reports/times.txt" \
+    --reports "$out" --results "$out/results.json" --table "$out/table.md" \
+    --compare "$here/results.json" || status=1
 exit $status

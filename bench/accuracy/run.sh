@@ -13,8 +13,10 @@
 #   3. with --fast, gpuadvise on the fast side too, with the slow side's
 #      report as --baseline: OUT/NAME.fast.json and OUT/NAME.fast.txt (the
 #      "predicted ..., measured ..." comparison; adds about half the time).
-# Then bench/accuracy/score.py writes bench/accuracy/results.json and
-# OUT/table.md (the table for docs/ACCURACY.md) and prints the table.
+# Then bench/accuracy/score.py writes OUT/results.json, replaces the
+# calibration rows of bench/accuracy/results.json with them (the other
+# sets' rows stay), writes OUT/table.md (the tables for docs/ACCURACY.md)
+# and prints it.
 #
 # OUT_DIR defaults to bench/accuracy/out. Exit status: 0 when every step
 # ran (whether or not the targets are met), 1 when a pair failed its check
@@ -80,6 +82,6 @@ while read -r name rule kind what; do
 done <"$out/list.txt"
 
 python3 "$here/score.py" --list "$out/list.txt" --times "$out/times.txt" --reports "$out" \
-    --results "$here/results.json" --table "$out/table.md" || status=1
+    --results "$out/results.json" --merge-into "$here/results.json" --table "$out/table.md" || status=1
 echo "accuracy bench: $(($(date +%s) - start)) s, results in $here/results.json, table in $out/table.md" >&2
 exit $status

@@ -2,18 +2,36 @@
 """Score the accuracy bench: per pair, where gpuadvise ranked the rule whose
 fix the pair measures, what it predicted, and what the fix measured.
 
-Inputs (written by bench/accuracy/run.sh):
+Inputs (written by bench/accuracy/run.sh or bench/accuracy/external/run.sh):
   --list     `gpuadvise-pairs --list`: NAME RULE pair|control WHAT...
-  --times    `gpuadvise-pairs --time`: NAME SLOW_US FAST_US SPEEDUP
+             (the calibration set, and sets built like it)
+  --pairs    bench/accuracy/external/pairs.txt: NAME | SLOW | FAST | KERNEL |
+             LAUNCHES | LABEL | RULES | ARGS (the external set)
+  --times    NAME SLOW_US FAST_US SPEEDUP
   --reports  directory of gpuadvise JSON reports, NAME.json (slow side)
+  --set      the set the rows belong to: calibration, validation or
+             external (default: calibration with --list, external with
+             --pairs)
 Outputs:
-  --results  JSON list of {pair, rule, rank, predicted, low, high, measured,
-             control} (rank: 1-based position of the rule among its kernel's
-             findings, null when it did not fire)
-  --table    Markdown: the per-pair table and the four targets
+  --results  JSON list of {pair, set, rule, rank, predicted, low, high,
+             measured, control} (rank: 1-based position of the rule among
+             its kernel's findings, null when it did not fire); rows of the
+             external set also carry kernel and label
+  --merge-into FILE
+             replace this set's rows of FILE (a results.json of several
+             sets; a row without "set" is a calibration row) by these rows,
+             keeping the other sets' rows
+  --table    Markdown: the per-pair table and the four targets, one section
+             per set (the sets of the merged file with --merge-into)
+  --compare FILE
+             print how many of these rows differ from FILE's rows of the
+             same set (rows matched by pair; numbers within 1e-9)
 
-A slow side with several kernels (fusion) counts the kernel where the rule
-ranks best (ties: the kernel with more GPU time).
+Calibration: a slow side with several kernels (fusion) counts the kernel
+where the rule ranks best (ties: the kernel with more GPU time). External:
+the rule counts in the pair's hot kernel only (the kernel of that bare name
+with the most GPU time); where a pair names several rules, the best ranked
+is the row's rule; "none" names no rule, and the pair counts as a miss.
 """
 import argparse
 import json
@@ -28,6 +46,9 @@ MEAN_ERROR = 0.15
 MAX_ERROR = 0.50
 INSIDE_SHARE = 0.90
 
+SETS = ("calibration", "validation", "external")
+ROW_KEYS = ("pair", "set", "rule", "rank", "predicted", "low", "high", "measured", "control")
+
 
 def read_list(path):
     entries = []
@@ -36,7 +57,25 @@ def read_list(path):
             parts = line.split(None, 3)
             if len(parts) < 3:
                 continue
-            entries.append({"pair": parts[0], "rule": parts[1], "control": parts[2] == "control"})
+            entries.append({"pair": parts[0], "rules": [parts[1]], "control": parts[2] == "control"})
+    return entries
+
+
+def read_pairs(path):
+    """The external set's pairs.txt: '|'-separated fields, '#' comments."""
+    entries = []
+    with open(path) as f:
+        for num, line in enumerate(f, 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            fields = [x.strip() for x in line.split("|")]
+            if len(fields) != 8:
+                raise ValueError("%s:%d: %d fields, want 8" % (path, num, len(fields)))
+            name, slow, fast, kernel, launches, label, rules, args = fields
+            rule_ids = [r.strip() for r in rules.split(",") if r.strip()]
+            entries.append({"pair": name, "slow": slow, "fast": fast, "kernel": kernel,
+                            "launches": launches, "label": label, "args": args,
+                            "rules": [] if rule_ids == ["none"] else rule_ids, "control": False})
     return entries
 
 
@@ -77,26 +116,58 @@ def finding_range(finding):
     return None, None
 
 
-def locate(report, rule):
-    """Best (rank, finding) of `rule` over the report's kernels, or (None, None)."""
+def bare_name(name):
+    """A kernel's function name without parameters, template arguments or
+    namespaces: 'ns::k<int>(float*)' -> 'k'."""
+    base = (name or "").split("(")[0].strip()
+    if "<" in base:
+        base = base.split("<")[0]
+    base = base.split("::")[-1].split()
+    return base[-1] if base else ""
+
+
+def rank_in(report, kern, rule):
+    """(rank, finding) of `rule` among kernel `kern`'s findings, or None."""
     findings = report.get("findings") or []
+    for pos, idx in enumerate(kern.get("findings") or []):
+        if 0 <= idx < len(findings) and findings[idx].get("rule") == rule:
+            return pos + 1, findings[idx]
+    return None
+
+
+def locate(report, rule, kernel=None):
+    """Best (rank, finding) of `rule` over the report's kernels (only those
+    named `kernel`, and of those the one with the most GPU time, when a
+    kernel is given), or (None, None)."""
+    kernels = report.get("kernels") or []
+    if kernel is not None:
+        named = [k for k in kernels if bare_name(k.get("name")) == kernel]
+        kernels = sorted(named, key=lambda k: -(k.get("total_ns") or 0))[:1]
     best = None
-    for k in report.get("kernels") or []:
-        order = k.get("findings") or []
-        for pos, idx in enumerate(order):
-            if 0 <= idx < len(findings) and findings[idx].get("rule") == rule:
-                key = (pos + 1, -(k.get("total_ns") or 0))
-                if best is None or key < best[0]:
-                    best = (key, findings[idx])
-                break
+    for k in kernels:
+        hit = rank_in(report, k, rule)
+        if hit:
+            key = (hit[0], -(k.get("total_ns") or 0))
+            if best is None or key < best[0]:
+                best = (key, hit[1])
     if best is None:
         return None, None
     return best[0][0], best[1]
 
 
-def score_entry(entry, times, reports):
-    row = dict(pair=entry["pair"], rule=entry["rule"], rank=None, predicted=None, low=None,
-               high=None, measured=times.get(entry["pair"]), control=entry["control"])
+def hot_kernel_present(report, kernel):
+    return any(bare_name(k.get("name")) == kernel for k in report.get("kernels") or [])
+
+
+def score_entry(entry, times, reports, set_name):
+    rules = entry["rules"]
+    row = dict(pair=entry["pair"], set=set_name, rule=rules[0] if rules else "none", rank=None,
+               predicted=None, low=None, high=None, measured=times.get(entry["pair"]),
+               control=entry["control"])
+    kernel = entry.get("kernel")
+    if kernel is not None:
+        row["kernel"] = kernel
+        row["label"] = entry.get("label")
     path = os.path.join(reports, entry["pair"] + ".json")
     row_note = None
     try:
@@ -105,9 +176,15 @@ def score_entry(entry, times, reports):
     except (OSError, ValueError) as e:
         row_note = "no report (%s)" % e.__class__.__name__
         report = {}
-    rank, finding = locate(report, entry["rule"])
-    if finding is not None:
-        row["rank"] = rank
+    if kernel is not None and report and not hot_kernel_present(report, kernel):
+        row_note = "%s not in the report" % kernel
+    best = None
+    for rule in rules:
+        rank, finding = locate(report, rule, kernel)
+        if finding is not None and (best is None or rank < best[0]):
+            best = (rank, finding, rule)
+    if best is not None:
+        row["rank"], finding, row["rule"] = best
         row["predicted"] = finding_speedup(finding)
         row["low"], row["high"] = finding_range(finding)
     return row, row_note
@@ -147,7 +224,7 @@ def fmt(v, spec="%.2f", none="-"):
     return none if v is None else spec % v
 
 
-def table(rows, s, notes):
+def section(rows, s, notes):
     out = ["| pair | rule | rank | predicted | range | measured | error | inside |",
            "|---|---|---|---|---|---|---|---|"]
     for r in rows:
@@ -161,48 +238,146 @@ def table(rows, s, notes):
         rank = fmt(r["rank"], "%d", "(control: not fired)" if r["control"] else "not fired")
         if r["control"] and r["rank"] is not None:
             rank = "%d (control: FIRED)" % r["rank"]
-        name = r["pair"] + (" (%s)" % notes[r["pair"]] if r["pair"] in notes else "")
+        if r["rule"] == "none":
+            rank = "(no rule)"
+        name = r["pair"]
+        if r.get("kernel"):
+            name += ": %s, %s" % (r["kernel"], r.get("label") or "")
+        if r["pair"] in notes:
+            name += " (%s)" % notes[r["pair"]]
         out.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, r["rule"], rank, fmt(r["predicted"], "%.2fx"), rng, fmt(r["measured"], "%.2fx"), err, inside))
     yes = {True: "met", False: "not met"}
     out += ["", "| target | value | goal | |", "|---|---|---|---|",
             "| labelled rule 1st or 2nd | %.0f %% of %d pairs | >= %.0f %% | %s |" % (
-                100 * s["top2_share"], s["pairs"], 100 * TOP2_SHARE, yes[s["met"]["top2"]]),
-            "| controls where the rule fired | %d of %d | 0 | %s |" % (
-                s["controls_fired"], s["controls"], yes[s["met"]["controls"]]),
-            "| mean / max \\|predicted - measured\\| / measured | %s / %s (%d of %d pairs estimated) | <= %.0f %% / %.0f %% | %s |" % (
+                100 * s["top2_share"], s["pairs"], 100 * TOP2_SHARE, yes[s["met"]["top2"]])]
+    if s["controls"]:
+        out.append("| controls where the rule fired | %d of %d | 0 | %s |" % (
+            s["controls_fired"], s["controls"], yes[s["met"]["controls"]]))
+    out += ["| mean / max \\|predicted - measured\\| / measured | %s / %s (%d of %d pairs estimated) | <= %.0f %% / %.0f %% | %s |" % (
                 fmt(s["mean_error"] and 100 * s["mean_error"], "%.0f %%") if s["mean_error"] is not None else "-",
                 fmt(s["max_error"] and 100 * s["max_error"], "%.0f %%") if s["max_error"] is not None else "-",
                 s["estimated"], s["pairs"], 100 * MEAN_ERROR, 100 * MAX_ERROR, yes[s["met"]["error"]]),
             "| measured inside the printed range | %.0f %% of %d pairs | >= %.0f %% | %s |" % (
                 100 * s["inside_share"], s["pairs"], 100 * INSIDE_SHARE, yes[s["met"]["inside"]])]
+    return out
+
+
+def row_set(row):
+    return row.get("set") or "calibration"
+
+
+def set_order(name):
+    return (SETS.index(name) if name in SETS else len(SETS), name)
+
+
+def table(rows, notes):
+    """One section per set present; a heading per section when there are several."""
+    sets = sorted({row_set(r) for r in rows}, key=set_order)
+    out = []
+    for name in sets:
+        part = [r for r in rows if row_set(r) == name]
+        if len(sets) > 1:
+            if out:
+                out.append("")
+            out += ["### %s set" % name, ""]
+        out += section(part, summarize(part), notes)
     return "\n".join(out) + "\n"
+
+
+def merge(path, set_name, rows):
+    """FILE's rows of the other sets, then these: sets in SETS order."""
+    old = []
+    if os.path.exists(path):
+        with open(path) as f:
+            old = json.load(f)
+    kept = [r for r in old if row_set(r) != set_name]
+    for r in kept:
+        r.setdefault("set", "calibration")
+    merged = kept + rows
+    merged.sort(key=lambda r: set_order(row_set(r)))  # stable: each set keeps its order
+    return merged
+
+
+def same(a, b):
+    if isinstance(a, float) or isinstance(b, float):
+        return a is not None and b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+    return a == b
+
+
+def compare(path, set_name, rows):
+    """Lines naming each difference between `rows` and FILE's rows of the set."""
+    with open(path) as f:
+        theirs = {r["pair"]: r for r in json.load(f) if row_set(r) == set_name}
+    diffs = []
+    for r in rows:
+        t = theirs.pop(r["pair"], None)
+        if t is None:
+            diffs.append("%s: not in %s" % (r["pair"], path))
+            continue
+        t = dict(t, set=row_set(t))
+        for k in sorted(set(r) | set(t)):
+            if not same(r.get(k), t.get(k)):
+                diffs.append("%s: %s %r, recorded %r" % (r["pair"], k, r.get(k), t.get(k)))
+    diffs += ["%s: only in %s" % (p, path) for p in sorted(theirs)]
+    return diffs
+
+
+def write_json(path, rows):
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(rows, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, path)
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--list", required=True)
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--list")
+    src.add_argument("--pairs")
+    ap.add_argument("--set", choices=SETS)
     ap.add_argument("--times")
     ap.add_argument("--reports", required=True)
     ap.add_argument("--results", required=True)
+    ap.add_argument("--merge-into")
     ap.add_argument("--table")
+    ap.add_argument("--compare")
     a = ap.parse_args(argv)
+    set_name = a.set or ("external" if a.pairs else "calibration")
+    try:
+        entries = read_pairs(a.pairs) if a.pairs else read_list(a.list)
+    except (OSError, ValueError) as e:
+        print("score.py: %s" % e, file=sys.stderr)
+        return 2
     times = read_times(a.times)
     rows, notes = [], {}
-    for entry in read_list(a.list):
-        row, note = score_entry(entry, times, a.reports)
+    for entry in entries:
+        row, note = score_entry(entry, times, a.reports, set_name)
         rows.append(row)
         if note:
             notes[row["pair"]] = note
-    s = summarize(rows)
-    with open(a.results, "w") as f:
-        json.dump(rows, f, indent=1)
-        f.write("\n")
-    text = table(rows, s, notes)
+    write_json(a.results, rows)
+    shown = rows
+    if a.merge_into:
+        shown = merge(a.merge_into, set_name, rows)
+        write_json(a.merge_into, shown)
+    text = table(shown, notes)
     if a.table:
         with open(a.table, "w") as f:
             f.write(text)
     sys.stdout.write(text)
+    if a.compare:
+        try:
+            diffs = compare(a.compare, set_name, rows)
+        except (OSError, ValueError) as e:
+            print("score.py: cannot compare with %s: %s" % (a.compare, e), file=sys.stderr)
+            return 1
+        for d in diffs:
+            print("differs: " + d, file=sys.stderr)
+        differing = {d.split(":", 1)[0] for d in diffs}
+        print("%d of %d %s rows differ from %s" % (len(differing), len(rows), set_name, a.compare),
+              file=sys.stderr)
     return 0
 
 

@@ -24,7 +24,7 @@ def check(cond, what):
 
 def expected_row(name, rule, control, times, reports):
     """The row as the issue defines it, from the fixture report."""
-    row = {"pair": name, "rule": rule, "control": control, "rank": None, "predicted": None,
+    row = {"pair": name, "set": "calibration", "rule": rule, "control": control, "rank": None, "predicted": None,
            "low": None, "high": None, "measured": times.get(name)}
     path = os.path.join(reports, name + ".json")
     if not os.path.exists(path):
@@ -76,7 +76,7 @@ def run(list_lines, tag):
         name, rule, kind = line.split()[:3]
         want.append(expected_row(name, rule, kind == "control", times, fixture))
     check(len(got) == len(want), "%s: one result per listed pair (%d, want %d)" % (tag, len(got), len(want)))
-    keys = {"pair", "rule", "rank", "predicted", "low", "high", "measured", "control"}
+    keys = {"pair", "set", "rule", "rank", "predicted", "low", "high", "measured", "control"}
     for g, w in zip(got, want):
         check(set(g) == keys, "%s: %s has exactly the keys %s" % (tag, w["pair"], sorted(keys)))
         for key in keys:
