@@ -797,7 +797,10 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 	size_t cap_named = 0;
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		ga_group *g = &a->groups[gi];
-		g->owner = ga_owner_of(rs, g->name, g->mangled, NULL, &g->owner_kind);
+		const char *module = NULL;
+		for (size_t k = 0; k < g->n_launches && !module; k++)
+			module = p->launches[g->launches[k]].module;
+		g->owner = ga_owner_of(rs, g->name, g->mangled, module, &g->owner_kind);
 		/* Timed by the timeline alone: no metric to classify it by, and no
 		 * rule it could be checked against. */
 		if (g->n_launches == 0)

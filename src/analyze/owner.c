@@ -6,6 +6,8 @@
  *   - a regex (POSIX extended) matches anywhere in either name;
  *   - a module glob matches the module the kernel was loaded from, where
  *     the profile records one.
+ * A module match comes first: an owner whose module glob matches owns the
+ * kernel whatever its name.  Then names, owner by owner.
  * A kernel no pattern matches is the default owner's ("user"); without an
  * owners file every kernel is, and it is editable. */
 #include "analyze.h"
@@ -34,6 +36,18 @@ static int pattern_matches(const ga_owner_pattern *pt, const char *name, const c
 	return 0;
 }
 
+/* The kind of the first name pattern, of any owner, that matches. */
+static const char *kind_by_name(const ga_ruleset *rs, const char *name, const char *mangled)
+{
+	for (size_t i = 0; i < rs->n_owners; i++)
+		for (size_t k = 0; k < rs->owners[i].n_patterns; k++) {
+			const ga_owner_pattern *pt = &rs->owners[i].patterns[k];
+			if (pt->how != GA_OWNER_MODULE && pattern_matches(pt, name, mangled, NULL))
+				return pt->kind;
+		}
+	return NULL;
+}
+
 const ga_owner *ga_owner_of(const ga_ruleset *rs, const char *name, const char *mangled,
                             const char *module, const char **kind)
 {
@@ -41,10 +55,26 @@ const ga_owner *ga_owner_of(const ga_ruleset *rs, const char *name, const char *
 
 	if (kind)
 		*kind = NULL;
+	/* The module first: where the code came from says more than a name
+	 * (a CUB sort inside libtorch_cuda is PyTorch's).  The name still
+	 * says what the kernel does: its kind. */
+	for (size_t i = 0; module && rs && i < rs->n_owners; i++) {
+		const ga_owner *o = &rs->owners[i];
+		int hit = 0;
+		for (size_t k = 0; k < o->n_patterns && !hit; k++)
+			hit = o->patterns[k].how == GA_OWNER_MODULE &&
+			      pattern_matches(&o->patterns[k], name, mangled, module);
+		if (!hit)
+			continue;
+		if (kind)
+			*kind = kind_by_name(rs, name, mangled);
+		return o;
+	}
 	for (size_t i = 0; rs && i < rs->n_owners; i++) {
 		const ga_owner *o = &rs->owners[i];
 		for (size_t k = 0; k < o->n_patterns; k++) {
-			if (!pattern_matches(&o->patterns[k], name, mangled, module))
+			if (o->patterns[k].how == GA_OWNER_MODULE ||
+			    !pattern_matches(&o->patterns[k], name, mangled, module))
 				continue;
 			if (kind)
 				*kind = o->patterns[k].kind;

@@ -1,9 +1,13 @@
 /* launchinfo.c: what a launch is, from its driver callback: the kernel's
- * name, grid, block, registers, shared memory and theoretical occupancy. */
+ * name, grid, block, registers, shared memory, theoretical occupancy and
+ * the shared object that launched it. */
 #include <dlfcn.h>
+#include <execinfo.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launchinfo.h"
 #include "nvtx.h"
@@ -138,9 +142,87 @@ int launch_params(CUpti_CallbackId cbid, const void *params, CUfunction *f,
 	}
 }
 
+/* The object file whose code made the launch: the first frame of the
+ * launching thread's stack that is not in this library, the driver, the
+ * runtime or CUPTI.  That is the library a kernel comes from
+ * (libtorch_cuda.so, libcublasLt.so.13, a Triton launcher) or the program
+ * itself, whichever names it best for its owner (rules/owners.yaml
+ * `modules:`).  A basename; NULL when the stack cannot be walked.  Cached
+ * per function: the walk costs tens of microseconds. */
+#define ORIGIN_SLOTS 512
+static struct {
+	CUfunction f;
+	char *origin;
+} origins[ORIGIN_SLOTS];
+static pthread_mutex_t origin_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int runtime_object(const char *base)
+{
+	static const char *const skip[] = {"libcuda.so", "libcupti.so", "libcudart.so",
+	                                   "libcudadebugger.so", "libgpuadvise"};
+	for (size_t i = 0; i < GA_ARRAY_LEN(skip); i++)
+		if (strncmp(base, skip[i], strlen(skip[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static char *walk_origin(void)
+{
+	void *pc[64];
+	int n = backtrace(pc, (int)GA_ARRAY_LEN(pc));
+	Dl_info self;
+	const char *self_name = dladdr((void *)walk_origin, &self) ? self.dli_fname : NULL;
+	for (int i = 1; i < n; i++) {
+		Dl_info di;
+		if (!dladdr(pc[i], &di) || !di.dli_fname)
+			continue;
+		if (self_name && strcmp(di.dli_fname, self_name) == 0)
+			continue;
+		const char *base = strrchr(di.dli_fname, '/');
+		base = base ? base + 1 : di.dli_fname;
+		if (runtime_object(base))
+			continue;
+		if (!*base) {
+			/* the main program: dladdr names it by argv[0] or not at all */
+			char exe[4096];
+			ssize_t k = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+			if (k <= 0)
+				return NULL;
+			exe[k] = '\0';
+			base = strrchr(exe, '/');
+			return ga_xstrdup(base ? base + 1 : exe);
+		}
+		return ga_xstrdup(base);
+	}
+	return NULL;
+}
+
+static char *launch_origin(CUfunction f)
+{
+	size_t h = ((uintptr_t)f >> 4) % ORIGIN_SLOTS;
+	char *out = NULL;
+	pthread_mutex_lock(&origin_lock);
+	for (size_t k = 0; k < ORIGIN_SLOTS; k++) {
+		size_t i = (h + k) % ORIGIN_SLOTS;
+		if (origins[i].f == f) {
+			out = origins[i].origin ? ga_xstrdup(origins[i].origin) : NULL;
+			break;
+		}
+		if (!origins[i].f) {
+			origins[i].f = f;
+			origins[i].origin = walk_origin();
+			out = origins[i].origin ? ga_xstrdup(origins[i].origin) : NULL;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&origin_lock);
+	return out;
+}
+
 void launch_free(ga_launch *l)
 {
 	free(l->mangled);
+	free(l->module);
 	free(l->name);
 	free(l->occ_limiter);
 	free(l->values);
@@ -170,6 +252,7 @@ void launch_meta(ga_launch *l, ctx_state *cs, const launch_args *a, uint32_t ctx
 	l->duration_ns = NAN;
 	l->range_ns = NAN;
 	l->nvtx = ga_nvtx_path();
+	l->module = launch_origin(a->f);
 	occupancy(cs, a->f, l);
 }
 

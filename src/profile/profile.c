@@ -46,6 +46,7 @@ void ga_launch_free(ga_launch *l)
 	free(l->occ_limiter);
 	free(l->values);
 	free(l->nvtx);
+	free(l->module);
 }
 
 void ga_profile_free(ga_profile *p)

@@ -92,6 +92,10 @@ typedef struct {
 	 * joined by '/' ("train_step/aten::linear"); the last one is the
 	 * launch's operation.  NULL: none (or not collected). */
 	char *nvtx;
+	/* The shared object (basename) whose code launched it:
+	 * "libtorch_cuda.so", "libcublasLt.so.13", or the program's own file.
+	 * NULL: not recorded. */
+	char *module;
 } ga_launch;
 
 /* Launches of one kernel left unprofiled by the per-kernel bound

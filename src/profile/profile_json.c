@@ -266,6 +266,8 @@ void *ga_launch_to_json(const ga_profile *p, const ga_launch *l)
 		put_int(o, "metric_set", l->metric_set);
 	if (l->nvtx)
 		put_str(o, "nvtx", l->nvtx);
+	if (l->module)
+		put_str(o, "module", l->module);
 
 	put(occ, "theoretical_pct", jnumber(l->occ_theoretical_pct));
 	put_int(occ, "limit_blocks", l->occ_limit_blocks);
@@ -678,7 +680,8 @@ static int launch_from_json(ga_profile *p, json_t *o, const jctx *c, ga_map *ix)
 	    get_double(c, o, "duration_ns", &tmp.duration_ns) ||
 	    get_double(c, o, "range_ns", &tmp.range_ns) ||
 	    get_int(c, o, "metric_set", 0, 0, &tmp.metric_set) ||
-	    get_string(c, o, "nvtx", 0, &tmp.nvtx))
+	    get_string(c, o, "nvtx", 0, &tmp.nvtx) ||
+	    get_string(c, o, "module", 0, &tmp.module))
 		goto out;
 	tmp.stream = (uint64_t)stream;
 	occ = member(o, "occupancy");

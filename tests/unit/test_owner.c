@@ -101,6 +101,15 @@ static const struct {
 	{ NULL, "_ZN2at6native24vectorized_gather_kernelILi16ElEEvPcS2_PT0_il", "aten", NULL },
 	{ "void cutlass::Kernel2<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, "
 	  "int>, Mainloop, Epilogue> >(Params)", NULL, "cutlass", "gemm" },
+	/* CUB and Thrust are library code, PyTorch's vendored CUB too. */
+	{ "void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel<at_cuda_detail::cub::"
+	  "DeviceRadixSortPolicy<long, long, int>::Policy900, false, long, long, int, int, "
+	  "at_cuda_detail::cub::detail::identity_decomposer_t>(int*, int*, long const*)", NULL,
+	  "cccl", NULL },
+	{ "void cub::CUB_200802_900_NS::DeviceReduceKernel<Policy, float*, int>(float*)", NULL,
+	  "cccl", NULL },
+	{ "void thrust::THRUST_200802_900_NS::cuda_cub::core::_kernel_agent<F, long>(F, long)",
+	  NULL, "cccl", NULL },
 	/* The user's own kernels, including ones whose names merely mention a
 	 * library word. */
 	{ "matmul_naive(float const*, float const*, float*, int)", NULL, "user", NULL },
@@ -241,6 +250,21 @@ static void test_module_patterns(void **state)
 	assert_string_equal(ga_owner_of(&rs, "kernel_x", NULL, NULL, NULL)->name, "user");
 	assert_string_equal(ga_owner_of(&rs, "libcublas_like_kernel", NULL, NULL, NULL)->name,
 	                    "user");
+	/* The module wins over the name: CUB's sort and a CUTLASS GEMM built
+	 * into libtorch_cuda are PyTorch's, and the GEMM keeps its kind. */
+	const char *kind = "unset";
+	assert_string_equal(ga_owner_of(&rs, "void at_cuda_detail::cub::DeviceRadixSortOnesweepKernel"
+	                                "<Policy, false, float, long>(float*)", NULL,
+	                                "libtorch_cuda.so", &kind)->name, "aten");
+	assert_string_equal(ga_owner_of(&rs, "void cutlass::Kernel2<cutlass::gemm::kernel::"
+	                                "GemmUniversal<X> >(Params)", NULL, "libtorch_cuda.so",
+	                                &kind)->name, "aten");
+	assert_non_null(kind);
+	assert_string_equal(kind, "gemm");
+	/* The program's own file matches no module: names decide, and a
+	 * user's kernel stays the user's. */
+	assert_string_equal(ga_owner_of(&rs, "matmul_naive(float const*, float const*, float*, int)",
+	                                NULL, "gpuadvise-testapp", NULL)->name, "user");
 	ga_ruleset_free(&rs);
 }
 
