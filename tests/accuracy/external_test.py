@@ -299,7 +299,8 @@ cp "$FAKE_REPORTS/$(basename "$1").json" "$log"
     os.chmod(os.path.join(fake, "build", "gpuadvise"), 0o755)
     fake_reports = os.path.join(work, "fake-reports")
     os.makedirs(fake_reports)
-    chosen = ["nw", "pathfinder", "myocyte-split"]
+    # myocyte-fastmath's fast side is myocyte-split's slow side: measured once.
+    chosen = ["nw", "pathfinder", "myocyte-fastmath", "myocyte-split"]
     by_name = {f[0]: f for _, f in pairs if len(f) == 8}
     check(all(n in by_name for n in chosen), "pairs.txt has the pairs run.sh is tried on: %s" % chosen)
     chosen = [n for n in chosen if n in by_name]
@@ -323,8 +324,12 @@ cp "$FAKE_REPORTS/$(basename "$1").json" "$log"
     check(p.returncode == 0, "run.sh with stand-ins exits 0 (%d: %s)" % (p.returncode, p.stderr[-500:]))
     times = open(os.path.join(out, "times.txt")).read().split("\n") if os.path.exists(os.path.join(out, "times.txt")) else []
     # nw and pathfinder: all -> 3 launches, 600 / 300 us; myocyte: all too.
-    check(sorted(t for t in times if t) == ["myocyte-split 600.000 300.000 2.0000", "nw 600.000 300.000 2.0000",
+    check(sorted(t for t in times if t) == ["myocyte-fastmath 600.000 600.000 1.0000",
+                                            "myocyte-split 600.000 300.000 2.0000", "nw 600.000 300.000 2.0000",
                                             "pathfinder 600.000 300.000 2.0000"], "times.txt: %r" % times)
+    launch_lines = open(os.path.join(out, "launches.txt")).read() if os.path.exists(os.path.join(out, "launches.txt")) else ""
+    check(launch_lines.count("myocyte-split slow") == 3 and "measured for another pair" in launch_lines,
+          "a binary measured for one pair is reused by the next")
     res = {r["pair"]: r for r in json.load(open(os.path.join(out, "results.json")))} \
         if os.path.exists(os.path.join(out, "results.json")) else {}
     check(res.get("nw", {}).get("rank") == 1 and res.get("nw", {}).get("measured") == 2.0, "run.sh: nw scored")

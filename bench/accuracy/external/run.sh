@@ -130,6 +130,7 @@ indir=../../../data
 : >"$out/times.txt.new"
 : >"$out/launches.txt"
 : >"$out/notes.txt"
+: >"$out/logs/measured"
 rm -f "$out/times.txt"
 
 # median of the numbers on standard input
@@ -147,7 +148,19 @@ while IFS='|' read -r name slow fast kernel launches label rules args; do
 	for side in slow fast; do
 		bin=$slow
 		[ $side = fast ] && bin=$fast
+		# A binary measured already with the same kernel, launches and
+		# arguments (myocyte-opt1 and -opt2 are the fast side of one step
+		# and the slow side of the next) is not measured again.
+		key="$bin|$kernel|$launches|$args"
+		seen=$(awk -F'\t' -v k="$key" '$1 == k {print $2; exit}' "$out/logs/measured" 2>/dev/null)
+		if [ -n "$seen" ] && [ $dry = 0 ]; then
+			cp "$out/logs/$seen.sums" "$out/logs/$name.$side.sums"
+			awk -v n="$name" -v s="$side" '{print n, s, NR, $0, "(measured for another pair)"}' \
+			    "$out/logs/$name.$side.sums" >>"$out/launches.txt"
+			continue
+		fi
 		: >"$out/logs/$name.$side.sums"
+		[ $dry = 1 ] || printf '%s\t%s\n' "$key" "$name.$side" >>"$out/logs/measured"
 		for r in $(seq 1 "$runs"); do
 			csv=$out/logs/$name.$side.$r.csv
 			log=$out/logs/$name.$side.$r.log
