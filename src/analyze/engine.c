@@ -487,6 +487,15 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 	PSEUDO("launch__count",
 	       (double)g->n_launches + (double)g->unprofiled + (double)g->timeline_launches, 1);
 	PSEUDO("launch__duration_ns", g->mean_ns, isfinite(g->mean_ns));
+	if (strcmp(name, "launch__launch_cost_ns") == 0) {
+		/* The host's own time inside a launch call, from the process's
+		 * timeline: what one launch costs this program. */
+		const ga_timeline *t = ga_profile_timeline(e->p, g->pid);
+		if (!t || t->host_calls[GA_HOST_LAUNCH] <= 0 || !(t->host_ns[GA_HOST_LAUNCH] > 0))
+			return -1;
+		*out = t->host_ns[GA_HOST_LAUNCH] / (double)t->host_calls[GA_HOST_LAUNCH];
+		return 0;
+	}
 	PSEUDO("launch__time_share", g->share, isfinite(g->share));
 	PSEUDO("program__kernels_same_launch", (double)g->same_launch, g->same_launch > 0);
 	PSEUDO("owner__editable", (double)g->owner->editable, g->owner);
@@ -744,6 +753,19 @@ static ga_finding make_finding(env *e, const ga_rule *r, size_t gi, double est, 
 		f.estimate_missing = ga_xstrdup(missing);
 		f.estimate = f.speedup = f.speedup_min = f.speedup_max = NAN;
 		return f;
+	}
+	/* The floor: one launch.  A saving past 1 - floor / duration would
+	 * make the kernel shorter than any kernel runs.  Not for the launch
+	 * rules (checklist 10), whose models count a launch's cost, max(launch
+	 * cost, duration), and may merge many launches into one. */
+	double d = e->g->mean_ns;
+	if (r->checklist != 10 && isfinite(d) && d > 0) {
+		double cap = fmax(0.0, 1.0 - GA_FLOOR_LAUNCH_NS / d);
+		if (est > cap || (r->low && r->high && fmax(lo, hi) > cap))
+			f.floor = "launch";
+		est = fmin(est, cap);
+		lo = fmin(lo, cap);
+		hi = fmin(hi, cap);
 	}
 	ga_model_est m;
 	ga_model_estimate(r, est, r->low && r->high, lo, hi, 1, &m);

@@ -139,6 +139,11 @@ static void range_end(double s, char *buf, size_t len)
 		buf[n - 2] = '\0';
 }
 
+int ga_range_wide(double lo, double hi)
+{
+	return isfinite(lo) && isfinite(hi) && lo > 0 && hi > 10 * lo;
+}
+
 const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len)
 {
 	char a[32], b[32];

@@ -250,6 +250,9 @@ static json_t *finding_json(const ga_analysis *a, size_t idx)
 	json_array_append_new(range, num(r ? f->speedup_min : NAN));
 	json_array_append_new(range, num(r ? f->speedup_max : NAN));
 	json_object_set_new(o, "expected_speedup", range);
+	json_object_set_new(o, "floor", str_or_null(f->floor));
+	json_object_set_new(o, "range_wide",
+	                    json_boolean(r && ga_range_wide(f->speedup_min, f->speedup_max)));
 	json_object_set_new(o, "estimated_speedup", num(f->speedup));
 	json_object_set_new(o, "low", num(f->low));
 	json_object_set_new(o, "high", num(f->high));

@@ -118,6 +118,10 @@ const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len);
 /* Columns a UTF-8 string takes on a terminal: code points, not counting
  * ANSI escape sequences (wide characters count as one). */
 size_t ga_text_width(const char *s);
+/* A range whose ends are more than 10x apart says so in words: its model
+ * could not tell two cases apart.  "" for any other range. */
+#define GA_RANGE_WIDE_NOTE " (a range over 10x wide: the counters cannot tell its cases apart)"
+int ga_range_wide(double lo, double hi);
 /* The same for the n bytes at s (no NUL among them). */
 size_t ga_text_width_n(const char *s, size_t n);
 /* A kernel name made to fit in max_cols columns, trying in turn: without a

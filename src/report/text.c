@@ -177,8 +177,9 @@ static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
 	if (f->estimate_missing)
 		ga_buf_printf(&s, "estimate needs %s", f->estimate_missing);
 	else if (r)
-		ga_buf_printf(&s, "expected %s from the fix, ",
-		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b2, sizeof(b2)));
+		ga_buf_printf(&s, "expected %s from the fix%s, ",
+		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b2, sizeof(b2)),
+		              ga_range_wide(f->speedup_min, f->speedup_max) ? GA_RANGE_WIDE_NOTE : "");
 	if (!f->estimate_missing)
 		ga_buf_printf(&s, "estimated %s on this kernel",
 		              ga_fmt_speedup(f->speedup, b3, sizeof(b3)));
@@ -215,8 +216,9 @@ static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 		              b1, ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
 	}
 	if (r && !f->estimate_missing)
-		ga_buf_printf(&s, ", fix %s",
-		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b3, sizeof(b3)));
+		ga_buf_printf(&s, ", fix %s%s",
+		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b3, sizeof(b3)),
+		              ga_range_wide(f->speedup_min, f->speedup_max) ? GA_RANGE_WIDE_NOTE : "");
 	if (t->color)
 		ga_buf_printf(&s, "; %s%s" C_RESET "-bound", tx_class_color(kc), ga_report_class(kc));
 	else

@@ -577,7 +577,7 @@ fi
 run --import "$SRCDIR/tests/fixtures/owner-rules/framework-synthetic.json"
 if [ "$rc" = 0 ] && grep -q '^ 1\. Short library kernels dominated by launch overhead (use CUDA graphs)$' "$T/out" &&
    grep -q '^ 3\. Communication (NCCL) holds a share of the GPU time$' "$T/out" &&
-   grep -q '^ 4\. my_add(float\*, float const\*, int): Grid too small' "$T/out" &&
+   grep -q '^ 4\. my_add(float\*, float const\*, int): Short kernels dominated by launch$' "$T/out" &&
    grep -q '^ncclDevKernel_AllReduce_Sum_f32_RING_LL(…) (NCCL) \[latency\]$' "$T/out"; then
 	ok "framework actions, then the user's kernels' findings"
 else

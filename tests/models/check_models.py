@@ -108,6 +108,14 @@ class Kernel:
         self.peaks = peaks
         self.cuts = cuts
         self.same_launch = same_launch
+        # the host's mean time in a launch call, from the process's timeline
+        self.launch_cost_ns = None
+        for t in profile.get("timelines", []):
+            if t.get("pid") == report_kernel.get("pid"):
+                calls = t.get("host_calls", {}).get("launch", 0)
+                ns = t.get("host_ns", {}).get("launch", 0)
+                if calls > 0 and ns > 0:
+                    self.launch_cost_ns = ns / calls
 
     def m(self, name):
         if name not in self.v:
@@ -344,8 +352,10 @@ def round_up_tail(waves):
 
 
 def grid_too_small(k):
-    """Headroom x parallelism gain, or the idle share of the last wave (in
-    slots, or in block-times on throughput-bound SMs) up to the headroom."""
+    """A launch change spreads the warps that exist (the SM's busy share
+    over the SMs they reach); where each thread moves >= 4 KiB, more threads
+    take its items (headroom x parallelism gain, down to the spreading gain);
+    or the idle share of the last wave, all up to the headroom."""
     tail = round_up_tail(k.waves())
     sm_busy = max(k.m(n) for n in SM_BUSY)
     sm_tail = (round_up_tail(k.grid / k.dev["sm_count"])
@@ -354,8 +364,18 @@ def grid_too_small(k):
     par = clamp01(1 - k.launch_warps() / capacity)
     tail_gain = max(tail, sm_tail)
     h = k.headroom()
-    return (max(h * par, min(h, tail_gain)), max(h * par * par, min(h, tail_gain) / 2),
-            min(h, clamp01(max(par, tail_gain))))
+    sms = k.dev["sm_count"]
+    used = max(min(k.grid, sms), 1)
+    spread_to = max(min(k.launch_warps(), sms), 1)
+    room = clamp01(1 - used / spread_to)
+    spread = min(h, clamp01(sm_busy / 100) * room)
+    moved = max(k.v.get("dram__bytes.sum", 0.0), k.v.get("lts__t_bytes.sum", 0.0))
+    if moved / max(k.grid * k.threads, 1) >= 4096:
+        gain, low, high = h * par, min(h * par * par, spread), par
+    else:
+        gain, low, high = spread, spread / 2, room
+    return (max(gain, min(h, tail_gain)), max(low, min(h, tail_gain) / 2),
+            min(h, clamp01(max(high, tail_gain))))
 
 
 def grid_too_small_fires(k):
@@ -393,18 +413,23 @@ def occupancy_gap(k):
 
 
 def launch_overhead(k):
-    """n launches at the launch rate, max(L, duration) each, against one
-    launch of the merged work at the throughput line's share of its roofline
-    bound (low: L 2.5 us and the work at the grid's share of the GPU's
-    warps; high: L 10 us and the work at the bound)."""
+    """The launch cost removed, the launches kept in order: max(L, duration)
+    a launch before, max(duration, Lg) after, L the timeline's mean launch
+    call (5 us without one), Lg = min(2.5 us, L / 2); low half of it.
+    Grids under a quarter of the GPU's warps: merged into one at 60 % of the
+    roofline bound, low the gap alone.  High: merged at the bound plus one
+    10 us launch."""
     d, n = k.mean_ns, max(k.count, 1)
     bound = k.bound_secs() * 1e9
-    merged = bound * 100 / k.cuts["throughput_line_pct"]
+    L = k.launch_cost_ns if k.launch_cost_ns is not None else 5000.0
+    graph = min(2500.0, L / 2)
+    gap = clamp01(1 - max(d, graph) / max(L, d))
+    high = 1 - (bound + 10000 / n) / max(10000, d)
     capacity = k.theoretical() / 100 * k.warps_gpu()
-    latency = max(merged, d * min(k.launch_warps() / capacity, 1))
-    return (1 - (merged + 5000 / n) / max(5000, d),
-            1 - (latency + 2500 / n) / max(2500, d),
-            1 - (bound + 10000 / n) / max(10000, d))
+    if k.launch_warps() < 0.25 * capacity:
+        merged = clamp01(1 - (bound * 100 / k.cuts["throughput_line_pct"] + L / n) / max(L, d))
+        return max(merged, gap), gap, high
+    return gap, gap / 2, high
 
 
 def fusion(k):
@@ -534,6 +559,13 @@ def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
                      % (where, e, fi.get("estimate_missing")))
             counts[rule] = counts.get(rule, 0) + 1
             continue
+        # the floor of one launch (1 us), but for the launch rules
+        cap = 1 - 1000.0 / k.mean_ns if fi.get("checklist") != 10 and finite(k.mean_ns) \
+            and k.mean_ns > 0 else None
+        if cap is not None:
+            want = expected_range(*(min(w, max(cap, 0.0)) for w in want))
+            if want[0] == max(cap, 0.0) and fi.get("floor") != "launch":
+                fail("%s: the launch floor binds; the report says floor=%r" % (where, fi.get("floor")))
         got = (fi["estimate"], fi["low"], fi["high"])
         for label, g, w in zip(("estimate", "low", "high"), got, want):
             if not close(g, w):
