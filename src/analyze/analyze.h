@@ -76,10 +76,10 @@ typedef struct {
 	                           * the rule's model, else its stock `speedup` range */
 	double low, high;         /* the model's range as fractions saved (low <= estimate
 	                           * <= high, 0..1); NAN when the rule has no low/high */
-	/* The input the estimate (or its range) needs and the kernel's
 	/* The physical floor that cut the model's estimate or range, or NULL:
 	 * "launch" (no kernel runs in less than GA_FLOOR_LAUNCH_NS). */
 	const char *floor;
+	/* The input the estimate (or its range) needs and the kernel's
 	 * profile lacks (malloc'd), or NULL: the finding ranks with no saving
 	 * and estimate, speedup and the range are NAN. */
 	char *estimate_missing;
