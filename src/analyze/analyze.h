@@ -77,7 +77,8 @@ typedef struct {
 	double low, high;         /* the model's range as fractions saved (low <= estimate
 	                           * <= high, 0..1); NAN when the rule has no low/high */
 	/* The physical floor that cut the model's estimate or range, or NULL:
-	 * "launch" (no kernel runs in less than GA_FLOOR_LAUNCH_NS). */
+	 * "launch" (no kernel runs in less than the classifier's
+	 * launch_floor_ns). */
 	const char *floor;
 	/* The input the estimate (or its range) needs and the kernel's
 	 * profile lacks (malloc'd), or NULL: the finding ranks with no saving
@@ -210,11 +211,6 @@ typedef struct {
  * on.  What a user of a framework does is change a setting once for all
  * those kernels, so the action's saving is the sum of its findings'. */
 typedef struct {
-/* The shortest a kernel can run, start to end, whatever a fix does to it:
- * an empty kernel's duration on current GPUs is 1.5 to 3 us, so 1 us never
- * binds wrongly.  Every kernel finding's estimate and range stop there. */
-#define GA_FLOOR_LAUNCH_NS 1000.0
-
 	const ga_rule *rule;      /* borrowed from the rule set */
 	double saving;            /* fraction of all GPU time, sum over its findings */
 	double wall_saving;       /* of the wall time: its findings' wall savings summed

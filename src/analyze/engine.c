@@ -396,6 +396,7 @@ typedef struct {
 	size_t n_named, cap_named;
 	char last_missing[512];   /* why a named value was not available */
 	const char *missing;      /* the input the last failed lookup lacked */
+	double floor_ns;          /* the classifier's launch_floor_ns; NAN: no floor */
 } env;
 
 /* Recomputed from the recorded limits, so that profiles recorded before the
@@ -754,13 +755,14 @@ static ga_finding make_finding(env *e, const ga_rule *r, size_t gi, double est, 
 		f.estimate = f.speedup = f.speedup_min = f.speedup_max = NAN;
 		return f;
 	}
-	/* The floor: one launch.  A saving past 1 - floor / duration would
-	 * make the kernel shorter than any kernel runs.  Not for the launch
-	 * rules (checklist 10), whose models count a launch's cost, max(launch
-	 * cost, duration), and may merge many launches into one. */
+	/* The floor: one launch (the classifier's launch_floor_ns).  A saving
+	 * past 1 - floor / duration would make the kernel shorter than any
+	 * kernel runs.  Not for the launch rules (checklist 10), whose models
+	 * count a launch's cost, max(launch cost, duration), and may merge
+	 * many launches into one. */
 	double d = e->g->mean_ns;
-	if (r->checklist != 10 && isfinite(d) && d > 0) {
-		double cap = fmax(0.0, 1.0 - GA_FLOOR_LAUNCH_NS / d);
+	if (r->checklist != 10 && isfinite(d) && d > 0 && e->floor_ns > 0) {
+		double cap = fmax(0.0, 1.0 - e->floor_ns / d);
 		if (est > cap || (r->low && r->high && fmax(lo, hi) > cap))
 			f.floor = "launch";
 		est = fmin(est, cap);
@@ -828,6 +830,7 @@ static void evaluate(const ga_profile *p, const ga_ruleset *rs, int verbose, ga_
 		if (g->n_launches == 0)
 			continue;
 		env e = {.p = p, .names = &names, .g = g, .first = &p->launches[g->launches[0]],
+		         .floor_ns = ga_classifier_value(rs, "launch_floor_ns"),
 		         .roof = roof, .named = named, .cap_named = cap_named};
 
 		classify(a, &note_cap, &rs->classifier, &e, g, verbose);

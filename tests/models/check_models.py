@@ -216,7 +216,7 @@ def device_peaks(profile, groups):
 def classifier_constants(srcdir):
     consts = {}
     text = open(os.path.join(srcdir, "rules", "classify.yaml")).read()
-    for name in ("throughput_line_pct", "roofline_tensor_min_pct"):
+    for name in ("throughput_line_pct", "roofline_tensor_min_pct", "launch_floor_ns"):
         m = re.search(r"^\s+%s:\s*([0-9.]+)\s*$" % name, text, re.M)
         if not m:
             sys.exit("classify.yaml defines no %s" % name)
@@ -559,8 +559,8 @@ def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
                      % (where, e, fi.get("estimate_missing")))
             counts[rule] = counts.get(rule, 0) + 1
             continue
-        # the floor of one launch (1 us), but for the launch rules
-        cap = 1 - 1000.0 / k.mean_ns if fi.get("checklist") != 10 and finite(k.mean_ns) \
+        # the floor of one launch (the classifier's), but for the launch rules
+        cap = 1 - k.cuts["launch_floor_ns"] / k.mean_ns if fi.get("checklist") != 10 and finite(k.mean_ns) \
             and k.mean_ns > 0 else None
         if cap is not None:
             want = expected_range(*(min(w, max(cap, 0.0)) for w in want))
