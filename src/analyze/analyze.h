@@ -41,7 +41,8 @@
  *   paths), plus any named
  *   expression defined earlier in the same rule or in the classifier.
  * Program rules (scope: program) read, per process with a timeline, the
- * timeline__* values program.c lists, program__* and device__* values. 
+ * timeline__* values program.c lists, program__* and device__* values,
+ * and rank__* values, the process's place among the ranks (ranks.c). 
  * Warps are counted in the device's warp size (device.warp_size); a profile
  * that records none leaves device__max_warps_per_sm and
  * launch__waves_per_sm unavailable. */
@@ -239,6 +240,24 @@ typedef struct {
 	char fingerprint[17];     /* "program", the rule id, hashed: the same across runs */
 } ga_pfinding;
 
+/* Communication on a process's timeline (comm.c): the kernels whose
+ * owner's kind is "comm" (NCCL's collectives, NVSHMEM's) against the
+ * others, the compute.  Times are ns, summed over its devices. */
+typedef struct {
+	long kernels;             /* communication kernels run (the GPU's records) */
+	double ns;                /* their GPU time: the sum of their durations */
+	double compute_ns;        /* the other kernels' */
+	/* From the representative window's intervals (measured: it has
+	 * some), per device, then scaled to the run by `scale`: the loop's
+	 * iterations when the window is one, else the run's communication
+	 * time over the window's. */
+	int measured;
+	double scale;
+	double exposed_ns;        /* communication running and no compute kernel */
+	double free_ns;           /* compute running and no communication */
+	double tail_ns;           /* the longest stretch of exposed communication */
+} ga_tl_comm;
+
 /* One process's timeline, analysed (program.c).  Shares are of its
  * observed wall time (the profiler's spans left out) times its devices. */
 typedef struct {
@@ -259,6 +278,7 @@ typedef struct {
 	ga_tl_device iteration_sum;
 	size_t iteration_devices;
 	double iteration_busy_share;
+	ga_tl_comm comm;
 	/* The timeline__* values its program rules read, computed once. */
 	struct ga_tl_value *values;
 	size_t n_values;
@@ -273,7 +293,59 @@ typedef struct {
 	ga_do_kind kind;
 	size_t index;             /* into findings, actions or pfindings */
 	double saving;            /* what it is ranked by */
+	/* In a report of several ranks, the same advice on several ranks is
+	 * one entry, the one that saves most (ranks.c): the ranks it is on;
+	 * 0 in any other report. */
+	size_t on_ranks;
 } ga_do;
+
+/* One rank of a data-parallel job (ranks.c): a process of the profile
+ * with a rank in its record (procinfo.h). */
+typedef struct {
+	int pid;
+	const ga_proc_info *info;   /* borrowed from the profile */
+	double gpu_ns;            /* its kernels' GPU time in the analysis */
+	double comm_ns;           /* of it, kernels whose owner's kind is "comm" */
+	double compute_ns;        /* the rest */
+	double comm_share;        /* comm_ns / gpu_ns; NAN without GPU time */
+	double vs_median;         /* compute_ns / the ranks' median - 1; NAN: median 0 */
+	double wall_ns;           /* its timeline's observed wall time; NAN without one */
+	double busy_share;        /* its GPU busy share of that; NAN without a timeline */
+	/* The straggler finding (GA_RULE_STRAGGLER) fired on it: index into
+	 * pfindings, or -1. */
+	long straggler;
+	/* Its first entry in "What to do first" (kind and index, saving of
+	 * this rank), or has_top 0. */
+	ga_do top;
+	int has_top;
+	/* Reports show its timeline and its kernels when not verbose: the
+	 * first rank and the stragglers. */
+	int shown;
+} ga_rank;
+
+/* The ranks: shown as such when there are two or more (multi). */
+typedef struct {
+	ga_rank *v;               /* by rank, then pid */
+	size_t n;
+	int multi;
+	long world_size;          /* the largest any records; -1: none */
+	size_t n_hosts;           /* distinct host names recorded */
+	double median_compute_ns, median_comm_ns;
+	size_t *stragglers;       /* indices into v, by the finding's saving */
+	size_t n_stragglers;
+	int kernels_pid;          /* the rank whose kernels reports list (not verbose) */
+	size_t *by_pid;           /* indices into v, by pid (ga_rank_of) */
+} ga_ranks;
+
+/* The rank of process pid, or NULL (not a rank, or no ranks). */
+const ga_rank *ga_rank_of(const ga_analysis *a, int pid);
+/* An entry of "What to do first": its rule, and the process its figures
+ * are of (an action's: its best finding's). */
+const ga_rule *ga_do_rule(const ga_analysis *a, const ga_do *d);
+int ga_do_pid(const ga_analysis *a, const ga_do *d);
+
+/* The rule whose finding names a rank a straggler. */
+#define GA_RULE_STRAGGLER "rank-imbalance"
 
 struct ga_analysis {
 	const ga_profile *profile;  /* borrowed */
@@ -318,6 +390,7 @@ struct ga_analysis {
 	ga_do *first;               /* every finding, action and program finding ranked */
 	size_t n_first;
 	int wall_currency;          /* savings in first[] are shares of wall time */
+	ga_ranks ranks;             /* the processes with a rank (ranks.c) */
 };
 
 typedef struct {

@@ -55,4 +55,20 @@ void ga_model_estimate(const ga_rule *r, double est, int ranged, double lo, doub
 void ga_program(ga_analysis *a, const ga_ruleset *rs);
 void ga_program_free(ga_analysis *a);
 
+/* Communication on a timeline (comm.c): the kernels that communicate, by
+ * mangled name (1) or not (0), from the groups' owners, into *out (keys
+ * borrowed from the groups); and a process's figures. */
+void ga_comm_names(const ga_analysis *a, ga_map *out);
+void ga_comm_figures(const ga_timeline *t, const ga_map *comm_names, ga_tl_comm *c);
+
+/* The ranks (ranks.c): their figures, once the groups and the timelines'
+ * figures are known (before the program rules, which read them); a
+ * rank__* value of process pid (name without the prefix): 0, or -1 when
+ * it has none; after the ranking, the stragglers, each rank's first
+ * entry, and "What to do first" with one entry per advice. */
+void ga_ranks_figures(ga_analysis *a);
+int ga_rank_value(const ga_analysis *a, int pid, const char *name, double *out);
+void ga_ranks_finish(ga_analysis *a);
+void ga_ranks_free(ga_analysis *a);
+
 #endif

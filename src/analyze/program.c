@@ -121,6 +121,8 @@ static void proc_values(ga_tl_proc *pr)
 	}
 	double ops = (double)d->kernels + host_copy(d, -1, 0) + copy_sum(d, GA_DIR_DTOD, -1, 0) +
 	             (double)d->set.count;
+	const ga_tl_comm *c = &pr->comm;
+	double w = pr->wall_ns * (double)(pr->n_devices ? pr->n_devices : 1);
 	const ga_tl_value v[] = {
 		{"wall_ns", pr->wall_ns, 1},
 		{"busy_share", pr->busy_share, 1},
@@ -178,13 +180,24 @@ static void proc_values(ga_tl_proc *pr)
 		{"streams", (double)d->streams, 1},
 		{"devices", (double)pr->n_devices, 1},
 		{"gpu_ns", pr->gpu_ns, 1},
+		/* communication (comm.c): the comm kernels' time, and from the
+		 * window's intervals, scaled to the run, what ran beside what */
+		{"comm_kernels", (double)c->kernels, 1},
+		{"comm_ns", c->ns, 1},
+		{"comm_share", div0(c->ns, w), 1},
+		{"comm_exposed_ns", c->exposed_ns, c->measured},
+		{"comm_exposed_share", div0(c->exposed_ns, w), c->measured},
+		{"compute_free_share", div0(c->free_ns, w), c->measured},
+		{"comm_hideable_share", div0(fmin(c->exposed_ns, c->free_ns), w), c->measured},
+		{"comm_tail_share", div0(c->tail_ns, w), c->measured},
 	};
 	pr->n_values = GA_ARRAY_LEN(v);
 	pr->values = ga_xmalloc(sizeof(v));
 	memcpy(pr->values, v, sizeof(v));
 }
 
-static void proc_figures(const ga_analysis *a, const ga_timeline *t, ga_tl_proc *pr)
+static void proc_figures(const ga_analysis *a, const ga_timeline *t, const ga_map *comm,
+                         ga_tl_proc *pr)
 {
 	memset(pr, 0, sizeof(*pr));
 	pr->pid = t->pid;
@@ -215,6 +228,7 @@ static void proc_figures(const ga_analysis *a, const ga_timeline *t, ga_tl_proc 
 			div0(pr->iteration_sum.busy_ns,
 			     t->window_ns * (double)(pr->iteration_devices ? pr->iteration_devices : 1));
 	}
+	ga_comm_figures(t, comm, &pr->comm);
 	proc_values(pr);
 }
 
@@ -275,6 +289,9 @@ static int plookup(void *ctx, const char *name, double *out)
 		return 0;
 	if (ga_str_has_prefix(name, "program__owner_share_"))
 		return owner_share(e, name + strlen("program__owner_share_"), out);
+	if (ga_str_has_prefix(name, "rank__") &&
+	    ga_rank_value(e->a, e->pr->pid, name + strlen("rank__"), out) == 0)
+		return 0;
 	if (strcmp(name, "device__mem_bandwidth_gbs") == 0 && dv->mem_bandwidth_gbs > 0) {
 		*out = dv->mem_bandwidth_gbs;
 		return 0;
@@ -445,11 +462,15 @@ void ga_program(ga_analysis *a, const ga_ruleset *rs)
 	size_t cap = 0;
 
 	if (p && p->n_timelines) {
+		ga_map comm = {0};
+		ga_comm_names(a, &comm);
 		a->tl = ga_xcalloc(p->n_timelines, sizeof(*a->tl));
 		for (size_t i = 0; i < p->n_timelines; i++)
-			proc_figures(a, &p->timelines[i], &a->tl[a->n_tl++]);
+			proc_figures(a, &p->timelines[i], &comm, &a->tl[a->n_tl++]);
+		ga_map_free(&comm);
 		a->wall_currency = 1;
 	}
+	ga_ranks_figures(a);
 	for (size_t i = 0; i < a->n_tl; i++)
 		for (size_t r = 0; r < rs->n_rules; r++) {
 			ga_pfinding f;
@@ -460,6 +481,7 @@ void ga_program(ga_analysis *a, const ga_ruleset *rs)
 		qsort(a->pfindings, a->n_pfindings, sizeof(*a->pfindings), pfinding_cmp);
 	kernel_wall_savings(a);
 	rank_first(a);
+	ga_ranks_finish(a);
 }
 
 void ga_program_free(ga_analysis *a)
@@ -476,5 +498,6 @@ void ga_program_free(ga_analysis *a)
 	}
 	free(a->pfindings);
 	free(a->first);
+	ga_ranks_free(a);
 }
 

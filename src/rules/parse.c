@@ -315,7 +315,8 @@ int is_pseudo_metric(const char *name)
 	return ga_str_has_prefix(name, "launch__") || ga_str_has_prefix(name, "device__") ||
 	       ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "roofline__") ||
 	       ga_str_has_prefix(name, "owner__") || ga_str_has_prefix(name, "nvtx__") ||
-	       ga_str_has_prefix(name, "source__") || ga_str_has_prefix(name, "timeline__");
+	       ga_str_has_prefix(name, "source__") || ga_str_has_prefix(name, "timeline__") ||
+	       ga_str_has_prefix(name, "rank__");
 }
 
 struct pseudo_walk {
@@ -488,7 +489,7 @@ static int id_seen(struct loader *L, const char *id)
 }
 
 /* A name a program rule may read: the timeline's, the program's, the
- * device's, or one of its own named expressions. */
+ * device's, the rank's, or one of its own named expressions. */
 struct scope_walk {
 	struct loader *L;
 	yaml_node_t *n;
@@ -501,10 +502,11 @@ static void scope_visit(void *ctx, const char *name)
 {
 	struct scope_walk *w = ctx;
 	if (named_index(w->m, w->n_m, name) >= 0 || ga_str_has_prefix(name, "timeline__") ||
-	    ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "device__"))
+	    ga_str_has_prefix(name, "program__") || ga_str_has_prefix(name, "device__") ||
+	    ga_str_has_prefix(name, "rank__"))
 		return;
 	node_err(w->L, w->n, "scope: program: '%s' reads '%s', which is a kernel's; a program "
-	         "rule reads timeline__*, program__* and device__* values", w->what, name);
+	         "rule reads timeline__*, program__*, device__* and rank__* values", w->what, name);
 }
 
 /* `scope: kernel` (the default) or `program`: fired once per process on

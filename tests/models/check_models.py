@@ -599,7 +599,7 @@ def check_program(name, profile, report, counts):
     their models say, with the models' estimate, range and affected share."""
     got = {(f["rule"], f["pid"]): f for f in report.get("program_findings", [])}
     for t in profile.get("timelines", []):
-        tl = program_models.Timeline(t)
+        tl = program_models.Timeline(t, profile)
         for rule, model in program_models.MODELS.items():
             where = "%s: %s on pid %d" % (name, rule, t["pid"])
             try:
@@ -659,6 +659,22 @@ def synthetic_timelines(srcdir):
         c["bytes"], c["ns"] = 3e9, 1.2e8
     dev["copy_ns"] = dev["copy_exposed_ns"] = 2.4e8
     yield "synthetic-timeline[large copies]", p
+
+
+def synthetic_ranks(srcdir):
+    """SYNTHETIC (tests/cli/make_ranks.py): a data-parallel job's ranks in
+    one profile, their last all-reduce of each step exposed; with a rank
+    that computes 30 % longer (rank-imbalance), and a balanced job whose
+    ranks wait less (neither the straggler nor as much exposed time)."""
+    sys.path.insert(0, os.path.join(srcdir, "tests", "cli"))
+    import make_ranks
+    yield "synthetic-ranks[straggler]", make_ranks.pooled(4, straggler=2, planted=1)
+    yield "synthetic-ranks[balanced]", make_ranks.pooled(3)
+    p = make_ranks.pooled(2, straggler=1)
+    # no loop: the window stands for the run by its communication time
+    for t in p["timelines"]:
+        t["window_is_iteration"], t["iterations"] = False, 0
+    yield "synthetic-ranks[no loop]", p
 
 
 def editable_owners(srcdir):
@@ -793,6 +809,8 @@ def main():
             fail("synthetic: 16 sectors per request for 4-byte words is not called uncoalesced")
     check_profile(gpuadvise, srcdir, "synthetic-widths", p, cuts, counts)
     for name, tp in synthetic_timelines(srcdir):
+        check_profile(gpuadvise, srcdir, name, tp, cuts, counts)
+    for name, tp in synthetic_ranks(srcdir):
         check_profile(gpuadvise, srcdir, name, tp, cuts, counts)
     check_profile(gpuadvise, srcdir, "synthetic-framework", synthetic_framework(srcdir),
                   cuts, counts)

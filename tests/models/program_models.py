@@ -1,10 +1,18 @@
 """The program rules' models (rules of scope program: host-bound-launching,
 pageable-copies, copies-serialized, sync-every-iteration, alloc-in-loop,
-small-copies), written from each rule file's comment over a process's
-timeline as the profile records it (docs/profile.schema.json, timelines):
-the timeline__* values are computed here from the raw JSON, not taken from
-the report.  Each model returns (fires, estimate, low, high, affects), the
-fractions of the process's wall time before the engine clamps them."""
+small-copies, exposed-communication, rank-imbalance), written from each
+rule file's comment over a process's timeline as the profile records it
+(docs/profile.schema.json, timelines; and for the ranks, its launches,
+timelines and processes): the timeline__* and rank__* values are computed
+here from the raw JSON, not taken from the report.  Each model returns
+(fires, estimate, low, high, affects), the fractions of the process's wall
+time before the engine clamps them."""
+import fnmatch
+import os
+import re
+import statistics
+
+import yaml
 
 
 class Missing(Exception):
@@ -16,10 +24,12 @@ def div0(a, b):
 
 
 class Timeline:
-    """timeline__* of one process, as program.c defines them."""
+    """timeline__* of one process, as program.c defines them; profile: the
+    whole profile it is in (the ranks' models compare its processes)."""
 
-    def __init__(self, t):
+    def __init__(self, t, profile=None):
         self.t = t
+        self.profile = profile or {}
         self.wall = t.get("wall_ns", 0) - t.get("excluded_ns", 0)
         self.ndev = max(len(t.get("devices", [])), 1)
         d = {"busy_ns": 0.0, "kernel_ns": 0.0, "copy_ns": 0.0, "copy_exposed_ns": 0.0,
@@ -196,6 +206,144 @@ def small_copies(t):
             min(n * 20000, call) / w, 1.0)
 
 
+# ---- communication and ranks -------------------------------------------------
+
+OWNERS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "rules",
+                      "owners.yaml")
+_owners = None
+
+
+def is_comm(name, mangled):
+    """Whether rules/owners.yaml gives the kernel the kind comm: the first
+    owner with a name pattern that matches decides, and the pattern's kind
+    (a glob matches the whole demangled name, "void " dropped, or the
+    mangled one; a regex anywhere in either)."""
+    global _owners
+    if _owners is None:
+        with open(OWNERS) as fh:
+            _owners = yaml.safe_load(fh)["owners"]
+    name = name or mangled
+    bare = name[5:] if name.startswith("void ") else name
+    for o in _owners:
+        for k in o.get("kernels") or []:
+            if "glob" in k:
+                hit = (fnmatch.fnmatchcase(bare, k["glob"]) or
+                       fnmatch.fnmatchcase(mangled, k["glob"]))
+            else:
+                hit = bool(re.search(k["regex"], name) or re.search(k["regex"], mangled))
+            if hit:
+                return k.get("kind") == "comm"
+    return False
+
+
+def comm_window(t):
+    """The representative window's communication against compute, per GPU
+    (comm.c): exposed, free and the longest exposed stretch, summed over
+    the GPUs, and the window's communication time (the sum of durations)."""
+    tl = t.t
+    ks = tl.get("kernels", [])
+    comm = [is_comm(k.get("name"), k["mangled"]) for k in ks]
+    ev = [e for e in tl.get("events", []) if e[2] >= 0 and e[4] == 0]
+    exposed = free = tail = window_comm = 0.0
+    for dev in sorted({e[2] for e in ev}):
+        iv = [(e[0], e[1], e[6] >= 0 and comm[e[6]]) for e in ev if e[2] == dev]
+        cuts = sorted({x for a, b, _ in iv for x in (a, b)})
+        run = best = 0.0
+        for a, b in zip(cuts, cuts[1:]):
+            on = [c for s, e, c in iv if s <= a and e >= b]
+            c, k = any(on), not all(on)
+            if c and not k:
+                exposed += b - a
+                run += b - a
+                best = max(best, run)
+            else:
+                run = 0.0
+                if k and not c:
+                    free += b - a
+        tail += best
+        window_comm += sum(e - s for s, e, c in iv if c)
+    return exposed, free, tail, window_comm
+
+
+def comm_run(t):
+    """(exposed, free, tail) of the run, ns: the window's, scaled."""
+    tl = t.t
+    if not tl.get("events") or not tl.get("window_ns"):
+        raise Missing("timeline__comm_exposed_share")
+    ks = tl.get("kernels", [])
+    comm_ns = sum(k.get("total_ns") or 0 for k in ks if is_comm(k.get("name"), k["mangled"]))
+    exposed, free, tail, window_comm = comm_window(t)
+    iters = tl.get("iterations", 0)
+    if tl.get("window_is_iteration") and iters > 0:
+        scale = iters
+    else:
+        scale = comm_ns / window_comm if window_comm > 0 else 0.0
+    return exposed * scale, free * scale, tail * scale
+
+
+def loop_share(t):
+    tl = t.t
+    iters = tl.get("iterations", 0)
+    if (tl.get("window_is_iteration") and iters > 0 and tl.get("iteration_ns") is not None
+            and tl.get("window_ns", 0) > 0 and window_idle(t)[1]):
+        return min(1.0, div0(iters * tl["iteration_ns"], t.v("wall_ns")))
+    return 1.0
+
+
+def exposed_comm(t):
+    exposed, free, tail = comm_run(t)
+    w = t.v("wall_ns") * t.ndev
+    hide = div0(min(exposed, free), w)
+    fires = div0(exposed, w) >= 0.05 and hide >= 0.02
+    return fires, hide, max(0.0, hide - div0(tail, w)), hide, loop_share(t)
+
+
+def rank_times(profile):
+    """GPU time and communication time per pid of the processes with a
+    rank: the profiled launches' durations, the timeline's kernels and the
+    unprofiled launches at their kernel's mean (exact where the timeline and
+    the unprofiled entries do not describe the same launches)."""
+    ranks = {p["pid"]: [0.0, 0.0] for p in profile.get("processes", [])
+             if isinstance(p.get("rank"), int) and p["rank"] >= 0}
+    mean = {}
+    for l in profile.get("launches", []):
+        d = l.get("duration_ns")
+        if l["pid"] not in ranks or not isinstance(d, (int, float)):
+            continue
+        c = is_comm(l.get("name"), l["mangled"])
+        ranks[l["pid"]][0] += d
+        ranks[l["pid"]][1] += d if c else 0
+        key = (l["pid"], l["mangled"], tuple(l["grid"]), tuple(l["block"]))
+        mean.setdefault(key, []).append(d)
+    for u in profile.get("unprofiled", []):
+        key = (u.get("pid"), u["mangled"], tuple(u["grid"]), tuple(u["block"]))
+        if u.get("pid") in ranks and key in mean:
+            d = u["launches"] * statistics.mean(mean[key])
+            ranks[u["pid"]][0] += d
+            ranks[u["pid"]][1] += d if is_comm(None, u["mangled"]) else 0
+    for tl in profile.get("timelines", []):
+        for k in tl.get("kernels", []) if tl["pid"] in ranks else []:
+            d = k.get("total_ns") or 0
+            ranks[tl["pid"]][0] += d
+            ranks[tl["pid"]][1] += d if is_comm(k.get("name"), k["mangled"]) else 0
+    return ranks
+
+
+def rank_imbalance(t):
+    ranks = rank_times(t.profile)
+    pid = t.t["pid"]
+    if len(ranks) < 2 or pid not in ranks:
+        raise Missing("rank__ranks")
+    compute = {p: g - c for p, (g, c) in ranks.items()}
+    c, comm = compute[pid], ranks[pid][1]
+    m = statistics.median(compute.values())
+    mc = statistics.median(v[1] for v in ranks.values())
+    o = max(v for p, v in compute.items() if p != pid)
+    w = t.v("wall_ns") * t.ndev
+    fires = c > 1.1 * m and c - m >= 0.02 * w
+    return fires, (c - max(m, o)) / w, max(0.0, mc - comm) / w, (c - m) / w, 1.0
+
+
 MODELS = {
     "host-bound-launching": host_bound,
     "pageable-copies": pageable,
@@ -203,4 +351,6 @@ MODELS = {
     "sync-every-iteration": sync_loop,
     "alloc-in-loop": alloc_loop,
     "small-copies": small_copies,
+    "exposed-communication": exposed_comm,
+    "rank-imbalance": rank_imbalance,
 }
