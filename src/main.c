@@ -36,6 +36,10 @@ static const char doc[] =
 	"                                      CI gate against an older profile\n"
 	"  mpirun -n 4 gpuadvise -o rank%q{OMPI_COMM_WORLD_RANK}.json ./app\n"
 	"                                      one profile per MPI rank (also %p, %h)\n"
+	"  gpuadvise --import rank*.json       the ranks' files in one report: a table of\n"
+	"                                      the ranks, stragglers, advice on N of M ranks\n"
+	"  gpuadvise torchrun --nproc_per_node 8 train.py\n"
+	"                                      every rank of a one-node job, one report\n"
 	"  gpuadvise --demo matmul             a bundled sample, before and after its fix\n"
 	"  gpuadvise --demo list               the bundled samples\n"
 	"  gpuadvise --explain uncoalesced-global-access\n"
@@ -47,7 +51,7 @@ static const char doc[] =
 	"was interrupted by signal N (it stops the program and reports first).\n"
 	"See gpuadvise(1) and gpuadvise-rules(5).";
 
-static const char args_doc[] = "PROGRAM [ARGS...]\n--import FILE\n--demo NAME|list|all";
+static const char args_doc[] = "PROGRAM [ARGS...]\n--import FILE [FILE.json...]\n--demo NAME|list|all";
 
 enum {
 	OPT_PRINT_PATHS = 1900,
@@ -73,6 +77,23 @@ static const struct argp_child children[] = {
 	{&ga_cmd_demo_argp, 0, "Demos:", 6},
 	{0},
 };
+
+/* --import prof-*.json: the shell hands the pattern's other matches over
+ * as arguments after the first, where PROGRAM would be.  After --import,
+ * arguments that all end in ".json" are more files to import. */
+static void more_imports(ga_cmd_parse *ps)
+{
+	ga_config *c = ps->cfg;
+
+	if (!c->n_imports || !c->app_argv)
+		return;
+	for (char *const *a = c->app_argv; *a; a++)
+		if (!ga_str_has_suffix(*a, ".json"))
+			return;
+	for (char *const *a = c->app_argv; *a; a++)
+		GA_PUSH(c->imports, c->n_imports, ps->cap_imports, *a);
+	c->app_argv = NULL;
+}
 
 /* How the commands combine: exactly one command, and options that need
  * another one given with it. */
@@ -116,6 +137,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		((ga_cmd_parse *)state->input)->cfg->print_paths = 1;
 		break;
 	case ARGP_KEY_END:
+		more_imports(state->input);
 		check_combination(state, ((ga_cmd_parse *)state->input)->cfg);
 		break;
 	default:

@@ -17,7 +17,8 @@ enum {
 
 static const struct argp_option options[] = {
 	{"import", OPT_IMPORT, "FILE", 0, "Analyse a saved profile (or JSON report) instead of "
-	 "running a program", 0},
+	 "running a program; repeat it, or give more FILE.json after it (--import rank*.json), "
+	 "to analyse several as one job", 0},
 	{"baseline", OPT_BASELINE, "FILE", 0, "Compare with an older profile or JSON report, "
 	 "kernel by kernel: time, class, findings", 0},
 	{"regression-threshold", OPT_REGRESSION_THRESHOLD, "PCT", 0, "With --baseline: a kernel "

@@ -401,7 +401,7 @@ static void kernel_ref(ga_buf *b, const ga_group *g)
 	}
 }
 
-static void finding_entry(ga_buf *b, const ga_analysis *a, const ga_finding *f)
+static void finding_entry(ga_buf *b, const ga_analysis *a, const ga_finding *f, const ga_do *d)
 {
 	const ga_rule *r = f->rule;
 	const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
@@ -444,6 +444,7 @@ static void finding_entry(ga_buf *b, const ga_analysis *a, const ga_finding *f)
 	}
 	ga_buf_printf(b, "; %s-bound", ga_report_class(g ? g->klass : GA_CLASS_NONE));
 	ht_evidence(b, f->evidence, f->n_evidence);
+	ht_on_ranks(b, a, d);
 	ht_rule_notes(b, r);
 	ga_buf_puts(b, "</li>\n");
 }
@@ -467,7 +468,7 @@ static void action_ops(ga_buf *b, const ga_analysis *a, const ga_action *ac)
 
 /* A framework-level action: its title, the time it saves and the kernels
  * it covers, by saving (all of them folded below the first few). */
-static void action_entry(ga_buf *b, const ga_analysis *a, const ga_action *ac)
+static void action_entry(ga_buf *b, const ga_analysis *a, const ga_action *ac, const ga_do *d)
 {
 	const ga_rule *r = ac->rule;
 	char p[32];
@@ -512,6 +513,7 @@ static void action_entry(ga_buf *b, const ga_analysis *a, const ga_action *ac)
 		}
 		ga_buf_puts(b, "</ol></details>");
 	}
+	ht_on_ranks(b, a, d);
 	ht_rule_notes(b, r);
 	ga_buf_puts(b, "</li>\n");
 }
@@ -542,15 +544,15 @@ static void what_to_do_first(ga_buf *b, const ga_analysis *a)
 	for (size_t i = 0; i < a->n_first; i++) {
 		const ga_do *d = &a->first[i];
 		if (d->kind == GA_DO_PROGRAM)
-			ht_program_entry(b, a, &a->pfindings[d->index]);
+			ht_program_entry(b, a, &a->pfindings[d->index], d);
 		else if (d->kind == GA_DO_ACTION)
-			action_entry(b, a, &a->actions[d->index]);
+			action_entry(b, a, &a->actions[d->index], d);
 		else
-			finding_entry(b, a, &a->findings[d->index]);
+			finding_entry(b, a, &a->findings[d->index], d);
 	}
 	for (size_t i = 0; own && i < a->n_findings; i++)
 		if (!a->findings[i].rule->n_owners)
-			finding_entry(b, a, &a->findings[i]);
+			finding_entry(b, a, &a->findings[i], NULL);
 	ga_buf_puts(b, "</ol>\n");
 }
 
@@ -677,6 +679,7 @@ int ga_report_html(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 		ga_buf_puts(&b, "</p>\n");
 	}
 	chart(&b, a, r);
+	ht_ranks(&b, a);
 	ht_timeline(&b, a);
 	what_to_do_first(&b, a);
 	predictions(&b, o ? o->baseline : NULL);

@@ -99,14 +99,14 @@ static const char *title_of(const ga_rule *r)
 	return !r ? "?" : r->title ? r->title : r->id ? r->id : "?";
 }
 
-void ht_program_entry(ga_buf *b, const ga_analysis *a, const ga_pfinding *f)
+void ht_program_entry(ga_buf *b, const ga_analysis *a, const ga_pfinding *f, const ga_do *d)
 {
 	char b1[64], b2[64], b3[64];
 
 	ga_buf_puts(b, "<li><b>");
 	ht_esc(b, title_of(f->rule));
 	ga_buf_puts(b, "</b>");
-	if (a->n_tl > 1)
+	if (a->n_tl > 1 && !(d && d->on_ranks))
 		ga_buf_printf(b, " (pid %d)", f->pid);
 	ga_buf_puts(b, "<br>");
 	ht_severity_tag(b, f->rule->severity);
@@ -125,6 +125,7 @@ void ht_program_entry(ga_buf *b, const ga_analysis *a, const ga_pfinding *f)
 		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b3, sizeof(b3)));
 	}
 	ht_evidence(b, f->evidence, f->n_evidence);
+	ht_on_ranks(b, a, d);
 	ht_rule_notes(b, f->rule);
 	ga_buf_puts(b, "</li>\n");
 }
@@ -533,7 +534,17 @@ void ht_timeline(ga_buf *b, const ga_analysis *a)
 {
 	if (!a->n_tl)
 		return;
+	size_t hidden = 0;
 	ga_buf_puts(b, "<h2>Timeline</h2>\n");
-	for (size_t i = 0; i < a->n_tl; i++)
-		proc_block(b, &a->tl[i]);
+	for (size_t i = 0; i < a->n_tl; i++) {
+		/* of many ranks, the first and the stragglers */
+		const ga_rank *k = a->ranks.multi ? ga_rank_of(a, a->tl[i].pid) : NULL;
+		if (k && !k->shown)
+			hidden++;
+		else
+			proc_block(b, &a->tl[i]);
+	}
+	if (hidden)
+		ga_buf_printf(b, "<p>%zu more %s: their busy shares are in the Ranks table.</p>\n",
+		              hidden, ga_plural(hidden, "rank", "ranks"));
 }

@@ -552,6 +552,8 @@ void *ga_report_json_value_opts(const ga_analysis *a, const ga_ruleset *rs,
 	                                                 : json_null());
 	if (a->ops_shown)
 		json_object_set_new(root, "operations", operations_json(a));
+	if (a->ranks.multi)
+		json_object_set_new(root, "ranks", ga_report_json_ranks(a));
 	return root;
 }
 

@@ -115,9 +115,13 @@ void *ga_report_json_first(const ga_analysis *a)
 	static const char *const kinds[] = {"finding", "action", "program_finding"};
 	json_t *arr = json_array();
 
-	for (size_t i = 0; i < a->n_first; i++)
-		json_array_append_new(arr, json_pack("{s:s, s:I, s:o}", "kind", kinds[a->first[i].kind],
-		                                     "index", (json_int_t)a->first[i].index, "saving",
-		                                     num(a->first[i].saving)));
+	for (size_t i = 0; i < a->n_first; i++) {
+		json_t *o = json_pack("{s:s, s:I, s:o}", "kind", kinds[a->first[i].kind], "index",
+		                      (json_int_t)a->first[i].index, "saving", num(a->first[i].saving));
+		/* one entry for the same advice on several ranks */
+		if (a->first[i].on_ranks)
+			json_object_set_new(o, "ranks", json_integer((json_int_t)a->first[i].on_ranks));
+		json_array_append_new(arr, o);
+	}
 	return arr;
 }

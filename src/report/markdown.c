@@ -378,7 +378,7 @@ static void pfinding_item(ga_buf *b, const ga_analysis *a, const ga_pfinding *f)
 	ga_buf_puts(b, "**");
 	put_text(b, rule_title(f->rule));
 	ga_buf_puts(b, "**");
-	if (a->n_tl > 1)
+	if (a->n_tl > 1 && !a->ranks.multi)
 		ga_buf_printf(b, " (pid %d)", f->pid);
 	ga_buf_printf(b, " (%s) \xe2\x80\x94 ", ga_report_severity(f->rule->severity));
 	if (f->estimate_missing) {
@@ -469,6 +469,7 @@ static void first_list(ga_buf *b, const ga_analysis *a, int verbose)
 			action_item(b, a, &a->actions[d->index], verbose);
 		else
 			finding_item(b, a, &a->findings[d->index]);
+		md_on_ranks(b, a, d);
 		ga_buf_putc(b, '\n');
 	}
 	if (shown < a->n_first)
@@ -501,7 +502,9 @@ static void summary_wall(ga_buf *b, const ga_analysis *a)
 		const ga_pfinding *p = &a->pfindings[f->index];
 		put_text(b, rule_title(p->rule));
 		ga_buf_puts(b, "**");
-		if (a->n_tl > 1)
+		if (f->on_ranks)
+			ga_buf_printf(b, " (on %zu of %zu ranks)", f->on_ranks, a->ranks.n);
+		else if (a->n_tl > 1)
 			ga_buf_printf(b, " (pid %d)", p->pid);
 	} else if (f->kind == GA_DO_ACTION) {
 		put_text(b, rule_title(a->actions[f->index].rule));
@@ -538,7 +541,7 @@ static void fixes_wall(ga_buf *b, const ga_analysis *a)
 			r = a->pfindings[d->index].rule;
 			put_text(b, rule_title(r));
 			ga_buf_puts(b, "**");
-			if (a->n_tl > 1)
+			if (a->n_tl > 1 && !a->ranks.multi)
 				ga_buf_printf(b, " (pid %d)", a->pfindings[d->index].pid);
 		} else if (d->kind == GA_DO_ACTION) {
 			const ga_action *ac = &a->actions[d->index];
@@ -762,17 +765,21 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		}
 		ga_buf_puts(&b, "\n\n");
 	}
-	if (a->wall_currency)
+	/* several ranks: one entry per advice, from the one ranking */
+	int by_first = a->wall_currency || a->ranks.multi;
+	if (by_first)
 		summary_wall(&b, a);
 	else
 		summary(&b, a);
 	if (o->baseline)
 		baseline_table(&b, o->baseline, o->verbose);
-	if (ga_report_several_processes(a, o))
+	if (a->ranks.multi)
+		md_ranks(&b, a);
+	else if (ga_report_several_processes(a, o))
 		processes_table(&b, a, o);
 	md_timeline(&b, a);
 
-	if (a->wall_currency) {
+	if (by_first) {
 		if (a->n_first)
 			first_list(&b, a, o->verbose);
 	} else if (a->n_findings) {
@@ -791,7 +798,7 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		kernels_table(&b, a, n);
 		source_table(&b, a, n);
 	}
-	if (a->wall_currency)
+	if (by_first)
 		fixes_wall(&b, a);
 	else
 		fixes(&b, a);

@@ -64,6 +64,9 @@ extern const size_t ga_n_reporters;
 void *ga_report_json_timeline(const ga_analysis *a);
 void *ga_report_json_pfindings(const ga_analysis *a);
 void *ga_report_json_first(const ga_analysis *a);
+/* The JSON report's "ranks" (json_ranks.c), in a report of several ranks:
+ * a json_t * object, new reference. */
+void *ga_report_json_ranks(const ga_analysis *a);
 
 /* Individual formats, also used by ga_reporters[]. */
 int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const ga_report_opts *o);
@@ -115,13 +118,13 @@ const char *ga_fmt_speedup(double s, char *buf, size_t len);
  * "1.5-4.5x", "2x" when both ends read the same, "11x to >100x", ">100x";
  * NAN -> "n/a". */
 const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len);
-/* Columns a UTF-8 string takes on a terminal: code points, not counting
- * ANSI escape sequences (wide characters count as one). */
-size_t ga_text_width(const char *s);
 /* A range whose ends are more than 10x apart says so in words: its model
  * could not tell two cases apart.  "" for any other range. */
 #define GA_RANGE_WIDE_NOTE " (a range over 10x wide: the counters cannot tell its cases apart)"
 int ga_range_wide(double lo, double hi);
+/* Columns a UTF-8 string takes on a terminal: code points, not counting
+ * ANSI escape sequences (wide characters count as one). */
+size_t ga_text_width(const char *s);
 /* The same for the n bytes at s (no NUL among them). */
 size_t ga_text_width_n(const char *s, size_t n);
 /* A kernel name made to fit in max_cols columns, trying in turn: without a

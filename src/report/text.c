@@ -391,6 +391,7 @@ static void first_by_wall(tctx *t, const ga_analysis *a)
 			action_entry(t, a, &a->actions[d->index], i);
 		else
 			finding_entry(t, a, &a->findings[d->index], i);
+		tx_on_ranks(t, a, d);
 	}
 	if (shown < a->n_first) {
 		ga_buf s = { 0 };
@@ -405,7 +406,8 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 {
 	ga_buf_putc(&t->b, '\n');
 	tx_heading(t, "What to do first");
-	if (a->wall_currency) {
+	/* several ranks: one entry per advice, from the one ranking */
+	if (a->wall_currency || a->ranks.multi) {
 		first_by_wall(t, a);
 		return;
 	}
@@ -829,7 +831,9 @@ int ga_report_text(FILE *out, const ga_analysis *a, const ga_ruleset *rs, const 
 
 	header(&t, a, o);
 	t.several = ga_report_several_processes(a, o);
-	if (t.several)
+	if (a->ranks.multi)
+		tx_ranks(&t, a);
+	else if (t.several)
 		processes(&t, a, o);
 	if (o->baseline)
 		baseline(&t, o->baseline);

@@ -1,6 +1,7 @@
 /* text.h: what the parts of the text report share.  text.c: header, "What
  * to do first", roofline, baseline, notes; text_kernel.c: the kernel blocks
- * and "How to fix"; text_ops.c: operations from NVTX ranges; text_parts.c:
+ * and "How to fix"; text_ops.c: operations from NVTX ranges; text_ranks.c:
+ * the ranks of a data-parallel job; text_parts.c:
  * the pieces they all use (below them: text.c -> text_kernel.c, text_ops.c
  * -> text_parts.c).  Private to src/report. */
 #ifndef GA_REPORT_TEXT_H
@@ -54,5 +55,10 @@ void tx_operations(tctx *t, const ga_analysis *a);
  * entry in "What to do first" (text_timeline.c). */
 void tx_timeline(tctx *t, const ga_analysis *a);
 void tx_program_entry(tctx *t, const ga_analysis *a, const ga_pfinding *f, size_t i);
+
+/* "Ranks", a row per rank and the stragglers, in a report of several
+ * ranks; an entry's "on N of M ranks" line (text_ranks.c). */
+void tx_ranks(tctx *t, const ga_analysis *a);
+void tx_on_ranks(tctx *t, const ga_analysis *a, const ga_do *d);
 
 #endif

@@ -461,11 +461,28 @@ void tx_kernels(tctx *t, const ga_analysis *a)
 		tx_wrap_buf(t, &s, 0, 0);
 		ga_buf_putc(&t->b, '\n');
 	}
+	/* Of several ranks, one rank's kernels (the straggler's, else the
+	 * first rank's): every rank runs its own copy of the same ones. */
+	size_t *shown = ga_xmalloc((a->n_groups + 1) * sizeof(*shown)), n = 0;
+	int one = a->ranks.multi && !t->verbose;
+	for (size_t gi = 0; gi < a->n_groups; gi++)
+		if (!one || a->groups[gi].pid == a->ranks.kernels_pid)
+			shown[n++] = gi;
+	if (one) {
+		const ga_rank *k = ga_rank_of(a, a->ranks.kernels_pid);
+		ga_buf s = { 0 };
+		ga_buf_printf(&s, "Rank %ld's kernels (pid %d%s): each rank runs its own; "
+		              "--verbose lists every rank's.", k ? k->info->rank : -1L,
+		              k ? k->info->os_pid : a->ranks.kernels_pid,
+		              k && k->straggler >= 0 ? ", the straggler" : "");
+		tx_wrap_buf(t, &s, 0, 0);
+		ga_buf_putc(&t->b, '\n');
+	}
 	size_t blocks = 0;
-	for (size_t gi = 0; gi < a->n_groups; gi++) {
-		const ga_group *g = &a->groups[gi];
+	for (size_t i = 0; i < n; i++) {
+		const ga_group *g = &a->groups[shown[i]];
 		if (t->verbose) {
-			if (gi)
+			if (i)
 				ga_buf_putc(&t->b, '\n');
 			kernel_full(t, a, g);
 		} else if (blocks < TOP_KERNELS && !(g->share < SMALL_SHARE)) {
@@ -475,17 +492,18 @@ void tx_kernels(tctx *t, const ga_analysis *a)
 			blocks++;
 		}
 	}
-	if (t->verbose || blocks == a->n_groups)
-		return;
-	/* The long tail, a line each; --verbose gives them blocks too.  The
-	 * groups are in time order, so the tail is the groups after the
-	 * blocks. */
-	size_t small = a->n_groups - blocks;
-	ga_buf_putc(&t->b, '\n');
-	ga_buf_printf(&t->b, "%zu more %s (--verbose details %s):\n", small,
-	              ga_plural(small, "kernel", "kernels"), ga_plural(small, "it", "them"));
-	for (size_t gi = blocks; gi < a->n_groups; gi++)
-		kernel_line(t, a, &a->groups[gi]);
+	if (!t->verbose && blocks < n) {
+		/* The long tail, a line each; --verbose gives them blocks too.
+		 * The groups are in time order, so the tail is the groups
+		 * after the blocks. */
+		size_t small = n - blocks;
+		ga_buf_putc(&t->b, '\n');
+		ga_buf_printf(&t->b, "%zu more %s (--verbose details %s):\n", small,
+		              ga_plural(small, "kernel", "kernels"), ga_plural(small, "it", "them"));
+		for (size_t i = blocks; i < n; i++)
+			kernel_line(t, a, &a->groups[shown[i]]);
+	}
+	free(shown);
 }
 
 /* Each rule with a finding, once, in the order of its best finding: its

@@ -39,7 +39,7 @@ static void copies_line(tctx *t, const ga_tl_device *d, int dir)
 	tx_wrap_buf(t, &s, 2, 4);
 }
 
-static void proc_block(tctx *t, const ga_tl_proc *pr)
+static void proc_block(tctx *t, const ga_analysis *a, const ga_tl_proc *pr)
 {
 	const ga_timeline *tl = pr->tl;
 	ga_buf s = {0};
@@ -48,7 +48,13 @@ static void proc_block(tctx *t, const ga_tl_proc *pr)
 
 	for (int k = 0; k < GA_IDLE__N; k++)
 		idle += pr->idle_share[k];
-	ga_buf_printf(&s, "pid %d: %s of wall time", pr->pid, tx_dur_nb(pr->wall_ns, b1, sizeof(b1)));
+	const ga_rank *k = ga_rank_of(a, pr->pid);
+	if (k && a->ranks.multi)
+		ga_buf_printf(&s, "rank %ld (pid %d%s%s): ", k->info->rank, k->info->os_pid,
+		              k->info->host ? ", " : "", k->info->host ? k->info->host : "");
+	else
+		ga_buf_printf(&s, "pid %d: ", pr->pid);
+	ga_buf_printf(&s, "%s of wall time", tx_dur_nb(pr->wall_ns, b1, sizeof(b1)));
 	if (tl->excluded_ns > 0)
 		ga_buf_printf(&s, " (and %s of the profiler's own, left out)",
 		              tx_dur_nb(tl->excluded_ns, b2, sizeof(b2)));
@@ -101,10 +107,24 @@ void tx_timeline(tctx *t, const ga_analysis *a)
 {
 	if (!a->n_tl)
 		return;
+	size_t hidden = 0;
 	ga_buf_putc(&t->b, '\n');
 	tx_heading(t, "Timeline");
-	for (size_t i = 0; i < a->n_tl; i++)
-		proc_block(t, &a->tl[i]);
+	for (size_t i = 0; i < a->n_tl; i++) {
+		/* of many ranks, the first and the stragglers */
+		const ga_rank *k = a->ranks.multi ? ga_rank_of(a, a->tl[i].pid) : NULL;
+		if (k && !k->shown && !t->verbose)
+			hidden++;
+		else
+			proc_block(t, a, &a->tl[i]);
+	}
+	if (hidden) {
+		ga_buf s = {0};
+		ga_buf_printf(&s, "%zu more %s: their busy shares are in the Ranks table, "
+		              "--verbose shows each one's timeline.", hidden,
+		              ga_plural(hidden, "rank", "ranks"));
+		tx_wrap_buf(t, &s, 0, 2);
+	}
 }
 
 void tx_program_entry(tctx *t, const ga_analysis *a, const ga_pfinding *f, size_t i)
@@ -116,8 +136,10 @@ void tx_program_entry(tctx *t, const ga_analysis *a, const ga_pfinding *f, size_
 		ga_buf_putc(&t->b, '\n');
 	snprintf(num, sizeof(num), "%2zu. ", i + 1);
 	ga_buf_puts(&t->b, num);
-	char *line = a->n_tl > 1 ? ga_xasprintf("%s (pid %d)", tx_rule_title(f->rule), f->pid)
-	                         : ga_xstrdup(tx_rule_title(f->rule));
+	/* of several ranks, the "on N of M ranks" line names the rank */
+	char *line = a->n_tl > 1 && !(a->ranks.multi && ga_rank_of(a, f->pid))
+	             ? ga_xasprintf("%s (pid %d)", tx_rule_title(f->rule), f->pid)
+	             : ga_xstrdup(tx_rule_title(f->rule));
 	if (i == 0 && t->color)
 		ga_buf_printf(&s, C_BOLD "%s" C_RESET, line);
 	else
