@@ -335,10 +335,15 @@ typedef struct {
 	size_t n_stragglers;
 	int kernels_pid;          /* the rank whose kernels reports list (not verbose) */
 	size_t *by_pid;           /* indices into v, by pid (ga_rank_of) */
+	size_t *tl_order;         /* indices into a->tl, ranks' by rank first */
 } ga_ranks;
 
 /* The rank of process pid, or NULL (not a rank, or no ranks). */
 const ga_rank *ga_rank_of(const ga_analysis *a, int pid);
+/* The j-th of the processes' timelines (a->tl) in the order reports list
+ * them: with several ranks, the ranks' by rank, then the others'; else
+ * a->tl's own. */
+const ga_tl_proc *ga_rank_tl(const ga_analysis *a, size_t j);
 /* An entry of "What to do first": its rule, and the process its figures
  * are of (an action's: its best finding's). */
 const ga_rule *ga_do_rule(const ga_analysis *a, const ga_do *d);

@@ -231,7 +231,15 @@ static size_t do_ranks(const ga_analysis *a, const ga_do *d, int **out)
 	return n;
 }
 
-/* One entry per advice, the first (it saves most), with its ranks. */
+/* Whether x's figures are of a lower rank than y's. */
+static int lower_rank(const ga_analysis *a, const ga_do *x, const ga_do *y)
+{
+	const ga_rank *p = ga_rank_of(a, ga_do_pid(a, x)), *q = ga_rank_of(a, ga_do_pid(a, y));
+	return p && (!q || p->info->rank < q->info->rank);
+}
+
+/* One entry per advice, the first (it saves most; of equal savings, the
+ * lowest rank's), with its ranks. */
 static void merge_first(ga_analysis *a)
 {
 	ga_map keys = {0}, pairs = {0};
@@ -249,6 +257,11 @@ static void merge_first(ga_analysis *a)
 			at = (long)kept;
 			ga_strmap_put(&keys, names[i], kept);
 			out[kept++] = a->first[i];
+		} else if (a->first[i].saving == out[at].saving &&
+		           lower_rank(a, &a->first[i], &out[at])) {
+			/* as much saved: the lower rank's figures, whatever the
+			 * order of the files */
+			out[at] = a->first[i];
 		}
 		size_t n = do_ranks(a, &a->first[i], &pids);
 		for (size_t j = 0; j < n; j++) {
@@ -278,6 +291,14 @@ static void merge_first(ga_analysis *a)
 	free(names);
 	free(count);
 	free(out);
+}
+
+static const size_t *tl_keys;
+
+static int tl_cmp(const void *x, const void *y)
+{
+	size_t p = tl_keys[*(const size_t *)x], q = tl_keys[*(const size_t *)y];
+	return p < q ? -1 : p > q;
 }
 
 void ga_ranks_finish(ga_analysis *a)
@@ -313,6 +334,22 @@ void ga_ranks_finish(ga_analysis *a)
 		r->v[r->stragglers[i]].shown = 1;
 	r->kernels_pid = r->n_stragglers ? r->v[r->stragglers[0]].pid : r->v[0].pid;
 	merge_first(a);
+	/* the timelines in rank order, the others' after, in their order */
+	size_t *key = ga_xmalloc((a->n_tl + 1) * sizeof(*key));
+	r->tl_order = ga_xmalloc((a->n_tl + 1) * sizeof(*r->tl_order));
+	for (size_t j = 0; j < a->n_tl; j++) {
+		const ga_rank *k = rank_by_pid(r, a->tl[j].pid);
+		key[j] = k ? (size_t)(k - r->v) : r->n + j;
+		r->tl_order[j] = j;
+	}
+	tl_keys = key;
+	qsort(r->tl_order, a->n_tl, sizeof(*r->tl_order), tl_cmp);
+	free(key);
+}
+
+const ga_tl_proc *ga_rank_tl(const ga_analysis *a, size_t j)
+{
+	return a->ranks.tl_order ? &a->tl[a->ranks.tl_order[j]] : &a->tl[j];
 }
 
 void ga_ranks_free(ga_analysis *a)
@@ -320,5 +357,6 @@ void ga_ranks_free(ga_analysis *a)
 	free(a->ranks.v);
 	free(a->ranks.stragglers);
 	free(a->ranks.by_pid);
+	free(a->ranks.tl_order);
 	memset(&a->ranks, 0, sizeof(a->ranks));
 }

@@ -169,6 +169,7 @@ static char *bare_name(const char *name)
 
 typedef struct {
 	char *bare;
+	int pid;                  /* 0 unless kernels are told apart per rank */
 	size_t group;
 } bare_ref;
 
@@ -176,24 +177,42 @@ static int bare_cmp(const void *x, const void *y)
 {
 	const bare_ref *a = x, *b = y;
 	int c = strcmp(a->bare, b->bare);
-	return c ? c : (a->group > b->group) - (a->group < b->group);
+	if (c)
+		return c;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return (a->group > b->group) - (a->group < b->group);
 }
 
-/* name_index and name_peers: sorted by bare name, then by group index (the
- * groups are in time order already). */
+/* Whether the profile holds two ranks or more (procinfo.h): every rank
+ * runs the same kernels, so a kernel is told apart from the others of its
+ * own rank, not from its copies on the other ranks. */
+static int per_rank(const ga_profile *p)
+{
+	size_t n = 0;
+	for (size_t i = 0; p && i < p->n_procs; i++)
+		n += p->procs[i].rank >= 0;
+	return n >= 2;
+}
+
+/* name_index and name_peers: sorted by bare name (and process, of ranks),
+ * then by group index (the groups are in time order already). */
 static void name_peers(ga_analysis *a)
 {
 	size_t n = a->n_groups;
 	bare_ref *v = ga_xcalloc(n ? n : 1, sizeof(*v));
+	int by_pid = per_rank(a->profile);
 
 	for (size_t i = 0; i < n; i++) {
 		const ga_group *g = &a->groups[i];
 		v[i].bare = bare_name(g->name ? g->name : g->mangled ? g->mangled : "?");
+		v[i].pid = by_pid ? g->pid : 0;
 		v[i].group = i;
 	}
 	qsort(v, n, sizeof(*v), bare_cmp);
 	for (size_t i = 0, run; i < n; i += run) {
-		for (run = 1; i + run < n && strcmp(v[i].bare, v[i + run].bare) == 0; run++)
+		for (run = 1; i + run < n && strcmp(v[i].bare, v[i + run].bare) == 0 &&
+		              v[i].pid == v[i + run].pid; run++)
 			;
 		for (size_t k = 0; k < run; k++) {
 			a->groups[v[i + k].group].name_index = k + 1;

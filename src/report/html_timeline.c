@@ -536,13 +536,14 @@ void ht_timeline(ga_buf *b, const ga_analysis *a)
 		return;
 	size_t hidden = 0;
 	ga_buf_puts(b, "<h2>Timeline</h2>\n");
-	for (size_t i = 0; i < a->n_tl; i++) {
-		/* of many ranks, the first and the stragglers */
-		const ga_rank *k = a->ranks.multi ? ga_rank_of(a, a->tl[i].pid) : NULL;
+	for (size_t j = 0; j < a->n_tl; j++) {
+		/* of many ranks, the first and the stragglers, in rank order */
+		const ga_tl_proc *pr = ga_rank_tl(a, j);
+		const ga_rank *k = a->ranks.multi ? ga_rank_of(a, pr->pid) : NULL;
 		if (k && !k->shown)
 			hidden++;
 		else
-			proc_block(b, &a->tl[i]);
+			proc_block(b, pr);
 	}
 	if (hidden)
 		ga_buf_printf(b, "<p>%zu more %s: their busy shares are in the Ranks table.</p>\n",

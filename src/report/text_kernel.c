@@ -365,7 +365,9 @@ static void kernel_full(tctx *t, const ga_analysis *a, const ga_group *g)
 	tx_dims(bd, sizeof(bd), g->block);
 	ga_spaces(&t->b, 2);
 	ga_buf_printf(&s, "grid %s, block %s", gd, bd);
-	if (t->several)
+	if (a->ranks.multi && ga_rank_of(a, g->pid))
+		ga_buf_printf(&s, ", rank %ld", ga_rank_of(a, g->pid)->info->rank);
+	else if (t->several)
 		ga_buf_printf(&s, ", pid %d", g->pid);
 	tx_wrap_buf(t, &s, 2, 4);
 	kernel_rest(t, a, g, 0);
@@ -415,7 +417,9 @@ static void kernel_brief(tctx *t, const ga_analysis *a, const ga_group *g)
 		ga_buf_printf(&s, " (+%ld timed)", g->timeline_launches);
 	ga_buf_printf(&s, ", mean %s, grid%c%s, block%c%s", tx_dur_nb(g->mean_ns, b2, sizeof(b2)),
 	              NBSP, gd, NBSP, bd);
-	if (t->several)
+	if (a->ranks.multi && ga_rank_of(a, g->pid))
+		ga_buf_printf(&s, ", rank%c%ld", NBSP, ga_rank_of(a, g->pid)->info->rank);
+	else if (t->several)
 		ga_buf_printf(&s, ", pid%c%d", NBSP, g->pid);
 	tx_wrap_buf(t, &s, 2, 4);
 	kernel_rest(t, a, g, 1);
@@ -485,7 +489,8 @@ void tx_kernels(tctx *t, const ga_analysis *a)
 			if (i)
 				ga_buf_putc(&t->b, '\n');
 			kernel_full(t, a, g);
-		} else if (blocks < TOP_KERNELS && !(g->share < SMALL_SHARE)) {
+		} else if (blocks < TOP_KERNELS && (one || !(g->share < SMALL_SHARE))) {
+			/* (of several ranks, a share of all the ranks' time is small) */
 			if (blocks)
 				ga_buf_putc(&t->b, '\n');
 			kernel_brief(t, a, g);

@@ -110,13 +110,14 @@ void tx_timeline(tctx *t, const ga_analysis *a)
 	size_t hidden = 0;
 	ga_buf_putc(&t->b, '\n');
 	tx_heading(t, "Timeline");
-	for (size_t i = 0; i < a->n_tl; i++) {
-		/* of many ranks, the first and the stragglers */
-		const ga_rank *k = a->ranks.multi ? ga_rank_of(a, a->tl[i].pid) : NULL;
+	for (size_t j = 0; j < a->n_tl; j++) {
+		/* of many ranks, the first and the stragglers, in rank order */
+		const ga_tl_proc *pr = ga_rank_tl(a, j);
+		const ga_rank *k = a->ranks.multi ? ga_rank_of(a, pr->pid) : NULL;
 		if (k && !k->shown && !t->verbose)
 			hidden++;
 		else
-			proc_block(t, a, &a->tl[i]);
+			proc_block(t, a, pr);
 	}
 	if (hidden) {
 		ga_buf s = {0};
