@@ -17,8 +17,11 @@ ones do.
   --planted K     ranks 1..K also ran copy_strided (recorded likewise),
                   whose uncoalesced access is a finding on K ranks
   --bad R         rank R's file is not a profile
+  --heavy         every rank also holds the nine measured kernels of the
+                  test program (tests/fixtures/recorded/testapp-all.json,
+                  76 metrics each): a rank file of about 200 KB, not 12
 
-Usage: make_ranks.py OUTDIR N [--straggler R] [--planted K] [--bad R]
+Usage: make_ranks.py OUTDIR N [--straggler R] [--planted K] [--bad R] [--heavy]
 Prints the step's figures (ms) as JSON, for the tests to check against."""
 import argparse
 import copy
@@ -103,10 +106,19 @@ def union(iv):
     return out
 
 
-def rank_profile(rank, n, straggler=None, planted=0):
+_cache = {}
+
+
+def recorded(name):
+    if name not in _cache:
+        _cache[name] = json.load(open(os.path.join(REC, name)))
+    return _cache[name]
+
+
+def rank_profile(rank, n, straggler=None, planted=0, heavy=False):
     """Rank `rank`'s profile of a job of n ranks, as a dict."""
-    fma = json.load(open(os.path.join(REC, "testapp-fma_loop.json")))
-    strided = json.load(open(os.path.join(REC, "testapp-copy_strided.json")))
+    fma = recorded("testapp-fma_loop.json")
+    strided = recorded("testapp-copy_strided.json")
     local = rank % 8
     pid = 4000 + local
     host = "node%03d" % (rank // 8)
@@ -117,6 +129,10 @@ def rank_profile(rank, n, straggler=None, planted=0):
     if 1 <= rank <= planted:
         launches.append(copy.deepcopy(strided["launches"][0]))
         launches[-1]["index"] = 1
+    if heavy:
+        for l in recorded("testapp-all.json")["launches"]:
+            launches.append(copy.deepcopy(l))
+            launches[-1]["index"] = len(launches) - 1
     for l in launches:
         l["pid"] = pid
     p["launches"] = launches
@@ -147,6 +163,7 @@ def main():
     ap.add_argument("--straggler", type=int, default=None)
     ap.add_argument("--planted", type=int, default=0)
     ap.add_argument("--bad", type=int, default=None)
+    ap.add_argument("--heavy", action="store_true")
     o = ap.parse_args()
     os.makedirs(o.outdir, exist_ok=True)
     for rank in range(o.n):
@@ -155,7 +172,7 @@ def main():
             if rank == o.bad:
                 f.write('{"format": "something-else", "rank": %d}\n' % rank)
             else:
-                json.dump(rank_profile(rank, o.n, o.straggler, o.planted), f)
+                json.dump(rank_profile(rank, o.n, o.straggler, o.planted, o.heavy), f)
     json.dump({"iterations": ITERS, "setup_ms": SETUP_MS,
                "steady": [list(e) for e in step(False if o.straggler is not None else None)],
                "straggler": [list(e) for e in step(True)]}, sys.stdout)

@@ -65,7 +65,9 @@ fi
 
 if has ddp; then
 	step data-parallel training on two GPUs under torchrun
-	GPUADVISE=$GA timeout 580 tests/gpu/ddp.sh 2>&1 | tee "$R/ddp.log"
+	# one gpuadvise over torchrun, then one per rank (-o prof-%q{RANK}.json)
+	# and one --import: the profiles and reports in recorded/ddp-2rank-*
+	DDP_OUT=$R/recorded GPUADVISE=$GA timeout 900 tests/gpu/ddp.sh 2>&1 | tee "$R/ddp.log"
 fi
 
 if has faults; then
