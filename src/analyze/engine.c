@@ -244,14 +244,17 @@ static void aggregate(const ga_profile *p, ga_group *g)
 	g->mean_ns = timed ? g->total_ns / (double)timed : NAN;
 	if (timed && !isfinite(g->total_ns))
 		g->mean_ns = scaled_mean(p, g, -1);
+	/* The launches the timeline timed: their own GPU time, and their mean
+	 * is the kernel's duration, every model's: the GPU's own records of
+	 * launches nobody replayed, where a measured launch's time can be a
+	 * replay's (heartwall's kernel measured 6 us once and ran 2 ms a
+	 * launch) or one odd launch's. */
+	if (g->timeline_launches > 0 && isfinite(g->timeline_ns) && g->timeline_ns > 0)
+		g->mean_ns = g->timeline_ns / (double)g->timeline_launches;
 	if (timed && g->unprofiled > 0)
 		g->total_ns += g->mean_ns * (double)g->unprofiled;
-	/* The launches the timeline timed: their own GPU time. */
-	if (g->timeline_launches > 0) {
+	if (g->timeline_launches > 0)
 		g->total_ns += g->timeline_ns;
-		if (!timed)
-			g->mean_ns = g->timeline_ns / (double)g->timeline_launches;
-	}
 	/* A launch not profiled: the mean of those, timed by the timeline or
 	 * charged at the profiled ones' mean. */
 	g->unprofiled_mean_ns = g->mean_ns;

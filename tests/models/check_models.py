@@ -353,9 +353,9 @@ def round_up_tail(waves):
 
 def grid_too_small(k):
     """A launch change spreads the warps that exist (the SM's busy share
-    over the SMs they reach); where each thread moves >= 4 KiB, more threads
-    take its items (headroom x parallelism gain, down to the spreading gain);
-    or the idle share of the last wave, all up to the headroom."""
+    over the SMs they reach), or removes the idle share of the last wave;
+    where each thread moves >= 4 KiB the range reaches up to more threads
+    taking its items (the parallelism gain); all up to the headroom."""
     tail = round_up_tail(k.waves())
     sm_busy = max(k.m(n) for n in SM_BUSY)
     sm_tail = (round_up_tail(k.grid / k.dev["sm_count"])
@@ -370,10 +370,8 @@ def grid_too_small(k):
     room = clamp01(1 - used / spread_to)
     spread = min(h, clamp01(sm_busy / 100) * room)
     moved = max(k.v.get("dram__bytes.sum", 0.0), k.v.get("lts__t_bytes.sum", 0.0))
-    if moved / max(k.grid * k.threads, 1) >= 4096:
-        gain, low, high = h * par, min(h * par * par, spread), par
-    else:
-        gain, low, high = spread, spread / 2, room
+    gain, low = spread, spread / 2
+    high = max(par, room) if moved / max(k.grid * k.threads, 1) >= 4096 else room
     return (max(gain, min(h, tail_gain)), max(low, min(h, tail_gain) / 2),
             min(h, clamp01(max(high, tail_gain))))
 

@@ -474,10 +474,15 @@ def pipe_saturation(k):
 def tensor_cores_unused(k):
     def l1_busy():
         return k("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed")
+    def flops():
+        return sum(k(SASS % op) for op in ("fadd", "fmul", "hadd", "hmul")) \
+            + 2 * (k(SASS % "ffma") + k(SASS % "hfma"))
     fires = (k.device_cc() >= 7.0 and k(TENSOR) < 1 and k(FMA) >= 10
              and k(FMA) >= k(XU) * 4 and k(FP64) < 5
              and (k("l1tex__t_sector_hit_rate.pct") >= 60 or smem_per_inst(k) >= 0.1)
-             and max(k(FMA), l1_busy()) >= 50)
+             and max(k(FMA), l1_busy()) >= 50
+             # a FLOP per 10 thread instructions: IMADs busy the FMA pipe too
+             and flops() / max(k("smsp__thread_inst_executed.sum"), 1) >= 0.1)
 
     def model():
         """The WMMA example's fragment loads at the L1 roof: 1 KiB (two
