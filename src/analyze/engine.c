@@ -493,9 +493,12 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 	PSEUDO("launch__duration_ns", g->mean_ns, isfinite(g->mean_ns));
 	if (strcmp(name, "launch__launch_cost_ns") == 0) {
 		/* The host's own time inside a launch call, from the process's
-		 * timeline: what one launch costs this program. */
+		 * timeline: what one launch costs this program.  Over 100 calls
+		 * at least: a kernel's first launch loads its module (lazy
+		 * loading), milliseconds that a mean of a few calls would take
+		 * for the launch cost. */
 		const ga_timeline *t = ga_profile_timeline(e->p, g->pid);
-		if (!t || t->host_calls[GA_HOST_LAUNCH] <= 0 || !(t->host_ns[GA_HOST_LAUNCH] > 0))
+		if (!t || t->host_calls[GA_HOST_LAUNCH] < 100 || !(t->host_ns[GA_HOST_LAUNCH] > 0))
 			return -1;
 		*out = t->host_ns[GA_HOST_LAUNCH] / (double)t->host_calls[GA_HOST_LAUNCH];
 		return 0;

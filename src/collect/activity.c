@@ -241,11 +241,11 @@ void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured,
 	stage(ST_LAUNCH, no_record, cb->correlationId, t, key);
 }
 
-void activity_launch_exit(const CUpti_CallbackData *cb)
+void activity_launch_exit(const CUpti_CallbackData *cb, int measured)
 {
 	if (!act.on)
 		return;
-	stage(ST_LAUNCH_END, 0, cb->correlationId, activity_now(), 0);
+	stage(ST_LAUNCH_END, measured ? 1 : 0, cb->correlationId, activity_now(), 0);
 }
 
 /* The stage's events into the aggregate, in the order they came (the
@@ -270,7 +270,9 @@ static void apply(const stage_ev *e, size_t n)
 		case ST_LAUNCH_END:
 		case ST_CALL_END:
 			s = ga_tlagg_open_start(&act.agg, e[i].thread);
-			if (!isnan(s))
+			/* A measured launch's call held the replays: the
+			 * profiler's time (excluded), not a launch's cost. */
+			if (!isnan(s) && !(e[i].op == ST_LAUNCH_END && e[i].kind))
 				ga_tlagg_host(&act.agg, e[i].op == ST_LAUNCH_END ? GA_HOST_LAUNCH
 				                                                : e[i].kind, s, e[i].t);
 			ga_tlagg_close(&act.agg, e[i].thread);

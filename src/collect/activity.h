@@ -32,7 +32,9 @@ int activity_call(CUpti_CallbackId cbid, const CUpti_CallbackData *cb);
  * iterations. */
 void activity_launch_enter(const CUpti_CallbackData *cb, double t, int measured, int captured,
                            long key);
-void activity_launch_exit(const CUpti_CallbackData *cb);
+/* measured: the launch was measured (replayed) inside the call, so its
+ * host time is the profiler's, not a launch's cost. */
+void activity_launch_exit(const CUpti_CallbackData *cb, int measured);
 /* The legacy default stream's id in a context (launches on it count as
  * serialized work). */
 void activity_legacy_stream(uint32_t stream_id);

@@ -388,7 +388,7 @@ static void timeline_exit_measured(const CUpti_CallbackData *cb)
 {
 	if (!activity_on())
 		return;
-	activity_launch_exit(cb);
+	activity_launch_exit(cb, 1);
 	double now = activity_now();
 	activity_excluded(pending_t0, now);
 	if (pass_open && !in_pass()) {
@@ -493,7 +493,7 @@ static void on_driver(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 			pthread_mutex_unlock(&inj.lock);
 		}
 	} else if (!this_thread_pending) {
-		activity_launch_exit(cb);
+		activity_launch_exit(cb, 0);
 	} else {
 		this_thread_pending = 0;
 		if (inj.pending == PENDING_SASS) {

@@ -114,7 +114,7 @@ class Kernel:
             if t.get("pid") == report_kernel.get("pid"):
                 calls = t.get("host_calls", {}).get("launch", 0)
                 ns = t.get("host_ns", {}).get("launch", 0)
-                if calls > 0 and ns > 0:
+                if calls >= 100 and ns > 0:
                     self.launch_cost_ns = ns / calls
 
     def m(self, name):
