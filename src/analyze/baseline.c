@@ -280,6 +280,40 @@ static void compare_fingerprints(ga_comparison *c)
 			c->absent[c->n_absent++] = i;
 }
 
+/* A job's world size: the largest its ranks recorded, else their count;
+ * a profile without ranks is one process. */
+static long world_of(const ga_analysis *a)
+{
+	if (a->ranks.world_size > 0)
+		return a->ranks.world_size;
+	return a->ranks.n ? (long)a->ranks.n : 1;
+}
+
+/* Of the GPU time, the share in communication kernels. */
+static double comm_share(const ga_analysis *a)
+{
+	double comm = 0, all = 0;
+	for (size_t i = 0; i < a->n_groups; i++) {
+		const ga_group *g = &a->groups[i];
+		if (!isfinite(g->total_ns))
+			continue;
+		all += g->total_ns;
+		if (g->owner_kind && strcmp(g->owner_kind, "comm") == 0)
+			comm += g->total_ns;
+	}
+	return all > 0 ? comm / all : NAN;
+}
+
+static void scaling(ga_comparison *c)
+{
+	c->scaling.cur_world = world_of(c->cur);
+	c->scaling.base_world = world_of(c->base);
+	c->scaling.shown = c->scaling.cur_world != c->scaling.base_world;
+	c->scaling.cur_share = comm_share(c->cur);
+	c->scaling.base_share = comm_share(c->base);
+	c->scaling.change = c->scaling.cur_share - c->scaling.base_share;
+}
+
 void ga_compare(const ga_analysis *cur, const ga_analysis *base, const char *label,
                 const ga_compare_opts *opts, ga_comparison *c)
 {
@@ -301,6 +335,7 @@ void ga_compare(const ga_analysis *cur, const ga_analysis *base, const char *lab
 	c->base_total_ns = base->total_ns;
 	c->total_change = c->same_device && base->total_ns > 0 && isfinite(cur->total_ns)
 	                  ? cur->total_ns / base->total_ns - 1 : NAN;
+	scaling(c);
 
 	for (size_t i = 0; i < nc; i++)
 		partner[i] = GA_NO_GROUP;

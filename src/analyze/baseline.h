@@ -20,6 +20,11 @@
  * matched by its fingerprint alone (same rule, mangled name and line text),
  * which is what code scanning's baselineState says.
  *
+ * Scaling.  When the two are jobs of different world sizes (ranks, see
+ * ranks.c), the comparison also holds each side's communication share:
+ * one that grows with the world size is communication the job does not
+ * hide as it scales.
+ *
  * Different GPUs.  When the device name differs, or both profiles name a
  * chip and the chips differ, durations are not compared at all (change is
  * NAN and nothing is slower); classes and findings still are. */
@@ -110,6 +115,16 @@ typedef struct {
 	unsigned char *unchanged;        /* [cur->n_findings] */
 	size_t *absent;
 	size_t n_absent;
+	/* Communication against world size: a job run at another world size
+	 * than its baseline (shown: the sizes differ), and each side's share
+	 * of its GPU time in communication kernels (owner kind "comm").  A
+	 * profile without ranks is a world of 1. */
+	struct {
+		int shown;
+		long cur_world, base_world;
+		double cur_share, base_share;   /* NAN without GPU time */
+		double change;                  /* cur_share - base_share (NAN: one lacks it) */
+	} scaling;
 } ga_comparison;
 
 /* Compare cur with base.  label (may be NULL) is copied.  Never fails;

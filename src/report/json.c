@@ -493,6 +493,12 @@ static json_t *baseline_json(const ga_comparison *c)
 	json_object_set_new(o, "baseline_total_ns", num(c->base_total_ns));
 	json_object_set_new(o, "total_ns", num(c->cur_total_ns));
 	json_object_set_new(o, "total_change_pct", pct_or_null(c->total_change));
+	if (c->scaling.shown)
+		json_object_set_new(o, "scaling", json_pack("{s:I, s:I, s:o, s:o}",
+		        "baseline_world_size", (json_int_t)c->scaling.base_world,
+		        "world_size", (json_int_t)c->scaling.cur_world,
+		        "baseline_comm_share", num(c->scaling.base_share),
+		        "comm_share", num(c->scaling.cur_share)));
 
 	json_t *matched = json_array(), *only_new = json_array(), *only_base = json_array();
 	for (size_t i = 0; i < c->n_kernels; i++) {

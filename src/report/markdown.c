@@ -688,6 +688,11 @@ static void baseline_table(ga_buf *b, const ga_comparison *c, int verbose)
 		              ga_fmt_duration(c->base_total_ns, b1, sizeof(b1)),
 		              ga_fmt_duration(c->cur_total_ns, b2, sizeof(b2)),
 		              ga_fmt_change(c->total_change, b3, sizeof(b3)));
+	if (c->scaling.shown)
+		ga_buf_printf(b, " Communication %s%% of GPU time at world size %ld \xe2\x86\x92 %s%% "
+		              "at %ld.", ga_fmt_pct(c->scaling.base_share, 1, b1, sizeof(b1)),
+		              c->scaling.base_world, ga_fmt_pct(c->scaling.cur_share, 1, b2, sizeof(b2)),
+		              c->scaling.cur_world);
 	ga_buf_putc(b, '\n');
 
 	for (size_t i = 0; i < c->n_kernels; i++) {

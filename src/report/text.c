@@ -698,6 +698,17 @@ static void baseline(tctx *t, const ga_comparison *c)
 		              ga_fmt_change(c->total_change, b3, sizeof(b3)));
 		tx_wrap_buf(t, &s, 0, 2);
 	}
+	if (c->scaling.shown) {
+		ga_buf_printf(&s, "communication: %s%% of GPU time at world size %ld -> %s%% at %ld",
+		              ga_fmt_pct(c->scaling.base_share, 1, b1, sizeof(b1)),
+		              c->scaling.base_world, ga_fmt_pct(c->scaling.cur_share, 1, b2, sizeof(b2)),
+		              c->scaling.cur_world);
+		if (isfinite(c->scaling.change) && c->scaling.change != 0)
+			ga_buf_printf(&s, " (%+.1f points): it %s with the world size", 100 * c->scaling.change,
+			              (c->scaling.change > 0) == (c->scaling.cur_world > c->scaling.base_world)
+			              ? "grows" : "shrinks");
+		tx_wrap_buf(t, &s, 0, 2);
+	}
 	ga_buf_printf(&s, "%zu matched, %zu only in this profile, %zu only in the baseline; ",
 	              c->n_matched, c->n_only_cur, c->n_only_base);
 	if (c->n_regressions)

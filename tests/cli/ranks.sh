@@ -11,7 +11,9 @@
 #   - a file that is not a profile among them: status 2, named;
 #   - 2 ranks whose step ends in two all-reduces that run alone: the
 #     exposed-communication finding's estimate and range, computed here by
-#     sampling the step's intervals every microsecond.
+#     sampling the step's intervals every microsecond;
+#   - a job of 8 ranks against a baseline of 2 (--baseline): both
+#     communication shares, computed here from the files.
 # Environment (tests/meson.build sets them): GPUADVISE, SRCDIR.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -199,5 +201,51 @@ on = [e.get("ranks") for e in r["first"] if e["kind"] == "program_finding"]
 assert on == [2], on
 assert r["ranks"]["stragglers"] == [], r["ranks"]["stragglers"]
 PY
+
+# 4. Communication against world size: a job of 8 ranks compared with a
+# baseline of 2 whose all-reduces took half as long.
+python3 "$MAKE" "$T/w8" 8 >/dev/null
+python3 "$MAKE" "$T/w2" 2 >/dev/null
+python3 - "$T/w2" <<'PY'
+import json, sys
+for r in (0, 1):
+    path = "%s/prof-%d.json" % (sys.argv[1], r)
+    p = json.load(open(path))
+    for k in p["timelines"][0]["kernels"]:
+        if k["name"].startswith("ncclDevKernel"):
+            k["total_ns"] /= 2
+    json.dump(p, open(path, "w"))
+PY
+run -o w2.json --import w2/prof-*.json
+run --format json --baseline w2.json --import w8/prof-*.json
+expect "8 ranks against a baseline of 2: --format json -> 0" [ "$rc" = 0 ]
+expect "... the communication shares of both world sizes, from the files" \
+	python3 - "$T/out" "$T/w2" "$T/w8" <<'PY'
+import glob, json, sys
+r = json.load(open(sys.argv[1]))
+def share(d):
+    comm = total = 0.0
+    for f in glob.glob(d + "/prof-*.json"):
+        p = json.load(open(f))
+        total += sum(l["duration_ns"] for l in p["launches"])
+        for k in p["timelines"][0]["kernels"]:
+            total += k["total_ns"]
+            comm += k["total_ns"] if k["name"].startswith("ncclDevKernel") else 0
+    return comm / total
+sc = r["baseline"]["scaling"]
+want = {"baseline_world_size": 2, "world_size": 8,
+        "baseline_comm_share": share(sys.argv[2]), "comm_share": share(sys.argv[3])}
+print("#   scaling:", sc)
+for k, v in want.items():
+    assert abs(sc[k] - v) < 1e-9, (k, sc[k], v)
+assert sc["comm_share"] > sc["baseline_comm_share"]
+PY
+run --baseline w2.json --import w8/prof-*.json
+expect "... text: the share grows with the world size" sh -c \
+	"tr '\\n' ' ' <'$T/out' | tr -s ' ' |
+	 grep -q 'communication: [0-9.]*% of GPU time at world size 2 -> [0-9.]*% at 8 (+[0-9.]* points): it grows with the world size'"
+run --baseline w2.json --import w2.json
+expect "... against a baseline of the same world size: no such line" sh -c \
+	"[ $rc = 0 ] && ! grep -q '^communication: ' '$T/out'"
 
 tap_end
