@@ -54,13 +54,19 @@ status=0
 
 for name in $names; do
 	rm -f "$out/$name.json"
-	if [ ! -f "$reports/$name.json" ]; then
+	report=$reports/$name.json
+	# A large recording is kept xz-compressed (NAME.json.xz).
+	if [ ! -f "$report" ] && [ -f "$report.xz" ]; then
+		report=$out/$name.recorded.json
+		xz -dc "$reports/$name.json.xz" >"$report" || status=1
+	fi
+	if [ ! -f "$report" ]; then
 		echo "$0: $name: no recorded report $reports/$name.json" >&2
 		status=1
 		continue
 	fi
 	# --import exits 0 whatever it finds (no --fail-on here).
-	if ! "$ga" --quiet --import "$reports/$name.json" --format json \
+	if ! "$ga" --quiet --import "$report" --format json \
 	    --log-file "$out/$name.json" >"$out/$name.log" 2>&1 </dev/null; then
 		echo "$0: $name: gpuadvise --import failed (see $out/$name.log)" >&2
 		status=1
