@@ -3,10 +3,11 @@
 #
 # usage: bench/accuracy/rescore.sh BUILD_DIR REPORTS_DIR [OUT_DIR]
 #
-# REPORTS_DIR is the OUT_DIR of an earlier bench/accuracy/run.sh (list.txt,
-# the calibration set) or bench/accuracy/external/run.sh (pairs.txt, the
-# external set) on the GPU machine, with times.txt and each slow side's JSON
-# report NAME.json, which embeds the profile. Each report is analysed again
+# REPORTS_DIR is the OUT_DIR of an earlier bench/accuracy/run.sh (list.txt:
+# the calibration set, or the set its set.txt names) or
+# bench/accuracy/external/run.sh (pairs.txt, the external set) on the GPU
+# machine, with times.txt and each slow side's JSON report NAME.json, which
+# embeds the profile. Each report is analysed again
 # with `gpuadvise --import` of this build (its rules, models and ranking; no
 # GPU needed), into OUT_DIR/NAME.json, and score.py scores the new reports
 # against the recorded times: OUT_DIR/results.json and OUT_DIR/table.md
@@ -32,7 +33,9 @@ if [ ! -x "$ga" ]; then
 	echo "$0: $ga is missing (meson setup $1; ninja -C $1)" >&2
 	exit 2
 fi
-# The set's list: list.txt (calibration) or pairs.txt (external).
+# The set's list: list.txt (calibration, or the set set.txt names) or
+# pairs.txt (external).
+set_args=
 if [ -f "$reports/pairs.txt" ]; then
 	mode=--pairs
 	listing=$reports/pairs.txt
@@ -41,6 +44,7 @@ elif [ -f "$reports/list.txt" ]; then
 	mode=--list
 	listing=$reports/list.txt
 	names=$(cut -d' ' -f1 "$reports/list.txt")
+	[ -f "$reports/set.txt" ] && set_args="--set $(cat "$reports/set.txt")"
 else
 	echo "$0: $reports/list.txt is missing (the OUT_DIR of bench/accuracy/run.sh)" >&2
 	exit 2
@@ -73,7 +77,8 @@ for name in $names; do
 	fi
 done
 
-python3 "$here/score.py" "$mode" "$listing" --times "$reports/times.txt" \
+# $set_args unquoted: empty, or --set and the set's one-word name.
+python3 "$here/score.py" "$mode" "$listing" $set_args --times "$reports/times.txt" \
     --reports "$out" --results "$out/results.json" --table "$out/table.md" \
     --compare "$here/results.json" || status=1
 exit $status

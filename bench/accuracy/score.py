@@ -4,7 +4,9 @@ fix the pair measures, what it predicted, and what the fix measured.
 
 Inputs (written by bench/accuracy/run.sh or bench/accuracy/external/run.sh):
   --list     `gpuadvise-pairs --list`: NAME RULE pair|control WHAT...
-             (the calibration set, and sets built like it)
+             (the calibration set, and sets built like it: the validation
+             set's `gpuadvise-validation --list`); RULE may be RULE1,RULE2
+             or none
   --pairs    bench/accuracy/external/pairs.txt: NAME | SLOW | FAST | KERNEL |
              LAUNCHES | LABEL | RULES | ARGS (the external set)
   --times    NAME SLOW_US FAST_US SPEEDUP
@@ -27,11 +29,12 @@ Outputs:
              print how many of these rows differ from FILE's rows of the
              same set (rows matched by pair; numbers within 1e-9)
 
-Calibration: a slow side with several kernels (fusion) counts the kernel
-where the rule ranks best (ties: the kernel with more GPU time). External:
-the rule counts in the pair's hot kernel only (the kernel of that bare name
-with the most GPU time); where a pair names several rules, the best ranked
-is the row's rule; "none" names no rule, and the pair counts as a miss.
+Calibration and validation: a slow side with several kernels (fusion)
+counts the kernel where the rule ranks best (ties: the kernel with more GPU
+time). External: the rule counts in the pair's hot kernel only (the kernel
+of that bare name with the most GPU time). In every set, where a pair names
+several rules, the best ranked is the row's rule; "none" names no rule, and
+the pair counts as a miss.
 """
 import argparse
 import json
@@ -57,7 +60,11 @@ def read_list(path):
             parts = line.split(None, 3)
             if len(parts) < 3:
                 continue
-            entries.append({"pair": parts[0], "rules": [parts[1]], "control": parts[2] == "control"})
+            # RULE may name several rules (a,b: the best ranked counts) or
+            # none (no rule covers the fix: a miss).
+            rule_ids = [r for r in parts[1].split(",") if r]
+            entries.append({"pair": parts[0], "rules": [] if rule_ids == ["none"] else rule_ids,
+                            "control": parts[2] == "control"})
     return entries
 
 
