@@ -1,9 +1,9 @@
 // Validation pairs from the steps of a parallel sum reduction, as published
-// in Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA, 2007;
-// the whitepaper that ships with the reduction sample of NVIDIA's
-// cuda-samples, Samples/2_Concepts_and_Techniques/reduction). The whitepaper
-// takes one kernel through seven versions, each fixing the problem it names
-// in the one before; the sample's reduce0 ... reduce6 are those seven. Each
+// in Mark Harris, "Optimizing Parallel Reduction in CUDA" (NVIDIA, 2007),
+// the whitepaper of the reduction sample of NVIDIA's cuda-samples
+// (Samples/2_Concepts_and_Techniques/reduction). The whitepaper takes one
+// kernel through seven versions, each fixing the problem it names in the
+// one before; the sample's reduce0 ... reduce6 are those seven. Each
 // pair below is one step: the slow side is version k, the fast side version
 // k + 1, and the label is the rule whose fix text is that step's change (or
 // none). The kernels are written here from the whitepaper's description,

@@ -1,14 +1,15 @@
 // Validation pairs from the steps of a matrix transpose, as published in
 // NVIDIA's cuda-samples "transpose" sample (Samples/6_Performance/transpose)
-// and its whitepaper, Greg Ruetsch and Paulius Micikevicius, "Optimizing
-// Matrix Transpose in CUDA" (also Mark Harris's post "An Efficient Matrix
-// Transpose in CUDA C/C++"): transposeNaive -> transposeCoalesced ->
-// transposeNoBankConflicts. The kernels are written here from that
-// description, in the sample's geometry: 32 x 32 tiles, 32 x 16 threads per
-// block (each thread moves two elements of a tile), a float matrix. The
-// sample's next step, diagonal block order (transposeDiagonal), fixes
-// partition camping, a problem of the memory partitions of GPUs of 2009
-// that no rule covers and today's address hashing removes; it is left out.
+// and its whitepaper (the sample's doc/MatrixTranspose.pdf), Greg Ruetsch
+// and Paulius Micikevicius, "Optimizing Matrix Transpose in CUDA" (also
+// Mark Harris's post "An Efficient Matrix Transpose in CUDA C/C++"):
+// transposeNaive -> transposeCoalesced -> transposeNoBankConflicts. The
+// kernels are written here from that description, in the sample's
+// geometry: 32 x 32 tiles, 32 x 16 threads per block (each thread moves two
+// elements of a tile), a float matrix. The sample's next step, diagonal
+// block order (transposeDiagonal), fixes partition camping, a problem of
+// the memory partitions of GPUs of 2009 that no rule covers and today's
+// address hashing removes; it is left out.
 //
 // Matrix: 4096 rows x 8192 columns in, 8192 x 4096 out (128 MB each), so a
 // coalesced transpose streams for about 70 us on an H200. The check
