@@ -21,6 +21,8 @@
 # (the recordings tests/fixtures/recorded/ddp-2rank-*.json are made from).
 set -u
 GA=${GPUADVISE:-build/gpuadvise}
+# absolute: the per-rank run starts it from its own directory
+GA=$(cd "$(dirname "$GA")" && pwd)/$(basename "$GA")
 HERE=$(cd "$(dirname "$0")" && pwd)
 n=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [ "$n" -lt 2 ]; then
