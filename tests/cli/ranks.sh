@@ -248,4 +248,34 @@ run --baseline w2.json --import w2.json
 expect "... against a baseline of the same world size: no such line" sh -c \
 	"[ $rc = 0 ] && ! grep -q '^communication: ' '$T/out'"
 
+
+# 6. The recorded H200 x2 DDP run: torchrun started one gpuadvise per rank
+# (-o prof-%q{RANK}.json); one --import of both files.
+run --format json --import "$SRCDIR/tests/fixtures/recorded/ddp-2rank-rank0.json" \
+	"$SRCDIR/tests/fixtures/recorded/ddp-2rank-rank1.json"
+expect "recorded DDP, 2 ranks on 2 GPUs: --import of the two files -> 0" [ "$rc" = 0 ]
+expect "... two ranks of world size 2 on distinct GPUs, NCCL time on both, from the files" \
+	python3 - "$T/out" "$SRCDIR/tests/fixtures/recorded" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = {}
+for i in (0, 1):
+    p = json.load(open("%s/ddp-2rank-rank%d.json" % (sys.argv[2], i)))
+    proc = p["processes"][0]
+    comm = sum(k["total_ns"] for t in p["timelines"] for k in t["kernels"]
+               if k["name"].startswith("ncclDevKernel"))
+    want[proc["rank"]] = (proc["world_size"], comm)
+assert sorted(want) == [0, 1], want
+assert all(w == 2 and c > 0 for w, c in want.values()), want
+ranks = r["ranks"]
+rows = ranks["ranks"]
+print("#   ranks:", ranks["count"], [(x["rank"], [g["uuid"][:12] for g in x["gpus"]],
+                                     round(x["comm_share"], 3)) for x in rows])
+assert ranks["count"] == 2 and ranks["world_size"] == 2
+assert len({g["uuid"] for x in rows for g in x["gpus"]}) == 2
+for x in rows:
+    # the report's communication time is the file's NCCL time, to 1 ns
+    assert abs(x["comm_ns"] - want[x["rank"]][1]) <= 1, (x["comm_ns"], want[x["rank"]])
+PY
+
 tap_end
