@@ -36,3 +36,31 @@ wait $ga; echo "status $?"; tail -3 $T/kill.err
 python3 -c "
 import json;p=json.load(open('$T/kill.json'));t=p.get('timelines',[])
 print('final', len(t), [x.get('complete') for x in t], sum(k['launches'] for x in t for k in x['kernels']), 'launches profiled', len(p['launches']), p['summary'].get('measured') if 'summary' in p else '')"
+echo "== GPUADVISE_TIMELINE_KINDS=memcpy,memset (no kernel records): the report is written"
+GPUADVISE_TIMELINE_KINDS=memcpy,memset $GA --format json --log-file $T/kinds.json $B/kernels/gpuadvise-demo-divergence --reps 4 --warmup 1 >/dev/null 2>$T/kinds.err
+echo "status $?; report $(test -s $T/kinds.json && echo written || echo missing)"; tail -4 $T/kinds.err
+echo "== owners by module: the test app and a PyTorch step"
+$GA --format json --log-file $T/own-app.json $APP --only tiny_add,matmul_naive >/dev/null 2>&1
+python3 - $T/own-app.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("  testapp owners", sorted({(k["name"][:30], k["owner"]) for k in r["kernels"]}))
+PY
+$GA -o $T/own-app-prof.json $APP --only tiny_add >/dev/null 2>&1
+python3 -c "import json;p=json.load(open('$T/own-app-prof.json'));print('  testapp modules', sorted({l.get('module') for l in p['launches']}))"
+if python3 -c 'import torch' 2>/dev/null; then
+	LAYERS=2 STEPS=12 $GA -o $T/own-torch-prof.json --format json --log-file $T/own-torch.json python3 tests/gpu/transformer_train.py >/dev/null 2>$T/own-torch.err
+	echo "torch status $?"
+	python3 - $T/own-torch-prof.json $T/own-torch.json <<'PY'
+import collections, json, sys
+p = json.load(open(sys.argv[1])); r = json.load(open(sys.argv[2]))
+mods = collections.Counter(l.get("module") for l in p["launches"])
+print("  torch modules", dict(mods))
+own = collections.Counter(k["owner"] for k in r["kernels"])
+print("  torch owners", dict(own))
+src = [(f["rule"], r["kernels"][f["kernel"]]["owner"]) for f in r["findings"]
+       if r["kernels"][f["kernel"]]["owner"] not in ("user", "triton") and not f["rule"].startswith("framework-")]
+print("  source-level findings on library kernels:", src[:10])
+PY
+	tail -3 $T/own-torch.err | grep -v Warn
+fi

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cupti_target.h>
 
@@ -428,7 +429,21 @@ int measure_begin(ga_inj *st, ctx_state *cs, size_t set)
 		cs->cur_set = (long)set;
 		phase(st, PH_CONFIG, t);
 	}
-	CUPTI_TRY(range_start(cs), "starting the range profiler");
+	{
+		/* A process of this run that held the GPU's counter lock can
+		 * still hold the counters a moment after it let the lock go (its
+		 * teardown at exit): CUPTI then says HARDWARE_BUSY here.  Three
+		 * of four child-process runs on the H200 lost their second
+		 * process so.  Try again for up to 2 s before calling the
+		 * counters taken by another profiler. */
+		CUptiResult r = range_start(cs);
+		for (int i = 0; r == CUPTI_ERROR_HARDWARE_BUSY && i < 40; i++) {
+			struct timespec ts = {0, 50 * 1000000L};
+			nanosleep(&ts, NULL);
+			r = range_start(cs);
+		}
+		CUPTI_TRY(r, "starting the range profiler");
+	}
 	phase(st, PH_START, t);
 	return 0;
 out:
