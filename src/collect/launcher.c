@@ -325,6 +325,54 @@ static int group_empty(pid_t pgid)
 	return r < 0 && errno == ECHILD;
 }
 
+/* The program's processes left once its first one is gone: its group, and
+ * the orphans gpuadvise now parents (PR_SET_CHILD_SUBREAPER), such as the
+ * ranks of a torchrun killed with SIGKILL, which may run in sessions of
+ * their own.  Sends sig to all of them. */
+static void signal_rest(pid_t pgid, int sig)
+{
+	kill(-pgid, sig);
+	kill(-pgid, SIGCONT);
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t self = getpid();
+	while (d && (de = readdir(d)) != NULL) {
+		char path[64], buf[512];
+		long pid = strtol(de->d_name, NULL, 10);
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		/* pid (comm) state ppid ...: comm may hold spaces and ')' */
+		char *close = strrchr(buf, ')');
+		char state;
+		long ppid;
+		if (close && sscanf(close + 1, " %c %ld", &state, &ppid) == 2 && ppid == self) {
+			kill((pid_t)pid, sig);
+			kill((pid_t)pid, SIGCONT);
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+/* No child of gpuadvise's is left (reaping those that ended), the
+ * program's group included. */
+static int all_gone(pid_t pgid)
+{
+	pid_t r;
+
+	(void)pgid;
+	while ((r = waitpid(-1, NULL, WNOHANG)) > 0)
+		;
+	return r < 0 && errno == ECHILD;
+}
+
 /* The progress line, every PROGRESS_SECONDS: \r and the line, \033[K
  * clearing what a longer one left; end: the line cleared, so that the
  * report starts on a clean line.  The program's own output on the same
@@ -357,7 +405,7 @@ static void show_progress(ga_progress *pr, int end)
 static void wait_program(pid_t child, int tty, int *status, struct rusage *ru, ga_progress *pr)
 {
 	double kill_at = 0;
-	int passed = 0, killed = 0, leader_done = 0;
+	int passed = 0, killed = 0, leader_done = 0, orphans = 0;
 
 	for (;;) {
 		pid_t r = leader_done ? child : wait4(child, status, WNOHANG | WUNTRACED, ru);
@@ -373,12 +421,24 @@ static void wait_program(pid_t child, int tty, int *status, struct rusage *ru, g
 			*status = 0;
 			break;
 		}
-		if (r == child)
+		if (r == child) {
 			leader_done = 1;
+			/* The program's first process killed by a signal (a
+			 * launcher such as torchrun, SIGKILLed): the rest of its
+			 * group (the ranks) is stopped as on an interruption, and
+			 * waited for, so that their records come in and nothing is
+			 * left running. */
+			if (WIFSIGNALED(*status) && !passed && !all_gone(child)) {
+				orphans = 1;
+				signal_rest(child, SIGTERM);
+				passed = 1;
+				kill_at = ga_mono_seconds() + KILL_GRACE_SECONDS;
+			}
+		}
 		/* An interrupted group is waited for until it is empty, or
 		 * for a little after SIGKILL (a process in the driver may take
 		 * a moment to go). */
-		if (leader_done && (!passed || group_empty(child) ||
+		if (leader_done && (!passed || (orphans ? all_gone(child) : group_empty(child)) ||
 		                    (killed && ga_mono_seconds() > kill_at + 2)))
 			break;
 		if (sig && !passed) {
@@ -388,7 +448,10 @@ static void wait_program(pid_t child, int tty, int *status, struct rusage *ru, g
 			kill_at = ga_mono_seconds() + KILL_GRACE_SECONDS;
 		}
 		if (passed && !killed && (ga_signals_hurry() || ga_mono_seconds() >= kill_at)) {
-			kill(-child, SIGKILL);
+			if (orphans)
+				signal_rest(child, SIGKILL);
+			else
+				kill(-child, SIGKILL);
 			killed = 1;
 		}
 		struct pollfd pfd = {.fd = ga_signals_fd(), .events = POLLIN};

@@ -182,6 +182,27 @@ static int app_failure_status(const ga_app_result *r)
 	return 0;
 }
 
+/* Why a run has nothing to report: which of the usual causes. */
+static void say_nothing_profiled(const ga_config *cfg, const ga_app_result *res,
+                                 const char *inject)
+{
+	if (res->interrupted)
+		fprintf(stderr, "gpuadvise: no kernel was profiled before the interruption\n");
+	else if (res->watchdog)
+		fprintf(stderr, "gpuadvise: no kernel was profiled before the watchdog "
+		        "stopped the program\n");
+	else if (res->cuda_processes == 0)
+		fprintf(stderr, "gpuadvise: %s did not initialise CUDA, so no kernel was "
+		        "profiled (if it does use CUDA, the driver may have failed to load %s: "
+		        "LD_DEBUG=libs shows why)\n", cfg->app_argv[0], inject);
+	else if (cfg->kernel_filter || cfg->launch_skip)
+		fprintf(stderr, "gpuadvise: no kernel launch matched the filters "
+		        "(-k/--launch-skip)\n");
+	else
+		fprintf(stderr, "gpuadvise: %s launched no CUDA kernel (kernels in CUDA "
+		        "graphs are not seen by launch callbacks)\n", cfg->app_argv[0]);
+}
+
 int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile *baseline)
 {
 	ga_profile p;
@@ -262,23 +283,13 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 	/* With --timeline-only nothing is profiled, and the timeline is the
 	 * report, when it holds some GPU work. */
 	if (p.n_launches == 0 && !timelines_have_work(&p)) {
-		if (res.interrupted)
-			fprintf(stderr, "gpuadvise: no kernel was profiled before the interruption\n");
-		else if (res.watchdog)
-			fprintf(stderr, "gpuadvise: no kernel was profiled before the watchdog "
-			        "stopped the program\n");
-		else if (res.cuda_processes == 0)
-			fprintf(stderr, "gpuadvise: %s did not initialise CUDA, so no kernel was "
-			        "profiled (if it does use CUDA, the driver may have failed to load %s: "
-			        "LD_DEBUG=libs shows why)\n", cfg->app_argv[0], inject);
-		else if (cfg->kernel_filter || cfg->launch_skip)
-			fprintf(stderr, "gpuadvise: no kernel launch matched the filters "
-			        "(-k/--launch-skip)\n");
-		else
-			fprintf(stderr, "gpuadvise: %s launched no CUDA kernel (kernels in CUDA "
-			        "graphs are not seen by launch callbacks)\n", cfg->app_argv[0]);
+		say_nothing_profiled(cfg, &res, inject);
 		rc = app_rc ? app_rc : GA_EXIT_PROFILING;
-		goto out;
+		/* A run cut short (a signal, the watchdog, the program's own
+		 * failure or death) still leaves its report: what each process
+		 * recorded, the notes that say why it ends there. */
+		if (!(res.interrupted || res.watchdog || res.signal || app_rc))
+			goto out;
 	}
 	ga_cmd_report_extra x = {.baseline = baseline};
 	rc = ga_cmd_report(cfg, rs, &p, &x);

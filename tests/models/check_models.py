@@ -104,6 +104,10 @@ class Kernel:
         durs = [l["duration_ns"] for l in self.launches
                 if finite(l.get("duration_ns")) and l["duration_ns"] > 0]
         self.mean_ns = sum(durs) / len(durs) if durs else math.nan
+        # the timeline's launches, where it has some, give the duration
+        tl_n, tl_ns = report_kernel.get("timeline_launches", 0), report_kernel.get("timeline_ns")
+        if tl_n and tl_ns and finite(tl_ns) and tl_ns > 0:
+            self.mean_ns = tl_ns / tl_n
         self.count = len(self.launches) + report_kernel.get("unprofiled_launches", 0)
         self.peaks = peaks
         self.cuts = cuts
