@@ -261,9 +261,12 @@ static void child_start(const ga_live_opts *o, const char *prog, int tty, pid_t 
 		if (sigaction(reset[i], NULL, &cur) == 0 && cur.sa_handler != SIG_IGN)
 			sigaction(reset[i], &dfl, NULL);
 	sigaction(SIGQUIT, old_quit, NULL);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* gpuadvise killed (SIGKILL): the program gets SIGTERM, which a
+	 * launcher such as torchrun passes on to its ranks; SIGKILL here left
+	 * the ranks running on their own. */
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() != parent)
-		_exit(128 + SIGKILL);
+		_exit(128 + SIGTERM);
 	if (quiet) {
 		int devnull = open("/dev/null", O_WRONLY);
 		if (devnull >= 0) {

@@ -190,6 +190,47 @@ else
 	check "no usable GPU and a failure -> 4, both said" 4 err \
 		'no usable GPU.*exited with status 3'
 	expect "no run directory left by these" [ -z "$(ls "$T/tmp")" ]
+
+	# A launcher killed with SIGKILL (torchrun, say) whose workers run in
+	# sessions of their own: gpuadvise stops them (SIGTERM), waits for
+	# them, writes its report, and leaves nothing behind.
+	printf '%s\n' '#!/bin/sh' \
+		"setsid sleep 300 & echo \$! >'$PIDS/prog'" \
+		"setsid sleep 301 & echo \$! >'$PIDS/child'" \
+		'sleep 0.5' 'kill -9 $$' >"$T/bin/launcher.sh"
+	chmod +x "$T/bin/launcher.sh"
+	rm -rf "${PIDS:?}" "${T:?}/tmp" && mkdir -p "$PIDS" "$T/tmp"
+	t1=$(date +%s%N)
+	TMPDIR=$T/tmp LD_LIBRARY_PATH=$FAKECUDA_DIR run 30 --format json --log-file "$T/l.json" \
+		"$T/bin/launcher.sh"
+	secs=$(awk -v a="$t1" -v b="$(date +%s%N)" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	check "a launcher killed with SIGKILL, its workers in their own sessions -> 137" 137 err \
+		'killed by signal 9'
+	expect "... its workers stopped at once, not waited out ($secs s)" \
+		awk -v s="$secs" 'BEGIN { exit !(s < 5) }'
+	lb=$(left_behind)
+	expect "... nothing left behind:$lb" [ -z "$lb" ]
+	expect "... the report written all the same" \
+		python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$T/l.json"
+
+	# gpuadvise itself killed with SIGKILL: the program gets SIGTERM, which
+	# a launcher passes on to its workers (it catches it here).
+	printf '%s\n' '#!/bin/bash' "trap 'echo term >\"$PIDS/term\"; exit 0' TERM" \
+		"echo \$\$ >'$PIDS/prog'" 'while :; do sleep 0.1; done' >"$T/bin/catcher.sh"
+	chmod +x "$T/bin/catcher.sh"
+	rm -rf "${PIDS:?}" "${T:?}/tmp" && mkdir -p "$PIDS" "$T/tmp"
+	TMPDIR=$T/tmp LD_LIBRARY_PATH=$FAKECUDA_DIR "$GPUADVISE" "$T/bin/catcher.sh" \
+		>/dev/null 2>&1 </dev/null &
+	ga=$!
+	for _ in $(seq 50); do [ -s "$PIDS/prog" ] && break; sleep 0.1; done
+	kill -KILL "$ga"
+	wait "$ga" 2>/dev/null
+	for _ in $(seq 30); do [ -s "$PIDS/term" ] && break; sleep 0.1; done
+	expect "gpuadvise killed with SIGKILL: the program gets SIGTERM" [ -s "$PIDS/term" ]
+	for _ in $(seq 30); do kill -0 "$(cat "$PIDS/prog")" 2>/dev/null || break; sleep 0.1; done
+	lb=$(left_behind)
+	rm -rf "$T/tmp"/gpuadvise-run-*
+	expect "... and ends:$lb" sh -c "! echo '$lb' | grep -q 'prog'"
 fi
 
 # ---- endless and large input -----------------------------------------
