@@ -94,6 +94,16 @@ const char *ga_fmt_share(double frac, char *buf, size_t len)
 	return ga_fmt_pct(isfinite(frac) ? frac : 0, 1, buf, len);
 }
 
+const char *ga_fmt_pct_cell(double frac, char *buf, size_t len)
+{
+	char p[32];
+	if (!isfinite(frac))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%s%%", ga_fmt_pct(frac, 1, p, sizeof(p)));
+	return buf;
+}
+
 const char *ga_plural(size_t n, const char *one, const char *many)
 {
 	return n == 1 ? one : many;

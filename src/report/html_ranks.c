@@ -15,16 +15,6 @@ static void host(ga_buf *b, const char *h)
 		               (*c >= '0' && *c <= '9') || strchr(".-_:", *c) ? *c : '?');
 }
 
-static const char *pct(double v, char *buf, size_t len)
-{
-	char p[32];
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%s%%", ga_fmt_pct(v, 1, p, sizeof(p)));
-	return buf;
-}
-
 void ht_ranks(ga_buf *b, const ga_analysis *a)
 {
 	const ga_ranks *r = &a->ranks;
@@ -52,8 +42,8 @@ void ht_ranks(ga_buf *b, const ga_analysis *a)
 		for (size_t g = 0; g < k->info->n_gpus; g++)
 			ga_buf_printf(b, "%s%d", g ? ", " : "", k->info->gpus[g].index);
 		ga_buf_printf(b, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>",
-		              ga_fmt_duration(k->gpu_ns, t, sizeof(t)), pct(k->busy_share, p1, sizeof(p1)),
-		              pct(k->comm_share, p2, sizeof(p2)), ga_fmt_change(k->vs_median, c, sizeof(c)));
+		              ga_fmt_duration(k->gpu_ns, t, sizeof(t)), ga_fmt_pct_cell(k->busy_share, p1, sizeof(p1)),
+		              ga_fmt_pct_cell(k->comm_share, p2, sizeof(p2)), ga_fmt_change(k->vs_median, c, sizeof(c)));
 		if (top && top->id)
 			ga_buf_puts(b, top->id);   /* [a-z0-9-]: nothing to escape */
 		ga_buf_puts(b, k->straggler >= 0 ? " (straggler)</td></tr>\n" : "</td></tr>\n");

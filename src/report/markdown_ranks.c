@@ -22,16 +22,6 @@ static void host(ga_buf *b, const char *h)
 	ga_buf_putc(b, '`');
 }
 
-static const char *pct(double v, char *buf, size_t len)
-{
-	char p[32];
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%s%%", ga_fmt_pct(v, 1, p, sizeof(p)));
-	return buf;
-}
-
 static void straggler_item(ga_buf *b, const ga_analysis *a, const ga_rank *k)
 {
 	const ga_pfinding *f = &a->pfindings[k->straggler];
@@ -78,8 +68,8 @@ void md_ranks(ga_buf *b, const ga_analysis *a)
 		for (size_t g = 0; g < k->info->n_gpus; g++)
 			ga_buf_printf(b, "%s%d", g ? ", " : "", k->info->gpus[g].index);
 		ga_buf_printf(b, "%s | %s | %s | %s | %s | ", k->info->n_gpus ? "" : "-",
-		              ga_fmt_duration(k->gpu_ns, t, sizeof(t)), pct(k->busy_share, p1, sizeof(p1)),
-		              pct(k->comm_share, p2, sizeof(p2)), ga_fmt_change(k->vs_median, c, sizeof(c)));
+		              ga_fmt_duration(k->gpu_ns, t, sizeof(t)), ga_fmt_pct_cell(k->busy_share, p1, sizeof(p1)),
+		              ga_fmt_pct_cell(k->comm_share, p2, sizeof(p2)), ga_fmt_change(k->vs_median, c, sizeof(c)));
 		if (top && top->id)
 			ga_buf_printf(b, "`%s`", top->id);
 		ga_buf_puts(b, k->straggler >= 0 ? " **(straggler)** |\n" : " |\n");

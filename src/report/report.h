@@ -111,6 +111,8 @@ const char *ga_fmt_bytes(double v, char *buf, size_t len);
  * that is not a number reads as 0. */
 const char *ga_fmt_share(double frac, char *buf, size_t len);
 /* one when n is 1, else many. */
+/* A share as a table cell: "82.5%", or "-" when there is none. */
+const char *ga_fmt_pct_cell(double frac, char *buf, size_t len);
 const char *ga_plural(size_t n, const char *one, const char *many);
 /* A speedup factor: "3.9x", "12x", ">100x" (infinity too); NAN -> "n/a". */
 const char *ga_fmt_speedup(double s, char *buf, size_t len);

@@ -21,17 +21,6 @@ static void gpus_text(const ga_proc_info *pi, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
-/* A share as "82.5%", or "-" when there is none. */
-static const char *pct_cell(double v, char *buf, size_t len)
-{
-	char p[32];
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%s%%", ga_fmt_pct(v, 1, p, sizeof(p)));
-	return buf;
-}
-
 static char *host_text(const ga_proc_info *pi)
 {
 	return ga_short_name(pi->host ? pi->host : "-", HOST_COLS);
@@ -51,7 +40,7 @@ static void row(tctx *t, const ga_analysis *a, const ga_rank *k, const widths *w
 	ga_buf_printf(&t->b, " %*ld  %-*s  %*d  %*s  %8s  %6s  %6s  %7s  %s%s\n", w->rank,
 	              k->info->rank, w->host, host, w->pid, k->info->os_pid, w->gpu, gpus,
 	              ga_fmt_duration(k->gpu_ns, b1, sizeof(b1)),
-	              pct_cell(k->busy_share, b2, sizeof(b2)), pct_cell(k->comm_share, b3, sizeof(b3)),
+	              ga_fmt_pct_cell(k->busy_share, b2, sizeof(b2)), ga_fmt_pct_cell(k->comm_share, b3, sizeof(b3)),
 	              ga_fmt_change(k->vs_median, b4, sizeof(b4)),
 	              top && top->id ? top->id : "-", k->straggler >= 0 ? " (straggler)" : "");
 	free(host);
