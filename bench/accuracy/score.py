@@ -41,13 +41,20 @@ import json
 import os
 import sys
 
-# The four targets (issue 20): labelled rule 1st or 2nd for this share of
-# pairs; mean and max of |predicted - measured| / measured; measured speedup
-# inside the printed range for this share of pairs.
-TOP2_SHARE = 0.90
-MEAN_ERROR = 0.15
-MAX_ERROR = 0.50
-INSIDE_SHARE = 0.90
+# The four targets: labelled rule 1st or 2nd for this share of pairs; mean
+# and max of |predicted - measured| / measured; measured speedup inside the
+# printed range for this share of pairs.  The calibration set (what models
+# may be tuned on) has the stricter ones; the validation and external sets
+# (never tuned on) are held to theirs together.
+GOALS = {
+    "calibration": {"top2": 0.90, "mean": 0.15, "max": 0.50, "inside": 0.90},
+    "validation": {"top2": 0.80, "mean": 0.25, "max": 1.00, "inside": 0.80},
+    "external": {"top2": 0.80, "mean": 0.25, "max": 1.00, "inside": 0.80},
+}
+TOP2_SHARE = GOALS["calibration"]["top2"]
+MEAN_ERROR = GOALS["calibration"]["mean"]
+MAX_ERROR = GOALS["calibration"]["max"]
+INSIDE_SHARE = GOALS["calibration"]["inside"]
 
 SETS = ("calibration", "validation", "external")
 ROW_KEYS = ("pair", "set", "rule", "rank", "predicted", "low", "high", "measured", "control")
@@ -197,7 +204,7 @@ def score_entry(entry, times, reports, set_name):
     return row, row_note
 
 
-def summarize(rows):
+def summarize(rows, goals=None):
     pairs = [r for r in rows if not r["control"]]
     controls = [r for r in rows if r["control"]]
     top2 = [r for r in pairs if r["rank"] in (1, 2)]
@@ -217,12 +224,14 @@ def summarize(rows):
         "max_error": max(errors) if errors else None,
         "inside_share": len(inside) / n if n else 0.0,
     }
+    g = goals or GOALS["calibration"]
+    s["goals"] = g
     s["met"] = {
-        "top2": n > 0 and s["top2_share"] >= TOP2_SHARE,
+        "top2": n > 0 and s["top2_share"] >= g["top2"],
         "controls": s["controls_fired"] == 0,
-        "error": (s["mean_error"] is not None and s["mean_error"] <= MEAN_ERROR
-                  and s["max_error"] <= MAX_ERROR and s["estimated"] == n),
-        "inside": n > 0 and s["inside_share"] >= INSIDE_SHARE,
+        "error": (s["mean_error"] is not None and s["mean_error"] <= g["mean"]
+                  and s["max_error"] <= g["max"] and s["estimated"] == n),
+        "inside": n > 0 and s["inside_share"] >= g["inside"],
     }
     return s
 
@@ -257,16 +266,17 @@ def section(rows, s, notes):
     yes = {True: "met", False: "not met"}
     out += ["", "| target | value | goal | |", "|---|---|---|---|",
             "| labelled rule 1st or 2nd | %.0f %% of %d pairs | >= %.0f %% | %s |" % (
-                100 * s["top2_share"], s["pairs"], 100 * TOP2_SHARE, yes[s["met"]["top2"]])]
+                100 * s["top2_share"], s["pairs"], 100 * s["goals"]["top2"], yes[s["met"]["top2"]])]
     if s["controls"]:
         out.append("| controls where the rule fired | %d of %d | 0 | %s |" % (
             s["controls_fired"], s["controls"], yes[s["met"]["controls"]]))
     out += ["| mean / max \\|predicted - measured\\| / measured | %s / %s (%d of %d pairs estimated) | <= %.0f %% / %.0f %% | %s |" % (
                 fmt(s["mean_error"] and 100 * s["mean_error"], "%.0f %%") if s["mean_error"] is not None else "-",
                 fmt(s["max_error"] and 100 * s["max_error"], "%.0f %%") if s["max_error"] is not None else "-",
-                s["estimated"], s["pairs"], 100 * MEAN_ERROR, 100 * MAX_ERROR, yes[s["met"]["error"]]),
+                s["estimated"], s["pairs"], 100 * s["goals"]["mean"], 100 * s["goals"]["max"],
+                yes[s["met"]["error"]]),
             "| measured inside the printed range | %.0f %% of %d pairs | >= %.0f %% | %s |" % (
-                100 * s["inside_share"], s["pairs"], 100 * INSIDE_SHARE, yes[s["met"]["inside"]])]
+                100 * s["inside_share"], s["pairs"], 100 * s["goals"]["inside"], yes[s["met"]["inside"]])]
     return out
 
 
@@ -288,7 +298,12 @@ def table(rows, notes):
             if out:
                 out.append("")
             out += ["### %s set" % name, ""]
-        out += section(part, summarize(part), notes)
+        out += section(part, summarize(part, GOALS.get(name)), notes)
+    held = [r for r in rows if row_set(r) in ("validation", "external")]
+    if {row_set(r) for r in held} == {"validation", "external"}:
+        s = summarize(held, GOALS["validation"])
+        out += ["", "### validation and external sets together", ""]
+        out += section(held, s, notes)[len(held) + 3:]
     return "\n".join(out) + "\n"
 
 
