@@ -149,7 +149,7 @@ int launch_params(CUpti_CallbackId cbid, const void *params, CUfunction *f,
  * itself, whichever names it best for its owner (rules/owners.yaml
  * `modules:`).  A basename; NULL when the stack cannot be walked.  Cached
  * per function: the walk costs tens of microseconds. */
-#define ORIGIN_SLOTS 512
+#define ORIGIN_SLOTS 4096   /* distinct functions; a PyTorch run measures hundreds */
 static struct {
 	CUfunction f;
 	char *origin;
