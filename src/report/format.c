@@ -154,6 +154,15 @@ int ga_range_wide(double lo, double hi)
 	return isfinite(lo) && isfinite(hi) && lo > 0 && hi > 10 * lo;
 }
 
+const char *ga_fmt_fix_range(double lo, double hi, char *buf, size_t len)
+{
+	char r[64];
+	snprintf(buf, len, "%s%s", ga_fmt_speedup_range(lo, hi, r, sizeof(r)),
+	         ga_range_wide(lo, hi) ? " (a range over 10x wide: the counters cannot tell its "
+	                                 "cases apart)" : "");
+	return buf;
+}
+
 const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len)
 {
 	char a[32], b[32];

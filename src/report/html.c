@@ -405,7 +405,7 @@ static void finding_entry(ga_buf *b, const ga_analysis *a, const ga_finding *f, 
 {
 	const ga_rule *r = f->rule;
 	const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
-	char b1[64], b2[64];
+	char b1[64], fr[160];
 
 	ga_buf_puts(b, "<li><b>");
 	ht_esc(b, r && r->title ? r->title : r && r->id ? r->id : "?");
@@ -437,10 +437,8 @@ static void finding_entry(ga_buf *b, const ga_analysis *a, const ga_finding *f, 
 		}
 		ga_buf_printf(b, ", estimated %s", ga_fmt_speedup(f->speedup, b1, sizeof(b1)));
 		if (r)
-			ga_buf_printf(b, ", fix %s%s", ga_fmt_speedup_range(f->speedup_min,
-			              f->speedup_max, b2, sizeof(b2)),
-			              ga_range_wide(f->speedup_min, f->speedup_max) ? GA_RANGE_WIDE_NOTE
-			                                                           : "");
+			ga_buf_printf(b, ", fix %s", ga_fmt_fix_range(f->speedup_min, f->speedup_max,
+			                                               fr, sizeof(fr)));
 	}
 	ga_buf_printf(b, "; %s-bound", ga_report_class(g ? g->klass : GA_CLASS_NONE));
 	ht_evidence(b, f->evidence, f->n_evidence);

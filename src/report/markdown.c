@@ -397,7 +397,7 @@ static void pfinding_item(ga_buf *b, const ga_analysis *a, const ga_pfinding *f)
 static void finding_item(ga_buf *b, const ga_analysis *a, const ga_finding *f)
 {
 	const ga_rule *r = f->rule;
-	char b1[64], b2[64];
+	char b1[64], fr[160];
 	ga_buf_puts(b, "**");
 	put_text(b, rule_title(r));
 	ga_buf_puts(b, "** in ");
@@ -421,10 +421,8 @@ static void finding_item(ga_buf *b, const ga_analysis *a, const ga_finding *f)
 		}
 		ga_buf_printf(b, ", estimated %s", ga_fmt_speedup(f->speedup, b1, sizeof(b1)));
 		if (r)
-			ga_buf_printf(b, ", fix %s%s", ga_fmt_speedup_range(f->speedup_min,
-			              f->speedup_max, b2, sizeof(b2)),
-			              ga_range_wide(f->speedup_min, f->speedup_max) ? GA_RANGE_WIDE_NOTE
-			                                                           : "");
+			ga_buf_printf(b, ", fix %s", ga_fmt_fix_range(f->speedup_min, f->speedup_max,
+			                                               fr, sizeof(fr)));
 	}
 	ga_buf_printf(b, "; %s-bound", ga_report_class(a->groups[f->group].klass));
 }

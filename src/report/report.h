@@ -120,10 +120,11 @@ const char *ga_fmt_speedup(double s, char *buf, size_t len);
  * "1.5-4.5x", "2x" when both ends read the same, "11x to >100x", ">100x";
  * NAN -> "n/a". */
 const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len);
-/* A range whose ends are more than 10x apart says so in words: its model
- * could not tell two cases apart.  "" for any other range. */
-#define GA_RANGE_WIDE_NOTE " (a range over 10x wide: the counters cannot tell its cases apart)"
+/* A range whose ends are more than 10x apart: its model could not tell
+ * two cases apart.  ga_fmt_fix_range writes the range as
+ * ga_fmt_speedup_range does, and says so in words after a wide one. */
 int ga_range_wide(double lo, double hi);
+const char *ga_fmt_fix_range(double lo, double hi, char *buf, size_t len);
 /* Columns a UTF-8 string takes on a terminal: code points, not counting
  * ANSI escape sequences (wide characters count as one). */
 size_t ga_text_width(const char *s);

@@ -153,7 +153,7 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
 {
 	const ga_rule *r = f->rule;
-	char b1[64], b2[64], b3[64];
+	char b1[64], b3[64], fr[160];
 	ga_buf s = { 0 };
 
 	ga_spaces(&t->b, 4);
@@ -177,9 +177,8 @@ static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
 	if (f->estimate_missing)
 		ga_buf_printf(&s, "estimate needs %s", f->estimate_missing);
 	else if (r)
-		ga_buf_printf(&s, "expected %s from the fix%s, ",
-		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b2, sizeof(b2)),
-		              ga_range_wide(f->speedup_min, f->speedup_max) ? GA_RANGE_WIDE_NOTE : "");
+		ga_buf_printf(&s, "expected %s from the fix, ",
+		              ga_fmt_fix_range(f->speedup_min, f->speedup_max, fr, sizeof(fr)));
 	if (!f->estimate_missing)
 		ga_buf_printf(&s, "estimated %s on this kernel",
 		              ga_fmt_speedup(f->speedup, b3, sizeof(b3)));
@@ -195,7 +194,7 @@ static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
 static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 {
 	const ga_rule *r = f->rule;
-	char b1[64], b2[64], b3[64];
+	char b1[64], b2[64], fr[160];
 	ga_buf s = { 0 };
 	ga_class kc = a->groups[f->group].klass;
 
@@ -216,9 +215,8 @@ static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 		              b1, ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
 	}
 	if (r && !f->estimate_missing)
-		ga_buf_printf(&s, ", fix %s%s",
-		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b3, sizeof(b3)),
-		              ga_range_wide(f->speedup_min, f->speedup_max) ? GA_RANGE_WIDE_NOTE : "");
+		ga_buf_printf(&s, ", fix %s",
+		              ga_fmt_fix_range(f->speedup_min, f->speedup_max, fr, sizeof(fr)));
 	if (t->color)
 		ga_buf_printf(&s, "; %s%s" C_RESET "-bound", tx_class_color(kc), ga_report_class(kc));
 	else
