@@ -132,69 +132,14 @@ void ht_program_entry(ga_buf *b, const ga_analysis *a, const ga_pfinding *f, con
 
 /* ---- the figures, as the text report words them ------------------------ */
 
-/* Copies of one direction: bytes, count, time, memory kinds, overlap. */
-static void copies_item(ga_buf *b, const ga_tl_device *d, int dir)
+/* One line of the figures: the shared sentence in *w, escaped, as an
+ * item; *w is emptied. */
+static void words_item(ga_buf *b, ga_buf *w)
 {
-	ga_copy_stat all = {0};
-	char b1[64], b2[64], b3[64];
-
-	for (int m = 0; m < GA_MEM__N; m++)
-		ga_copy_stat_add(&all, &d->copy[dir][m]);
-	if (!all.count)
-		return;
-	ga_buf_printf(b, "<li>%s: %s in %ld %s, %s", ga_dir_words(dir), ga_fmt_bytes(all.bytes, b1,
-	              sizeof(b1)), all.count, ga_plural(all.count, "copy", "copies"),
-	              ga_fmt_duration(all.ns, b2, sizeof(b2)));
-	if (all.ns > 0)
-		ga_buf_printf(b, " (%.1f GB/s)", all.bytes / all.ns);
-	for (int m = 0; m < GA_MEM__N; m++) {
-		const ga_copy_stat *c = &d->copy[dir][m];
-		if (c->count && c->count < all.count)
-			ga_buf_printf(b, "; %s %s", ga_mem_name(m), ga_fmt_bytes(c->bytes, b3, sizeof(b3)));
-		else if (c->count)
-			ga_buf_printf(b, ", %s", ga_mem_name(m));
-	}
-	if (d->dir_ns[dir] > 0)
-		ga_buf_printf(b, "; %s%% of it beside a kernel",
-		              ga_fmt_share(d->overlap_ns[dir] / d->dir_ns[dir], b3, sizeof(b3)));
+	ga_buf_puts(b, "<li>");
+	ht_esc(b, w->s ? w->s : "");
 	ga_buf_puts(b, "</li>\n");
-}
-
-static void host_item(ga_buf *b, const ga_timeline *tl)
-{
-	static const char *const what[][2] = {
-		[GA_HOST_LAUNCH] = { "launch", "launches" },
-		[GA_HOST_SYNC] = { "synchronisation", "synchronisations" },
-		[GA_HOST_COPY] = { "copy call", "copy calls" },
-		[GA_HOST_ALLOC] = { "allocation", "allocations" },
-	};
-	char d[64];
-
-	ga_buf_puts(b, "<li>host:");
-	for (int k = GA_HOST_LAUNCH; k <= GA_HOST_ALLOC; k++)
-		ga_buf_printf(b, "%s %ld %s (%s%s)", k ? "," : "", tl->host_calls[k],
-		              ga_plural(tl->host_calls[k], what[k][0], what[k][1]),
-		              ga_fmt_duration(tl->host_ns[k], d, sizeof(d)),
-		              k == GA_HOST_LAUNCH ? " inside them" : "");
-	ga_buf_puts(b, "</li>\n");
-}
-
-static void loop_item(ga_buf *b, const ga_tl_proc *pr)
-{
-	const ga_timeline *tl = pr->tl;
-	char b1[64], b2[64];
-
-	if (tl->iterations <= 0)
-		return;
-	ga_buf_printf(b, "<li>loop: %ld %s of %ld %s", tl->iterations,
-	              ga_plural(tl->iterations, "iteration", "iterations"), tl->period,
-	              ga_plural(tl->period, "launch", "launches"));
-	if (isfinite(tl->iteration_ns))
-		ga_buf_printf(b, ", %s each", ga_fmt_duration(tl->iteration_ns, b1, sizeof(b1)));
-	if (tl->window_is_iteration && pr->iteration_devices)
-		ga_buf_printf(b, "; in the last one measured whole the GPU was busy %s%%",
-		              ga_fmt_share(pr->iteration_busy_share, b2, sizeof(b2)));
-	ga_buf_puts(b, "</li>\n");
+	ga_buf_free(w);
 }
 
 /* ---- where the wall time went: one stacked bar ------------------------- */
@@ -503,6 +448,7 @@ static void proc_block(ga_buf *b, const ga_tl_proc *pr)
 	/* one buffer per value printed by one call */
 	char b1[64], b2[64], b3[64], b4[64], b5[64], b6[64], b7[64];
 	double idle = 0;
+	ga_buf w = {0};
 
 	for (int k = 0; k < GA_IDLE__N; k++)
 		idle += pr->idle_share[k];
@@ -523,9 +469,12 @@ static void proc_block(ga_buf *b, const ga_tl_proc *pr)
 	              ga_fmt_share(pr->idle_share[GA_IDLE_OTHER], b6, sizeof(b6)),
 	              ga_fmt_share(pr->idle_share[GA_IDLE_BLOCKING], b7, sizeof(b7)));
 	for (int dir = 0; dir < GA_DIR__N; dir++)
-		copies_item(b, &pr->sum, dir);
-	host_item(b, tl);
-	loop_item(b, pr);
+		if (ga_tl_copies_words(&w, &pr->sum, dir, ga_fmt_duration))
+			words_item(b, &w);
+	ga_tl_host_words(&w, tl, ga_fmt_duration);
+	words_item(b, &w);
+	if (ga_tl_loop_words(&w, pr, ga_fmt_duration))
+		words_item(b, &w);
 	ga_buf_puts(b, "</ul>\n");
 	strip_chart(b, pr);
 }

@@ -83,33 +83,13 @@ static void copy_row(ga_buf *b, int pid, const ga_tl_device *d, int dir, int *an
 /* The host's calls and the loop, a list item each per process. */
 static void host_items(ga_buf *b, const ga_tl_proc *pr)
 {
-	static const char *const what[][2] = {
-		[GA_HOST_LAUNCH] = { "launch", "launches" },
-		[GA_HOST_SYNC] = { "synchronisation", "synchronisations" },
-		[GA_HOST_COPY] = { "copy call", "copy calls" },
-		[GA_HOST_ALLOC] = { "allocation", "allocations" },
-	};
-	const ga_timeline *tl = pr->tl;
-	char d[32];
-
-	ga_buf_printf(b, "- pid %d, host:", pr->pid);
-	for (int k = GA_HOST_LAUNCH; k <= GA_HOST_ALLOC; k++)
-		ga_buf_printf(b, "%s %ld %s (%s%s)", k ? "," : "", tl->host_calls[k],
-		              ga_plural(tl->host_calls[k], what[k][0], what[k][1]),
-		              ga_fmt_duration(tl->host_ns[k], d, sizeof(d)),
-		              k == GA_HOST_LAUNCH ? " inside them" : "");
+	ga_buf_printf(b, "- pid %d, ", pr->pid);
+	ga_tl_host_words(b, pr->tl, ga_fmt_duration);
 	ga_buf_putc(b, '\n');
-	if (tl->iterations <= 0)
-		return;
-	ga_buf_printf(b, "- pid %d, loop: %ld %s of %ld %s", pr->pid, tl->iterations,
-	              ga_plural(tl->iterations, "iteration", "iterations"), tl->period,
-	              ga_plural(tl->period, "launch", "launches"));
-	if (isfinite(tl->iteration_ns))
-		ga_buf_printf(b, ", %s each", ga_fmt_duration(tl->iteration_ns, d, sizeof(d)));
-	if (tl->window_is_iteration && pr->iteration_devices)
-		ga_buf_printf(b, "; in the last one measured whole the GPU was busy %s%%",
-		              ga_fmt_share(pr->iteration_busy_share, d, sizeof(d)));
-	ga_buf_putc(b, '\n');
+	ga_buf w = {0};
+	if (ga_tl_loop_words(&w, pr, ga_fmt_duration))
+		ga_buf_printf(b, "- pid %d, %s\n", pr->pid, w.s);
+	ga_buf_free(&w);
 }
 
 void md_timeline(ga_buf *b, const ga_analysis *a)

@@ -121,9 +121,21 @@ const char *ga_fmt_speedup(double s, char *buf, size_t len);
  * NAN -> "n/a". */
 const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len);
 /* A range whose ends are more than 10x apart: its model could not tell
- * two cases apart.  ga_fmt_fix_range writes the range as
- * ga_fmt_speedup_range does, and says so in words after a wide one. */
+ * two cases apart.  ga_range_wide_words: the words that say so, " (a
+ * range over 10x wide: ...)", or "" for any other range;
+ * ga_fmt_fix_range writes the range as ga_fmt_speedup_range does, those
+ * words after it. */
 int ga_range_wide(double lo, double hi);
+const char *ga_range_wide_words(double lo, double hi);
+
+/* The timeline's sentences every format shares (timeline_words.c), plain
+ * text appended to s, durations written by dur: a direction's copies (0,
+ * nothing written, when there are none), the host's calls, the loop (0
+ * when none was found). */
+typedef const char *(*ga_dur_fmt)(double ns, char *buf, size_t len);
+int ga_tl_copies_words(ga_buf *s, const ga_tl_device *d, int dir, ga_dur_fmt dur);
+void ga_tl_host_words(ga_buf *s, const ga_timeline *tl, ga_dur_fmt dur);
+int ga_tl_loop_words(ga_buf *s, const ga_tl_proc *pr, ga_dur_fmt dur);
 const char *ga_fmt_fix_range(double lo, double hi, char *buf, size_t len);
 /* Columns a UTF-8 string takes on a terminal: code points, not counting
  * ANSI escape sequences (wide characters count as one). */

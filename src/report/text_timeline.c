@@ -8,37 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Copies of one direction: bytes, count, time, memory kinds, overlap. */
-static void copies_line(tctx *t, const ga_tl_device *d, int dir)
-{
-	ga_buf s = {0};
-	ga_copy_stat all = {0};
-	char b1[64], b2[64], b3[64];
-
-	for (int m = 0; m < GA_MEM__N; m++)
-		ga_copy_stat_add(&all, &d->copy[dir][m]);
-	if (!all.count)
-		return;
-	ga_spaces(&t->b, 2);
-	ga_buf_printf(&s, "%s: %s in %ld %s, %s", ga_dir_words(dir),
-	              ga_fmt_bytes(all.bytes, b1, sizeof(b1)), all.count,
-	              ga_plural((size_t)all.count, "copy", "copies"),
-	              tx_dur_nb(all.ns, b2, sizeof(b2)));
-	if (all.ns > 0)
-		ga_buf_printf(&s, " (%.1f GB/s)", all.bytes / all.ns);
-	for (int m = 0; m < GA_MEM__N; m++) {
-		const ga_copy_stat *c = &d->copy[dir][m];
-		if (c->count && c->count < all.count)
-			ga_buf_printf(&s, "; %s %s", ga_mem_name(m), ga_fmt_bytes(c->bytes, b3, sizeof(b3)));
-		else if (c->count)
-			ga_buf_printf(&s, ", %s", ga_mem_name(m));
-	}
-	if (d->dir_ns[dir] > 0)
-		ga_buf_printf(&s, "; %s%% of it beside a kernel",
-		              ga_fmt_share(d->overlap_ns[dir] / d->dir_ns[dir], b3, sizeof(b3)));
-	tx_wrap_buf(t, &s, 2, 4);
-}
-
 static void proc_block(tctx *t, const ga_analysis *a, const ga_tl_proc *pr)
 {
 	const ga_timeline *tl = pr->tl;
@@ -71,34 +40,15 @@ static void proc_block(tctx *t, const ga_analysis *a, const ga_tl_proc *pr)
 	              ga_fmt_share(pr->idle_share[GA_IDLE_BLOCKING], b7, sizeof(b7)));
 	tx_wrap_buf(t, &s, 2, 4);
 	for (int dir = 0; dir < GA_DIR__N; dir++)
-		copies_line(t, &pr->sum, dir);
+		if (ga_tl_copies_words(&s, &pr->sum, dir, tx_dur_nb)) {
+			ga_spaces(&t->b, 2);
+			tx_wrap_buf(t, &s, 2, 4);
+		}
 	ga_spaces(&t->b, 2);
-	ga_buf_printf(&s, "host: %ld %s (%s inside them), %ld %s (%s), %ld copy %s (%s), %ld "
-	              "%s (%s)",
-	              tl->host_calls[GA_HOST_LAUNCH],
-	              ga_plural((size_t)tl->host_calls[GA_HOST_LAUNCH], "launch", "launches"),
-	              tx_dur_nb(tl->host_ns[GA_HOST_LAUNCH], b1, sizeof(b1)),
-	              tl->host_calls[GA_HOST_SYNC],
-	              ga_plural((size_t)tl->host_calls[GA_HOST_SYNC], "synchronisation",
-	                        "synchronisations"),
-	              tx_dur_nb(tl->host_ns[GA_HOST_SYNC], b2, sizeof(b2)),
-	              tl->host_calls[GA_HOST_COPY],
-	              ga_plural((size_t)tl->host_calls[GA_HOST_COPY], "call", "calls"),
-	              tx_dur_nb(tl->host_ns[GA_HOST_COPY], b3, sizeof(b3)),
-	              tl->host_calls[GA_HOST_ALLOC],
-	              ga_plural((size_t)tl->host_calls[GA_HOST_ALLOC], "allocation", "allocations"),
-	              tx_dur_nb(tl->host_ns[GA_HOST_ALLOC], b4, sizeof(b4)));
+	ga_tl_host_words(&s, tl, tx_dur_nb);
 	tx_wrap_buf(t, &s, 2, 4);
-	if (tl->iterations > 0) {
+	if (ga_tl_loop_words(&s, pr, tx_dur_nb)) {
 		ga_spaces(&t->b, 2);
-		ga_buf_printf(&s, "loop: %ld %s of %ld %s", tl->iterations,
-		              ga_plural((size_t)tl->iterations, "iteration", "iterations"), tl->period,
-		              ga_plural((size_t)tl->period, "launch", "launches"));
-		if (isfinite(tl->iteration_ns))
-			ga_buf_printf(&s, ", %s each", tx_dur_nb(tl->iteration_ns, b1, sizeof(b1)));
-		if (tl->window_is_iteration && pr->iteration_devices)
-			ga_buf_printf(&s, "; in the last one measured whole the GPU was busy %s%%",
-			              ga_fmt_share(pr->iteration_busy_share, b2, sizeof(b2)));
 		tx_wrap_buf(t, &s, 2, 4);
 	}
 }
