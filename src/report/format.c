@@ -158,9 +158,14 @@ const char *ga_fmt_fix_range(double lo, double hi, char *buf, size_t len)
 {
 	char r[64];
 	snprintf(buf, len, "%s%s", ga_fmt_speedup_range(lo, hi, r, sizeof(r)),
-	         ga_range_wide(lo, hi) ? " (a range over 10x wide: the counters cannot tell its "
-	                                 "cases apart)" : "");
+	         ga_range_wide_words(lo, hi));
 	return buf;
+}
+
+const char *ga_range_wide_words(double lo, double hi)
+{
+	return ga_range_wide(lo, hi) ? " (a range over 10x wide: the counters cannot tell its cases "
+	                               "apart)" : "";
 }
 
 const char *ga_fmt_speedup_range(double lo, double hi, char *buf, size_t len)

@@ -177,8 +177,9 @@ static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
 	if (f->estimate_missing)
 		ga_buf_printf(&s, "estimate needs %s", f->estimate_missing);
 	else if (r)
-		ga_buf_printf(&s, "expected %s from the fix, ",
-		              ga_fmt_fix_range(f->speedup_min, f->speedup_max, fr, sizeof(fr)));
+		ga_buf_printf(&s, "expected %s from the fix%s, ",
+		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, fr, sizeof(fr)),
+		              ga_range_wide_words(f->speedup_min, f->speedup_max));
 	if (!f->estimate_missing)
 		ga_buf_printf(&s, "estimated %s on this kernel",
 		              ga_fmt_speedup(f->speedup, b3, sizeof(b3)));
