@@ -25,19 +25,10 @@ static void host(ga_buf *b, const char *h)
 static void straggler_item(ga_buf *b, const ga_analysis *a, const ga_rank *k)
 {
 	const ga_pfinding *f = &a->pfindings[k->straggler];
-	char b1[32], b2[32], b3[32], b4[32];
 
 	ga_buf_printf(b, "- **Straggler: rank %ld** (", k->info->rank);
 	host(b, k->info->host);
-	ga_buf_printf(b, ", pid %d): compute %s, %s against the median %s; the other ranks "
-	              "wait for it at every collective", k->info->os_pid,
-	              ga_fmt_duration(k->compute_ns, b1, sizeof(b1)),
-	              ga_fmt_change(k->vs_median, b2, sizeof(b2)),
-	              ga_fmt_duration(a->ranks.median_compute_ns, b3, sizeof(b3)));
-	if (!f->estimate_missing)
-		ga_buf_printf(b, ": saves %s%s%% of its wall time computing no longer than the next "
-		              "slowest rank", ga_fmt_pct(f->estimate, 0, b4, sizeof(b4))[0] == '<'
-		              ? "" : "~", b4);
+	ga_straggler_words(b, a, k, ga_fmt_duration);
 	ga_buf_printf(b, " (`%s`).\n", f->rule->id);
 }
 

@@ -136,6 +136,9 @@ typedef const char *(*ga_dur_fmt)(double ns, char *buf, size_t len);
 int ga_tl_copies_words(ga_buf *s, const ga_tl_device *d, int dir, ga_dur_fmt dur);
 void ga_tl_host_words(ga_buf *s, const ga_timeline *tl, ga_dur_fmt dur);
 int ga_tl_loop_words(ga_buf *s, const ga_tl_proc *pr, ga_dur_fmt dur);
+/* A straggler's sentence after "rank R (HOST": its pid, its compute time
+ * against the median, and, where its finding has an estimate, the saving. */
+void ga_straggler_words(ga_buf *s, const ga_analysis *a, const ga_rank *k, ga_dur_fmt dur);
 const char *ga_fmt_fix_range(double lo, double hi, char *buf, size_t len);
 /* Columns a UTF-8 string takes on a terminal: code points, not counting
  * ANSI escape sequences (wide characters count as one). */

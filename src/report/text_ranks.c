@@ -50,20 +50,14 @@ static void straggler_line(tctx *t, const ga_analysis *a, const ga_rank *k)
 {
 	const ga_pfinding *f = &a->pfindings[k->straggler];
 	char *host = host_text(k->info);
-	char b1[64], b2[64], b3[64], b4[64];
 	ga_buf s = {0};
 
-	ga_buf_printf(&s, "straggler: rank %ld (%s, pid %d): compute %s, %s against the median "
-	              "%s; the other ranks wait for it at every collective", k->info->rank, host,
-	              k->info->os_pid, tx_dur_nb(k->compute_ns, b1, sizeof(b1)),
-	              ga_fmt_change(k->vs_median, b2, sizeof(b2)),
-	              tx_dur_nb(a->ranks.median_compute_ns, b3, sizeof(b3)));
+	ga_buf_printf(&s, "straggler: rank %ld (%s", k->info->rank, host);
+	ga_straggler_words(&s, a, k, tx_dur_nb);
 	if (f->estimate_missing)
 		ga_buf_printf(&s, " (%s: estimate needs %s)", f->rule->id, f->estimate_missing);
 	else
-		ga_buf_printf(&s, ": saves %s%s%% of its wall time computing no longer than the "
-		              "next slowest rank (%s)", ga_fmt_pct(f->estimate, 0, b4, sizeof(b4))[0] == '<'
-		              ? "" : "~", b4, f->rule->id);
+		ga_buf_printf(&s, " (%s)", f->rule->id);
 	tx_wrap_buf(t, &s, 0, 2);
 	free(host);
 }

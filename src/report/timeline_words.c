@@ -1,6 +1,6 @@
-/* timeline_words.c: the timeline's sentences that the text, Markdown and
- * HTML reports share (report.h).  Each appends plain text, with no markup,
- * and takes the format's own duration writer. */
+/* timeline_words.c: the timeline's and the ranks' sentences that the
+ * text, Markdown and HTML reports share (report.h).  Each appends plain
+ * text, with no markup, and takes the format's own duration writer. */
 #include <math.h>
 
 #include "report.h"
@@ -66,4 +66,19 @@ int ga_tl_loop_words(ga_buf *s, const ga_tl_proc *pr, ga_dur_fmt dur)
 		ga_buf_printf(s, "; in the last one measured whole the GPU was busy %s%%",
 		              ga_fmt_share(pr->iteration_busy_share, b2, sizeof(b2)));
 	return 1;
+}
+
+void ga_straggler_words(ga_buf *s, const ga_analysis *a, const ga_rank *k, ga_dur_fmt dur)
+{
+	const ga_pfinding *f = &a->pfindings[k->straggler];
+	char b1[64], b2[64], b3[64], b4[64];
+
+	ga_buf_printf(s, ", pid %d): compute %s, %s against the median %s; the other ranks wait "
+	              "for it at every collective", k->info->os_pid, dur(k->compute_ns, b1, sizeof(b1)),
+	              ga_fmt_change(k->vs_median, b2, sizeof(b2)),
+	              dur(a->ranks.median_compute_ns, b3, sizeof(b3)));
+	if (!f->estimate_missing)
+		ga_buf_printf(s, ": saves %s%s%% of its wall time computing no longer than the next "
+		              "slowest rank", ga_fmt_pct(f->estimate, 0, b4, sizeof(b4))[0] == '<'
+		              ? "" : "~", b4);
 }
