@@ -278,13 +278,22 @@ static void fix_body(ga_buf *b, const ga_rule *r)
 	}
 }
 
+/* "How to fix" opened for the first of `entries`, at most MD_FIXES: how
+ * many it shows (0: none, nothing written). */
+static size_t fixes_open(ga_buf *b, size_t entries)
+{
+	size_t n = entries < MD_FIXES ? entries : MD_FIXES;
+	if (n)
+		ga_buf_printf(b, "\n<details>\n<summary>How to fix the top %s</summary>\n",
+		              n == 1 ? "finding" : n == 2 ? "2 findings" : "3 findings");
+	return n;
+}
+
 static void fixes(ga_buf *b, const ga_analysis *a)
 {
-	size_t n = a->n_findings < MD_FIXES ? a->n_findings : MD_FIXES;
+	size_t n = fixes_open(b, a->n_findings);
 	if (n == 0)
 		return;
-	ga_buf_printf(b, "\n<details>\n<summary>How to fix the top %s</summary>\n",
-	              n == 1 ? "finding" : n == 2 ? "2 findings" : "3 findings");
 	for (size_t i = 0; i < n; i++) {
 		const ga_finding *f = &a->findings[i];
 		const ga_rule *r = f->rule;
@@ -526,11 +535,9 @@ static void summary_wall(ga_buf *b, const ga_analysis *a)
 /* "How to fix" for the first MD_FIXES entries of a->first. */
 static void fixes_wall(ga_buf *b, const ga_analysis *a)
 {
-	size_t n = a->n_first < MD_FIXES ? a->n_first : MD_FIXES;
+	size_t n = fixes_open(b, a->n_first);
 	if (n == 0)
 		return;
-	ga_buf_printf(b, "\n<details>\n<summary>How to fix the top %s</summary>\n",
-	              n == 1 ? "finding" : n == 2 ? "2 findings" : "3 findings");
 	for (size_t i = 0; i < n; i++) {
 		const ga_do *d = &a->first[i];
 		const ga_rule *r;
