@@ -366,11 +366,10 @@ static void signal_rest(pid_t pgid, int sig)
 
 /* No child of gpuadvise's is left (reaping those that ended), the
  * program's group included. */
-static int all_gone(pid_t pgid)
+static int all_gone(void)
 {
 	pid_t r;
 
-	(void)pgid;
 	while ((r = waitpid(-1, NULL, WNOHANG)) > 0)
 		;
 	return r < 0 && errno == ECHILD;
@@ -431,7 +430,7 @@ static void wait_program(pid_t child, int tty, int *status, struct rusage *ru, g
 			 * group (the ranks) is stopped as on an interruption, and
 			 * waited for, so that their records come in and nothing is
 			 * left running. */
-			if (WIFSIGNALED(*status) && !passed && !all_gone(child)) {
+			if (WIFSIGNALED(*status) && !passed && !all_gone()) {
 				orphans = 1;
 				signal_rest(child, SIGTERM);
 				passed = 1;
@@ -441,7 +440,7 @@ static void wait_program(pid_t child, int tty, int *status, struct rusage *ru, g
 		/* An interrupted group is waited for until it is empty, or
 		 * for a little after SIGKILL (a process in the driver may take
 		 * a moment to go). */
-		if (leader_done && (!passed || (orphans ? all_gone(child) : group_empty(child)) ||
+		if (leader_done && (!passed || (orphans ? all_gone() : group_empty(child)) ||
 		                    (killed && ga_mono_seconds() > kill_at + 2)))
 			break;
 		if (sig && !passed) {
