@@ -51,10 +51,6 @@ GOALS = {
     "validation": {"top2": 0.80, "mean": 0.25, "max": 1.00, "inside": 0.80},
     "external": {"top2": 0.80, "mean": 0.25, "max": 1.00, "inside": 0.80},
 }
-TOP2_SHARE = GOALS["calibration"]["top2"]
-MEAN_ERROR = GOALS["calibration"]["mean"]
-MAX_ERROR = GOALS["calibration"]["max"]
-INSIDE_SHARE = GOALS["calibration"]["inside"]
 
 SETS = ("calibration", "validation", "external")
 ROW_KEYS = ("pair", "set", "rule", "rank", "predicted", "low", "high", "measured", "control")
