@@ -146,8 +146,6 @@ struct ga_group {
 	 * rule checked. */
 	long timeline_launches;
 	double timeline_ns;
-	double unprofiled_mean_ns;   /* a launch not profiled: the mean of those (timed by
-	                              * the timeline, the rest at mean_ns) */
 	int below_min_share;      /* some of them for its small share of GPU time (--min-share) */
 	const ga_rule **unchecked;/* rules whose metrics were not measured for it */
 	size_t n_unchecked, cap_unchecked;

@@ -255,15 +255,6 @@ static void aggregate(const ga_profile *p, ga_group *g)
 		g->total_ns += g->mean_ns * (double)g->unprofiled;
 	if (g->timeline_launches > 0)
 		g->total_ns += g->timeline_ns;
-	/* A launch not profiled: the mean of those, timed by the timeline or
-	 * charged at the profiled ones' mean. */
-	g->unprofiled_mean_ns = g->mean_ns;
-	if (g->timeline_launches > 0 && isfinite(g->timeline_ns)) {
-		long rest = g->unprofiled > 0 ? g->unprofiled : 0;
-		g->unprofiled_mean_ns =
-			(g->timeline_ns + (rest && isfinite(g->mean_ns) ? (double)rest * g->mean_ns : 0)) /
-			(double)(g->timeline_launches + rest);
-	}
 	free(sum);
 	free(wsum);
 }

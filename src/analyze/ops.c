@@ -105,7 +105,8 @@ static void gather(const ga_analysis *a, op_table *t)
 		gi = ga_strmap_get(&groups, key);
 		free(key);
 		if (gi >= 0) {
-			double mean = a->groups[gi].unprofiled_mean_ns;
+			/* a launch not profiled costs the kernel's duration */
+			double mean = a->groups[gi].mean_ns;
 			add(t, u->nvtx, (size_t)gi, isfinite(mean) ? mean * (double)u->launches : 0,
 			    u->launches);
 		}
