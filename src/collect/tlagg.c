@@ -254,8 +254,14 @@ void ga_tlagg_close(ga_tlagg *a, uint64_t key)
 void ga_tlagg_launched(ga_tlagg *a, uint32_t corr, double t, int measured)
 {
 	size_t slot = corr % PENDING_SLOTS;
-	if (measured)
+	/* A measured launch is not waited for: its records are the profiler's
+	 * (excluded), and a kernel replayed by the range profiler may never
+	 * report one, which would hold every later interval back from the
+	 * snapshots until it is given up. */
+	if (measured) {
 		a->measured[a->n_measured++ % 64] = corr;
+		return;
+	}
 	if (a->resolved[slot] == corr && corr)
 		return;           /* its record is in already */
 	a->pending_corr[slot] = corr;

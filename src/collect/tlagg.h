@@ -111,8 +111,9 @@ void ga_tlagg_close(ga_tlagg *a, uint64_t key);
 /* When the call open on key started; NAN when none is. */
 double ga_tlagg_open_start(const ga_tlagg *a, uint64_t key);
 /* GPU work was launched (its correlation) at t; measured: the profiler
- * replays it.  Its first GPU record resolves it (also when the record
- * came first). */
+ * replays it (its records are not the kernel's, and it is not waited
+ * for).  Its first GPU record resolves it (also when the record came
+ * first). */
 void ga_tlagg_launched(ga_tlagg *a, uint32_t correlation, double t, int measured);
 
 /* The time before which every interval has arrived: now less lag, and no

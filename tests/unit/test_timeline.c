@@ -216,6 +216,8 @@ static void test_streaming(void **state)
 	assert_true(fabs(ga_tlagg_safe_time(&a, 1e9, 1e6) - (1e9 - 1e6)) < 1);
 	ga_tlagg_open(&a, 77, 5e8);
 	assert_true(fabs(ga_tlagg_safe_time(&a, 1e9, 1e6) - 5e8) < 1);
+	ga_tlagg_launched(&a, 8, 2e8, 1);        /* measured: never waited for */
+	assert_true(fabs(ga_tlagg_safe_time(&a, 1e9, 1e6) - 5e8) < 1);
 	ga_tlagg_launched(&a, 9, 3e8, 0);
 	assert_true(fabs(ga_tlagg_safe_time(&a, 1e9, 1e6) - 3e8) < 1);
 	ga_tl_gpu k = kernel(4e8, 4.1e8, 9);     /* its record resolves it */
