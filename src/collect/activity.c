@@ -474,8 +474,13 @@ static void *flush_main(void *arg)
 		pthread_mutex_unlock(&act.lock);
 		if (stop)
 			return NULL;
-		/* without the lock: the buffers' callback takes it */
-		cuptiActivityFlushAll(0);
+		/* Without the lock: the buffers' callback takes it.  Before a
+		 * snapshot, the buffers not yet full too: while the range
+		 * profiler is on a context, CUPTI completes none of its kernel
+		 * buffers before the end, and a program killed then would keep
+		 * no kernel of its timeline. */
+		int due = (activity_now() - act.start_t) * 1e-9 >= act.next_snapshot_s;
+		cuptiActivityFlushAll(due ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 		calibrate();
 		drain();
 		double now = activity_now();
