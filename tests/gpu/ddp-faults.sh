@@ -48,7 +48,8 @@ for i in $(seq "$RUNS"); do
 	sleep "$delay"
 	case $target in
 	gpuadvise) pid=$ga ;;
-	torchrun) pid=$(pgrep -f "torch.distributed.run" | head -1) ;;
+	# gpuadvise's own command line names torchrun too: its child is torchrun
+	torchrun) pid=$(pgrep -P "$ga" -f "torch.distributed.run" | head -1) ;;
 	rank) pid=$(pgrep -f "ddp_train.py" | while read -r p; do
 		grep -q "torch.distributed.run" "/proc/$p/cmdline" 2>/dev/null || echo "$p"; done | head -1) ;;
 	esac

@@ -378,31 +378,43 @@ check "watchdog: no run directory left behind" no_rundir
 # --watchdog 0: no watchdog; the kernel gives up on its own after 60 s.
 # Not run: it would take a minute of the suite.
 
-# 6. Counters held by another tool: a second run while the first one
-# profiles (it keeps the range profiler enabled until it exits) gets
-# CUPTI_ERROR_HARDWARE_BUSY, and says what holds them and what to do; the
-# first run is not disturbed.  The second run starts once the holder's
-# program has finished its first kernel (the app prints a line a kernel),
-# so the holder has held the counters since that kernel's first launch and
-# has eight kernels to go: a fixed 3 s wait once ran the second run before
-# the holder's first launch (it profiled, status 0).
+# 6. Two runs on one GPU: the range profiler of one process makes
+# another's range start fail with CUPTI_ERROR_HARDWARE_BUSY while a range
+# is open, and gpuadvise retries for 2 s.  (a) Two runs whose ranges are
+# short take turns: both profile, the first undisturbed.  The second run
+# starts once the first's program has finished its first kernel (the app
+# prints a line a kernel), with eight kernels to go.
 "$GA" --max-passes 3 --no-loop-replay -o "$T/holder.json" "$APP" --repeat 40 >"$T/holder.out" 2>"$T/holder.err" &
 holder=$!
 for i in $(seq 120); do
 	grep -q '^kernel .* ok$' "$T/holder.out" && break
 	sleep 0.5
 done
-"$GA" "$APP" --only tiny_add >/dev/null 2>"$T/busy.err"
+"$GA" -o "$T/second.json" "$APP" --only tiny_add >/dev/null 2>"$T/second.err"
 st=$?
 wait $holder
 hst=$?
+if [ $st -eq 0 ] && $CHECK names "$T/second.json" tiny_add >/dev/null 2>&1; then
+	pass "a second run beside a profiling one: it takes turns and profiles (status 0)"
+else fail "a second run beside a profiling one (status $st)"; cat "$T/second.err"; fi
+if [ $hst -eq 0 ] && $CHECK sets "$T/holder.json" 3 >/dev/null 2>&1; then
+	pass "the first of two runs is undisturbed"
+else fail "the first of two runs (status $hst)"; cat "$T/holder.err"; fi
+# (b) Counters held longer than the retries (another profiler, a
+# monitor): the holder measures the spin-wait kernel, which cannot end
+# under the profiler, so its range stays open until its watchdog (12 s).
+# The run started meanwhile exits 4 and says what holds the counters and
+# what to do.
+timeout -k 5 120 "$GA" --watchdog 12 "$APP" --spin-wait >/dev/null 2>"$T/spinhold.err" &
+holder=$!
+sleep 3
+"$GA" "$APP" --only tiny_add >/dev/null 2>"$T/busy.err"
+st=$?
+wait $holder
 if [ $st -eq 4 ] && grep -q "in use by another profiler or monitor" "$T/busy.err" &&
 	grep -q "dcgmi profile --pause" "$T/busy.err"; then
 	pass "counters held by another run: exit 4, the cause and the fix named"
 else fail "counters held by another run (status $st)"; cat "$T/busy.err"; fi
-if [ $hst -eq 0 ] && $CHECK sets "$T/holder.json" 3 >/dev/null 2>&1; then
-	pass "the run holding the counters is undisturbed"
-else fail "the run holding the counters (status $hst)"; cat "$T/holder.err"; fi
 
 # 7. Operations from NVTX ranges: a PyTorch model under emit_nvtx() lists
 # its layers' operators as operations, with their kernels (--nvtx auto).
