@@ -1,9 +1,10 @@
 /* counterlock.c: the processes of a run take turns with each GPU's
  * counters.  See counterlock.h.
  *
- * While one process has the range profiler enabled on a GPU, another gets
- * CUPTI_ERROR_HARDWARE_BUSY there, and disabling and re-enabling it within
- * a context crashed on an H200.  So the processes of a run (children
+ * While one process measures on a GPU, another's range start gets
+ * CUPTI_ERROR_HARDWARE_BUSY there (rangeprof.c retries it for 2 s), and
+ * disabling and re-enabling the range profiler within a context crashed
+ * on an H200.  So the processes of a run (children
  * inherit the injection library) that use the same GPU take turns: the
  * first to measure there holds the GPU's lock file, RUN_DIR/counters-UUID,
  * until its contexts on that GPU are destroyed or it exits (the kernel
