@@ -58,7 +58,7 @@ echo "status $? (expected 4)"; tail -4 "$R/nogpu.out"
 
 if has suite; then
 	step GPU suite
-	GPUADVISE=$GA BUILDDIR=$B timeout 400 tests/gpu/run.sh 2>&1 | tee "$R/gpu-suite.log"
+	GPUADVISE=$GA BUILDDIR=$B timeout 560 tests/gpu/run.sh 2>&1 | tee "$R/gpu-suite.log"
 	step source lines of kernels launched once
 	GPUADVISE=$GA BUILDDIR=$B timeout 200 tests/gpu/replay.sh 2>&1 | tee "$R/gpu-replay.log"
 fi
