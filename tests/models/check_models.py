@@ -337,7 +337,9 @@ def latency_stalls(k):
                 / max(cycles_per_issue, 0.001))
     floor = k.mem() / k.cuts["throughput_line_pct"]
     h = k.headroom()
-    return 1 - max(1 - a, floor), 1 - max(1 - a / 2, floor), min(a, h)
+    hide = min(a, issue / 100)
+    est = 1 - max(1 - hide, floor)
+    return est, 1 - max(1 - hide / 2, floor), min(a, h)
 
 
 SM_BUSY = ["smsp__issue_active.avg.pct_of_peak_sustained_active",
