@@ -255,9 +255,8 @@ void ga_tlagg_launched(ga_tlagg *a, uint32_t corr, double t, int measured)
 {
 	size_t slot = corr % PENDING_SLOTS;
 	/* A measured launch is not waited for: its records are the profiler's
-	 * (excluded), and a kernel replayed by the range profiler may never
-	 * report one, which would hold every later interval back from the
-	 * snapshots until it is given up. */
+	 * (excluded), and while one is late every later interval would stay
+	 * out of the snapshots with it, for up to GA_TLAGG_PENDING_MAX_NS. */
 	if (measured) {
 		a->measured[a->n_measured++ % 64] = corr;
 		return;
