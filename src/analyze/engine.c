@@ -752,15 +752,25 @@ static ga_finding make_finding(env *e, const ga_rule *r, size_t gi, double est, 
 		f.estimate = f.speedup = f.speedup_min = f.speedup_max = NAN;
 		return f;
 	}
-	/* The floor: one launch (the classifier's launch_floor_ns).  A saving
+	/* The floors.  One launch (the classifier's launch_floor_ns): a saving
 	 * past 1 - floor / duration would make the kernel shorter than any
-	 * kernel runs.  Not for the launch rules (checklist 10), whose models
+	 * kernel runs; not for the launch rules (checklist 10), whose models
 	 * count a launch's cost, max(launch cost, duration), and may merge
-	 * many launches into one. */
-	double d = e->g->mean_ns;
-	if (r->checklist != 10 && isfinite(d) && d > 0 && e->floor_ns > 0) {
-		double cap = fmax(0.0, 1.0 - e->floor_ns / d);
-		if (est > cap || (r->low && r->high && fmax(lo, hi) > cap))
+	 * many launches into one.  And for a fix that keeps the kernel's
+	 * bytes and FLOPs (keeps_work), its roofline bound, which most such
+	 * models already stop at: named when the estimate or the range's top
+	 * reaches it, the launch floor when it cuts them. */
+	double d = e->g->mean_ns, head;
+	double cap_launch = r->checklist != 10 && isfinite(d) && d > 0 && e->floor_ns > 0
+	                    ? fmax(0.0, 1.0 - e->floor_ns / d) : INFINITY;
+	double cap_roof = r->keeps_work && lookup_roofline(e, "roofline__headroom_share", &head) == 0
+	                  ? head : INFINITY;
+	double cap = fmin(cap_launch, cap_roof);
+	if (isfinite(cap)) {
+		double top = r->low && r->high ? fmax(est, fmax(lo, hi)) : est;
+		if (cap_roof <= cap_launch && top >= cap_roof - 1e-9)
+			f.floor = "roofline";
+		else if (cap_launch < cap_roof && top > cap_launch)
 			f.floor = "launch";
 		est = fmin(est, cap);
 		lo = fmin(lo, cap);

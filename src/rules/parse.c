@@ -408,7 +408,7 @@ static const char *class_list(void)
 enum {
 	RK_ID, RK_TITLE, RK_CLASS, RK_CHECKLIST, RK_SEVERITY, RK_SPEEDUP, RK_METRICS,
 	RK_WHEN, RK_ESTIMATE, RK_EVIDENCE, RK_FIX, RK_EXAMPLE, RK_EXPLAIN, RK_SOURCE_LINES,
-	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK_SCOPE, RK_AFFECTS, RK__COUNT
+	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK_SCOPE, RK_AFFECTS, RK_KEEPS_WORK, RK__COUNT
 };
 
 static const struct key_spec rule_keys[RK__COUNT] = {
@@ -432,6 +432,7 @@ static const struct key_spec rule_keys[RK__COUNT] = {
 	[RK_OWNERS] = { "owners", 0 },
 	[RK_SCOPE] = { "scope", 0 },
 	[RK_AFFECTS] = { "affects", 0 },
+	[RK_KEEPS_WORK] = { "keeps_work", 0 },
 };
 
 static void load_speedup(struct loader *L, yaml_node_t *n, ga_rule *r)
@@ -507,6 +508,20 @@ static void scope_visit(void *ctx, const char *name)
 		return;
 	node_err(w->L, w->n, "scope: program: '%s' reads '%s', which is a kernel's; a program "
 	         "rule reads timeline__*, program__*, device__* and rank__* values", w->what, name);
+}
+
+/* `keeps_work: true` or `false` (the default): a kernel rule's fix keeps
+ * the kernel's bytes and FLOPs (ga_rule.keeps_work). */
+static void load_keeps_work(struct loader *L, yaml_node_t *n, ga_rule *r)
+{
+	const char *s = scalar(n);
+	if (!s || (strcmp(s, "true") != 0 && strcmp(s, "false") != 0)) {
+		node_err(L, n, "'keeps_work' must be true or false, not '%s'", s ? s : "?");
+		return;
+	}
+	r->keeps_work = strcmp(s, "true") == 0;
+	if (r->keeps_work && r->program)
+		node_err(L, n, "'keeps_work' is for a kernel rule: a program rule has no roofline");
 }
 
 /* `scope: kernel` (the default) or `program`: fired once per process on
@@ -630,6 +645,8 @@ void load_rule(struct loader *L, yaml_node_t *map)
 		load_scope(L, v, &r);
 	if (v[RK_AFFECTS] && !r.program)
 		node_err(L, v[RK_AFFECTS], "'affects' is for a rule of scope program");
+	if (v[RK_KEEPS_WORK])
+		load_keeps_work(L, v[RK_KEEPS_WORK], &r);
 
 	if (L->errors != errors)
 		goto out;

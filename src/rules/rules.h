@@ -87,6 +87,10 @@ typedef struct {
 	 * values), not per kernel; its estimate is a share of the process's
 	 * wall time. */
 	int program;
+	/* `keeps_work: true`: the fix moves the same bytes and does the same
+	 * FLOPs, so the kernel's roofline bound (its bytes and FLOPs at the
+	 * GPU's peaks) is a floor no estimate of it goes past. */
+	int keeps_work;
 	/* A program rule's share of the wall time its fix acts on (0..1; NULL:
 	 * all of it): its estimate over this is the speedup of that part. */
 	char *affects_src;

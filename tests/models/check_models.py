@@ -2,13 +2,18 @@
 """check_models.py: the rules' estimates are their models (meson test `models`).
 
 For every recorded profile in tests/fixtures/recorded/ (each variant of a
-demo recording on its own), run `gpuadvise --import F --format json` and, for
+demo recording on its own) and the accuracy bench's recorded slow sides
+(calibration, validation and external sets), run `gpuadvise --import F
+--format json` and, for
 each finding of a rule listed in MODELS, compute the model's estimate, low
 and high again here, from the recorded metrics, and compare them with the
 report's (relative 1e-6).  Nothing is taken from the report but which kernel
 a finding is about (its launches): the aggregation of the launches' metrics,
 the launch's pseudo metrics and the roofline bound are computed below as
-gpuadvise-rules(5) defines them.  A synthetic profile made from a recording
+gpuadvise-rules(5) defines them.  Every estimate stops at its floors,
+recomputed here: one launch, and the roofline bound for a rule whose fix
+keeps the work (`keeps_work: true`); the report names the floor that
+binds.  A synthetic profile made from a recording
 checks the width-aware coalescing ideal with the byte counts present: a
 float4 copy at its ideal does not fire, the same sectors for 4-byte words do.
 Every rule in rules/ must name its model and give low and high.
@@ -25,6 +30,7 @@ machine's fresh ones, tests/gpu/run-on-device.sh BUILD models).
 import copy
 import glob
 import json
+import lzma
 import math
 import os
 import re
@@ -108,7 +114,9 @@ class Kernel:
         tl_n, tl_ns = report_kernel.get("timeline_launches", 0), report_kernel.get("timeline_ns")
         if tl_n and tl_ns and finite(tl_ns) and tl_ns > 0:
             self.mean_ns = tl_ns / tl_n
-        self.count = len(self.launches) + report_kernel.get("unprofiled_launches", 0)
+        # every launch: profiled, counted unprofiled, and timed by the timeline
+        self.count = (len(self.launches) + report_kernel.get("unprofiled_launches", 0) +
+                      report_kernel.get("timeline_launches", 0))
         self.peaks = peaks
         self.cuts = cuts
         self.same_launch = same_launch
@@ -509,6 +517,46 @@ def expected_range(est, lo, hi):
     return est, min(est, clamp01(min(lo, hi))), max(est, clamp01(max(lo, hi)))
 
 
+# The rules whose fix keeps the kernel's bytes and FLOPs (`keeps_work:
+# true` in their files): their roofline bound is a floor too.
+KEEPS_WORK = set()
+
+
+def load_keeps_work(srcdir):
+    for f in glob.glob(os.path.join(srcdir, "rules", "*.yaml")):
+        text = open(f).read()
+        rid = re.search(r"^id:\s*(\S+)", text, re.M)
+        if rid and re.search(r"^keeps_work:\s*true\s*$", text, re.M):
+            KEEPS_WORK.add(rid.group(1))
+
+
+def floors(k, rule, fi, want):
+    """The model's (estimate, low, high) stopped at the floors: one launch
+    (the classifier's launch_floor_ns; not for the launch rules, checklist
+    10) and, for a fix that keeps the work, the roofline bound recomputed
+    here.  Returns it and the floor the report must name: "roofline" when
+    the model's top reaches the roofline cap, "launch" when it passes the
+    launch cap, None when neither; "?" within rounding of a cap."""
+    inf = float("inf")
+    launch = roof = inf
+    if fi.get("checklist") != 10 and finite(k.mean_ns) and k.mean_ns > 0:
+        launch = max(1 - k.cuts["launch_floor_ns"] / k.mean_ns, 0.0)
+    if rule in KEEPS_WORK:
+        try:
+            roof = k.headroom()
+        except Missing:
+            pass
+    cap = min(launch, roof)
+    if cap == inf:
+        return want, None
+    top = max(want)
+    if abs(top - cap) < 1e-6 and not (roof <= launch and top >= roof):
+        return expected_range(*(min(w, cap) for w in want)), "?"
+    floor = ("roofline" if roof <= launch and top >= roof - 1e-9 else
+             "launch" if launch < roof and top > launch else None)
+    return expected_range(*(min(w, cap) for w in want)), floor
+
+
 def analyse(gpuadvise, srcdir, path):
     r = subprocess.run([gpuadvise, "--no-default-rules", "--rules",
                         os.path.join(srcdir, "rules"), "--import", path, "--format", "json"],
@@ -563,13 +611,10 @@ def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
                      % (where, e, fi.get("estimate_missing")))
             counts[rule] = counts.get(rule, 0) + 1
             continue
-        # the floor of one launch (the classifier's), but for the launch rules
-        cap = 1 - k.cuts["launch_floor_ns"] / k.mean_ns if fi.get("checklist") != 10 and finite(k.mean_ns) \
-            and k.mean_ns > 0 else None
-        if cap is not None:
-            want = expected_range(*(min(w, max(cap, 0.0)) for w in want))
-            if want[0] == max(cap, 0.0) and fi.get("floor") != "launch":
-                fail("%s: the launch floor binds; the report says floor=%r" % (where, fi.get("floor")))
+        want, floor = floors(k, rule, fi, want)
+        if floor != "?" and fi.get("floor") != floor:
+            fail("%s: the floor that binds is %r; the report says floor=%r"
+                 % (where, floor, fi.get("floor")))
         got = (fi["estimate"], fi["low"], fi["high"])
         for label, g, w in zip(("estimate", "low", "high"), got, want):
             if not close(g, w):
@@ -693,8 +738,9 @@ def editable_owners(srcdir):
 
 
 def recorded_profiles(rec_dir):
-    for f in sorted(glob.glob(os.path.join(rec_dir, "*.json"))):
-        d = json.load(open(f))
+    for f in sorted(glob.glob(os.path.join(rec_dir, "*.json")) +
+                    glob.glob(os.path.join(rec_dir, "*.json.xz"))):
+        d = json.load(lzma.open(f, "rt") if f.endswith(".xz") else open(f))
         base = os.path.basename(f)
         if d.get("format") == "gpuadvise-demo":
             for v in d["variants"]:
@@ -785,14 +831,18 @@ def main():
     cuts = classifier_constants(srcdir)
     counts = {}
     rule_keys(srcdir)
+    load_keeps_work(srcdir)
     for name, profile in recorded_profiles(rec_dir):
         check_profile(gpuadvise, srcdir, name, profile, cuts, counts)
-    # The accuracy bench's recorded slow sides (bench/accuracy/recorded):
-    # the pairs the models were calibrated on.
-    bench = os.path.join(srcdir, "bench", "accuracy", "recorded")
-    if len(sys.argv) == 3 and os.path.isdir(bench):
-        for name, profile in recorded_profiles(bench):
-            check_profile(gpuadvise, srcdir, "bench/" + name, profile, cuts, counts)
+    # The accuracy bench's recorded slow sides: the pairs the models were
+    # calibrated on (bench/accuracy/recorded), and the validation and
+    # external sets' (never tuned on).
+    for sub in ("recorded", "validation/recorded", "external/recorded"):
+        bench = os.path.join(srcdir, "bench", "accuracy", sub)
+        if len(sys.argv) == 3 and os.path.isdir(bench):
+            tag = "bench/" if sub == "recorded" else "bench/%s/" % sub.split("/")[0]
+            for name, profile in recorded_profiles(bench):
+                check_profile(gpuadvise, srcdir, tag + name, profile, cuts, counts)
 
     # The width-aware ideal with the byte counts present.
     p = synthetic_widths(srcdir)
