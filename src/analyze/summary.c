@@ -125,12 +125,18 @@ const ga_source *ga_group_source(const ga_profile *p, const ga_group *g)
 	return loose;
 }
 
+/* Each group's source lines, ranked.  None for a library's kernel (an
+ * owner that is not editable) unless --source asked for them: its lines
+ * are not the user's to change, even where a profile holds them (one
+ * recorded before the collector stopped measuring them, or whose module
+ * was not known, and a rule's trigger named the kernel by its name). */
 static void source_lines(ga_analysis *a, const ga_source_cuts *cuts)
 {
 	for (size_t gi = 0; gi < a->n_groups; gi++) {
 		ga_group *g = &a->groups[gi];
 		const ga_source *src = ga_group_source(a->profile, g);
-		if (!src)
+		if (!src || (g->owner && !g->owner->editable &&
+		             !(src->trigger && strcmp(src->trigger, "--source") == 0)))
 			continue;
 		g->source = src;
 		for (size_t i = 0; i < src->n_pcs && !g->source_sass; i++)

@@ -407,7 +407,8 @@ static json_t *results_json(const ga_analysis *a, const ga_report_opts *o, rule_
 /* ---- the run ------------------------------------------------------------- */
 
 /* Kernels with findings but no line for them, by cause: the program has no
- * line table (-lineinfo), or no source lines were measured. */
+ * line table (-lineinfo), or no source lines were measured.  A library's
+ * kernels have no lines to give: not listed. */
 static json_t *line_notes(const ga_analysis *a)
 {
 	json_t *no_info = json_array(), *no_lines = json_array(), *notes = json_object();
@@ -418,7 +419,7 @@ static json_t *line_notes(const ga_analysis *a)
 		for (size_t k = 0; k < g->n_findings; k++)
 			unlocated |= a->findings[g->findings[k]].n_lines == 0 &&
 			             !a->findings[g->findings[k]].at_entry;
-		if (!unlocated)
+		if (!unlocated || (g->owner && !g->owner->editable))
 			continue;
 		if (g->source && !g->source->lineinfo)
 			json_array_append_new(no_info, jstr(g->name));

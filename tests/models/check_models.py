@@ -13,7 +13,8 @@ the launch's pseudo metrics and the roofline bound are computed below as
 gpuadvise-rules(5) defines them.  Every estimate stops at its floors,
 recomputed here: one launch, and the roofline bound for a rule whose fix
 keeps the work (`keeps_work: true`); the report names the floor that
-binds.  A synthetic profile made from a recording
+binds.  No library kernel (an owner that is not editable) has source
+lines in the report but by --source.  A synthetic profile made from a recording
 checks the width-aware coalescing ideal with the byte counts present: a
 float4 copy at its ideal does not fire, the same sectors for 4-byte words do.
 Every rule in rules/ must name its model and give low and high.
@@ -557,6 +558,31 @@ def floors(k, rule, fi, want):
     return expected_range(*(min(w, cap) for w in want)), floor
 
 
+def library_source_by_request(gpuadvise, srcdir):
+    """SYNTHETIC, from the recorded PyTorch model: its cuBLAS kernels'
+    source lines, measured for a rule, are not shown; the same lines
+    measured with --source (their trigger) are."""
+    p = json.load(open(os.path.join(srcdir, "tests", "fixtures", "recorded",
+                                    "pytorch-nvtx.json")))
+    shown = {}
+    for trigger in (None, "--source"):
+        if trigger:
+            for s in p["sources"]:
+                s["trigger"] = trigger
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(p, f)
+            path = f.name
+        try:
+            report = analyse(gpuadvise, srcdir, path)
+        finally:
+            os.unlink(path)
+        shown[trigger] = sum(1 for k in (report or {}).get("kernels", [])
+                             if k.get("owner") == "cublas" and k.get("source"))
+    if shown[None] or not shown["--source"]:
+        fail("synthetic: cuBLAS kernels with source lines: %d measured for a rule (want 0), "
+             "%d measured with --source (want some)" % (shown[None], shown["--source"]))
+
+
 def analyse(gpuadvise, srcdir, path):
     r = subprocess.run([gpuadvise, "--no-default-rules", "--rules",
                         os.path.join(srcdir, "rules"), "--import", path, "--format", "json"],
@@ -623,6 +649,13 @@ def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
             fail("%s: the finding names no model" % where)
         counts[rule] = counts.get(rule, 0) + 1
     owners = Owners(os.path.join(srcdir, "rules"))
+    # A library's kernel (an owner that is not editable) gets no source
+    # lines, whatever the profile holds, unless --source measured them.
+    for rk in report["kernels"]:
+        src = rk.get("source")
+        if not owners.editable.get(rk.get("owner"), True) and src and \
+                src.get("trigger") != "--source":
+            fail("%s: %s, a %s kernel, has source lines" % (name, rk["name"][:60], rk["owner"]))
     for rule, cond in CONDITIONS.items():
         for i, k in enumerate(kernels):
             if k is None:
@@ -868,6 +901,7 @@ def main():
         check_profile(gpuadvise, srcdir, name, tp, cuts, counts)
     check_profile(gpuadvise, srcdir, "synthetic-framework", synthetic_framework(srcdir),
                   cuts, counts)
+    library_source_by_request(gpuadvise, srcdir)
 
     # The compute rules on the repository's profiles and fixtures, and on
     # the fresh recordings when given.
