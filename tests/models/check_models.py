@@ -569,13 +569,7 @@ def library_source_by_request(gpuadvise, srcdir):
         if trigger:
             for s in p["sources"]:
                 s["trigger"] = trigger
-        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-            json.dump(p, f)
-            path = f.name
-        try:
-            report = analyse(gpuadvise, srcdir, path)
-        finally:
-            os.unlink(path)
+        report = analyse_profile(gpuadvise, srcdir, p)
         shown[trigger] = sum(1 for k in (report or {}).get("kernels", [])
                              if k.get("owner") == "cublas" and k.get("source"))
     if shown[None] or not shown["--source"]:
@@ -591,6 +585,17 @@ def analyse(gpuadvise, srcdir, path):
         fail("%s: gpuadvise exited %d: %s" % (path, r.returncode, r.stderr.strip()[:300]))
         return None
     return json.loads(r.stdout)
+
+
+def analyse_profile(gpuadvise, srcdir, profile):
+    """analyse() of a profile held in memory, through a temporary file."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(profile, f)
+        path = f.name
+    try:
+        return analyse(gpuadvise, srcdir, path)
+    finally:
+        os.unlink(path)
 
 
 def kernels_of(profile, report, cuts):
@@ -611,13 +616,7 @@ def kernels_of(profile, report, cuts):
 
 
 def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(profile, f)
-        path = f.name
-    try:
-        report = analyse(gpuadvise, srcdir, path)
-    finally:
-        os.unlink(path)
+    report = analyse_profile(gpuadvise, srcdir, profile)
     if report is None:
         return
     check_program(name, profile, report, counts)
@@ -879,13 +878,7 @@ def main():
 
     # The width-aware ideal with the byte counts present.
     p = synthetic_widths(srcdir)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(p, f)
-        path = f.name
-    try:
-        report = analyse(gpuadvise, srcdir, path)
-    finally:
-        os.unlink(path)
+    report = analyse_profile(gpuadvise, srcdir, p)
     if report:
         hits = {report["kernels"][fi["kernel"]]["name"] for fi in report["findings"]
                 if fi["rule"] == "uncoalesced-global-access"}
