@@ -249,6 +249,11 @@ int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
 		printf("Part of the wall time the fix acts on: %s\n", r->affects_src);
 	if (r->low_src && r->high_src)
 		printf("Range of the saving: low %s, high %s\n", r->low_src, r->high_src);
+	if (!r->program)
+		printf("Floors: %s%s\n", r->checklist == 10 ? "the model's own launch cost"
+		                                             : "one launch (launch_floor_ns)",
+		       r->keeps_work ? "; the roofline bound, since the fix keeps the bytes and "
+		                       "FLOPs (keeps_work)" : "");
 	if (r->source_lines_src)
 		printf("Source lines measured when: %s\n", r->source_lines_src);
 	for (size_t i = 0; i < r->n_metrics; i++)
