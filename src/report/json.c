@@ -16,22 +16,13 @@
 #include "report.h"
 
 #include <jansson.h>
+
+#include "jsonout.h"
 #include <math.h>
 #include <stdlib.h>
 
 #define GA_REPORT_FORMAT "gpuadvise-report"
 #define GA_REPORT_SCHEMA 1
-
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* A string as JSON, null for none. */
-static json_t *str_or_null(const char *s)
-{
-	return s ? ga_report_json_string(s) : json_null();
-}
 
 static json_t *class_json(ga_class c)
 {

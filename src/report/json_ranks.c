@@ -3,19 +3,9 @@
  * stragglers.  See docs/report.schema.json. */
 #include "report.h"
 
-#include <math.h>
-
 #include <jansson.h>
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *str(const char *s)
-{
-	return s ? ga_report_json_string(s) : json_null();
-}
+#include "jsonout.h"
 
 static json_t *count_or_null(long v)
 {
@@ -30,7 +20,7 @@ static json_t *rank_json(const ga_analysis *a, const ga_rank *k)
 
 	for (size_t g = 0; g < pi->n_gpus; g++)
 		json_array_append_new(gpus, json_pack("{s:i, s:o}", "index", pi->gpus[g].index, "uuid",
-		                                      str(pi->gpus[g].uuid)));
+		                                      str_or_null(pi->gpus[g].uuid)));
 	if (k->has_top) {
 		const ga_rule *r = ga_do_rule(a, &k->top);
 		top = json_pack("{s:s, s:I, s:o, s:o}", "kind", kinds[k->top.kind], "index",
@@ -40,10 +30,10 @@ static json_t *rank_json(const ga_analysis *a, const ga_rank *k)
 	json_object_set_new(o, "rank", json_integer(pi->rank));
 	json_object_set_new(o, "local_rank", count_or_null(pi->local_rank));
 	json_object_set_new(o, "world_size", count_or_null(pi->world_size));
-	json_object_set_new(o, "rank_from", str(pi->rank_from));
+	json_object_set_new(o, "rank_from", str_or_null(pi->rank_from));
 	json_object_set_new(o, "pid", json_integer(k->pid));
 	json_object_set_new(o, "os_pid", json_integer(pi->os_pid));
-	json_object_set_new(o, "host", str(pi->host));
+	json_object_set_new(o, "host", str_or_null(pi->host));
 	json_object_set_new(o, "gpus", gpus);
 	json_object_set_new(o, "gpu_ns", num(k->gpu_ns));
 	json_object_set_new(o, "compute_ns", num(k->compute_ns));

@@ -7,10 +7,7 @@
 
 #include <jansson.h>
 
-static json_t *num(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
+#include "jsonout.h"
 
 static json_t *share_obj(const double *v, int n, const char *(*name)(int))
 {
