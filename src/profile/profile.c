@@ -215,8 +215,26 @@ double ga_launch_total_threads(const ga_launch *l)
 
 /* ---- pooling --------------------------------------------------------------- */
 
-/* The pids a profile uses, each once, in the order met: launches,
- * unprofiled launches, sources, timelines, processes' records. */
+/* Every pid field of p, in order: launches, unprofiled launches, sources,
+ * timelines, processes' records. */
+static void each_pid(ga_profile *p, void (*fn)(int *pid, void *ctx), void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_launches; i++)
+		fn(&p->launches[i].pid, ctx);
+	for (i = 0; i < p->n_unprofiled; i++)
+		fn(&p->unprofiled[i].pid, ctx);
+	for (i = 0; i < p->n_sources; i++)
+		fn(&p->sources[i].pid, ctx);
+	for (i = 0; i < p->n_timelines; i++)
+		fn(&p->timelines[i].pid, ctx);
+	for (i = 0; i < p->n_procs; i++)
+		fn(&p->procs[i].pid, ctx);
+}
+
+/* The pids a profile uses, each once, in the order met, and the largest
+ * (one file's few, checked one by one against the pool's many). */
 typedef struct {
 	int *v;
 	size_t n, cap;
@@ -224,67 +242,58 @@ typedef struct {
 	int any;
 } pid_set;
 
-static void pid_note(pid_set *s, int pid)
+static void pid_note(int *pid, void *ctx)
 {
-	if (!s->any || pid > s->max)
-		s->max = pid;
+	pid_set *s = ctx;
+	if (!s->any || *pid > s->max)
+		s->max = *pid;
 	s->any = 1;
+	/* launches come in runs of one pid: the last one noted first */
+	if (s->n && s->v[s->n - 1] == *pid)
+		return;
 	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i] == pid)
+		if (s->v[i] == *pid)
 			return;
-	GA_PUSH(s->v, s->n, s->cap, pid);
+	GA_PUSH(s->v, s->n, s->cap, *pid);
 }
 
-/* Note every pid of p (one file's few, checked one by one against the
- * pool's many). */
-static void pids_of(const ga_profile *p, pid_set *s)
-{
-	size_t i;
-	int last = 0, have = 0;
+/* Whether a profile uses pid, and the largest pid it uses into *max. */
+typedef struct {
+	int pid;
+	int found;
+	int *max;
+} pid_use;
 
-	/* launches come in runs of one pid: note each run once */
-	for (i = 0; i < p->n_launches; i++)
-		if (!have || p->launches[i].pid != last) {
-			last = p->launches[i].pid;
-			have = 1;
-			pid_note(s, last);
+static void pid_seen(int *pid, void *ctx)
+{
+	pid_use *u = ctx;
+	if (*pid == u->pid)
+		u->found = 1;
+	if (*pid > *u->max)
+		*u->max = *pid;
+}
+
+/* from's pids (its pid_set) to their new numbers. */
+typedef struct {
+	const pid_set *mine;
+	const int *to;
+} pid_map;
+
+static void pid_renumber(int *pid, void *ctx)
+{
+	const pid_map *m = ctx;
+	for (size_t k = 0; k < m->mine->n; k++)
+		if (*pid == m->mine->v[k]) {
+			*pid = m->to[k];
+			return;
 		}
-	for (i = 0; i < p->n_unprofiled; i++)
-		pid_note(s, p->unprofiled[i].pid);
-	for (i = 0; i < p->n_sources; i++)
-		pid_note(s, p->sources[i].pid);
-	for (i = 0; i < p->n_timelines; i++)
-		pid_note(s, p->timelines[i].pid);
-	for (i = 0; i < p->n_procs; i++)
-		pid_note(s, p->procs[i].pid);
-}
-
-/* Whether p uses pid, and the largest pid it uses into *max. */
-static int uses_pid(const ga_profile *p, int pid, int *max)
-{
-	int found = 0;
-	size_t i;
-
-#define GA_SEE(x) do { if ((x) == pid) found = 1; if ((x) > *max) *max = (x); } while (0)
-	for (i = 0; i < p->n_launches; i++)
-		GA_SEE(p->launches[i].pid);
-	for (i = 0; i < p->n_unprofiled; i++)
-		GA_SEE(p->unprofiled[i].pid);
-	for (i = 0; i < p->n_sources; i++)
-		GA_SEE(p->sources[i].pid);
-	for (i = 0; i < p->n_timelines; i++)
-		GA_SEE(p->timelines[i].pid);
-	for (i = 0; i < p->n_procs; i++)
-		GA_SEE(p->procs[i].pid);
-#undef GA_SEE
-	return found;
 }
 
 /* Give from's processes that into already has new pids, above every pid
  * of both, in from's launches, unprofiled launches, sources, timelines and
  * records; a renumbered process keeps its own pid as its record's
  * os_pid. */
-static void renumber(const ga_profile *into, ga_profile *from)
+static void renumber(ga_profile *into, ga_profile *from)
 {
 	pid_set mine = {0};
 	int top = 0;
@@ -293,14 +302,16 @@ static void renumber(const ga_profile *into, ga_profile *from)
 	if (!into->n_launches && !into->n_unprofiled && !into->n_sources && !into->n_timelines &&
 	    !into->n_procs)
 		return;
-	pids_of(from, &mine);
+	each_pid(from, pid_note, &mine);
 	int *to = ga_xcalloc(mine.n + 1, sizeof(*to));
 	char *taken = ga_xcalloc(mine.n + 1, 1);
 	int clash = 0;
 	top = mine.max;
 	for (i = 0; i < mine.n; i++) {
+		pid_use u = {mine.v[i], 0, &top};
 		to[i] = mine.v[i];
-		taken[i] = (char)uses_pid(into, mine.v[i], &top);
+		each_pid(into, pid_seen, &u);
+		taken[i] = (char)u.found;
 		clash |= taken[i];
 	}
 	if (!clash)
@@ -311,19 +322,8 @@ static void renumber(const ga_profile *into, ga_profile *from)
 			/* its record, new or not, keeps the host's pid as os_pid */
 			ga_profile_proc_add(from, mine.v[i]);
 		}
-#define GA_MAP(x) do { for (size_t k = 0; k < mine.n; k++) \
-		if ((x) == mine.v[k]) { (x) = to[k]; break; } } while (0)
-	for (i = 0; i < from->n_launches; i++)
-		GA_MAP(from->launches[i].pid);
-	for (i = 0; i < from->n_unprofiled; i++)
-		GA_MAP(from->unprofiled[i].pid);
-	for (i = 0; i < from->n_sources; i++)
-		GA_MAP(from->sources[i].pid);
-	for (i = 0; i < from->n_timelines; i++)
-		GA_MAP(from->timelines[i].pid);
-	for (i = 0; i < from->n_procs; i++)
-		GA_MAP(from->procs[i].pid);
-#undef GA_MAP
+	pid_map m = {&mine, to};
+	each_pid(from, pid_renumber, &m);
 out:
 	free(taken);
 	free(to);
