@@ -235,39 +235,9 @@ if has timeline; then
 	python3 tests/gpu/torch_busy.py
 	# The timeline's cost: the step loop plain, under --timeline-only, and
 	# with only some of its GPU records (GPUADVISE_TIMELINE_KINDS),
-	# TL_ROUNDS rounds of TL_STEPS steps, the order of the variants rotated
-	# each round so that none always runs first on a cool GPU.
-	variants="plain all kernel none"
-	for i in $(seq "${TL_ROUNDS:-3}"); do
-		line="round $i loop_s"; pline="round $i proc_s"
-		for v in $variants; do
-			case $v in
-			plain) cmd="python3" ;;
-			all) cmd="$GA --timeline-only python3" ;;
-			kernel) cmd="env GPUADVISE_TIMELINE_KINDS=kernel $GA --timeline-only python3" ;;
-			none) cmd="env GPUADVISE_TIMELINE_KINDS= $GA --timeline-only python3" ;;
-			esac
-			t0=$(date +%s.%N)
-			x=$(LAYERS=4 STEPS=${TL_STEPS:-40} timeout 200 $cmd tests/gpu/transformer_train.py 2>/dev/null |
-				awk '/^loop_s/ { print $2 }')
-			line="$line $v $x"; pline="$pline $v $(awk "BEGIN { print $(date +%s.%N) - $t0 }")"
-		done
-		variants="${variants#* } ${variants%% *}"
-		echo "$line"; echo "$pline"
-	done | tee "$R/tl-overhead.txt"
-	python3 - "$R/tl-overhead.txt" <<'PY' | tee -a "$R/tl-overhead.txt"
-import statistics, sys
-v = {}
-for line in open(sys.argv[1]):
-    w = line.split()
-    if len(w) > 3 and w[0] == "round":
-        for k, x in zip(w[3::2], w[4::2]):
-            v.setdefault((w[2], k), []).append(float(x))
-for (what, k), xs in v.items():
-    base = statistics.median(v.get((what, "plain"), [float("nan")]))
-    m = statistics.median(xs)
-    print(f"median {what} {k} {m:.4f} s ({m / base - 1:+.1%} on plain; spread {min(xs):.4f}-{max(xs):.4f}, {len(xs)} rounds)")
-PY
+	# TL_ROUNDS rounds of TL_STEPS steps in rotated order.
+	bench/probe/tl-cost.sh --timeline-only "$B" "${TL_ROUNDS:-3}" "${TL_STEPS:-40}" |
+		tee "$R/tl-overhead.txt"
 fi
 
 
