@@ -9,6 +9,8 @@
 #     (none: GPUADVISE_TIMELINE_KINDS);
 #   otherwise, inside a default run: plain; the default run; with
 #     --no-timeline (notl); with kernel records only; with none.
+#   VARIANTS="plain default notl" (say) runs only those, so that more
+#   rounds fit one call.
 # On the GPU machine, from the repository root:
 #   bench/probe/tl-cost.sh [--timeline-only] BUILD [ROUNDS [STEPS]]
 set -u
@@ -28,6 +30,7 @@ else
 	variants="plain default notl kernel none"
 	run="$GA -f -o $P"
 fi
+variants=${VARIANTS:-$variants}
 for i in $(seq "$ROUNDS"); do
 	line="round $i loop_s"
 	pline="round $i proc_s"

@@ -238,6 +238,9 @@ if has timeline; then
 	# TL_ROUNDS rounds of TL_STEPS steps in rotated order.
 	bench/probe/tl-cost.sh --timeline-only "$B" "${TL_ROUNDS:-3}" "${TL_STEPS:-40}" |
 		tee "$R/tl-overhead.txt"
+	# and inside a default run, against the same run with --no-timeline
+	VARIANTS="plain default notl" bench/probe/tl-cost.sh "$B" "${TL_ROUNDS:-3}" "${TL_STEPS:-40}" |
+		tee "$R/tl-default.txt"
 fi
 
 
