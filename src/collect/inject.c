@@ -602,20 +602,33 @@ static void at_exit(void)
 	{
 		char note[512];
 		long never = 0, never_launches = 0;
+		ga_buf names = {0};
 		if (ga_loop_budget_note(&inj.sched, note, sizeof(note)))
 			ga_rec_error("loop_replay", "%s", note);
 		/* Kernels that waited for a loop to measure them and were not
-		 * launched again inside one (nor after the wait) */
-		for (size_t i = 0; i < inj.sched.n_repeats; i++)
-			if (inj.sched.repeats[i].profiled == 0 && inj.sched.repeats[i].waiting) {
-				never++;
-				never_launches += inj.sched.repeats[i].count;
+		 * launched again inside one (nor after the wait), named */
+		for (size_t i = 0; i < inj.sched.n_repeats; i++) {
+			const ga_repeat_slot *r = &inj.sched.repeats[i];
+			if (r->profiled != 0 || !r->waiting)
+				continue;
+			if (never < 3) {
+				char *d = demangle(r->mangled), *base = ga_base_name(d);
+				ga_buf_printf(&names, "%s%s (launch %ld of the run)", never ? ", " : "",
+				              base, r->first_matched + 1);
+				free(base);
+				free(d);
 			}
+			never++;
+			never_launches += r->count;
+		}
 		if (never && inj.enabled)
 			ga_rec_error("loop_replay", "%ld kernel(s) (%ld launch(es)) were not measured: "
-			             "first launched once the program repeated, they waited for a "
-			             "loop's iterations that did not hold them (--no-loop-replay "
-			             "measures every kernel at its first launch)", never, never_launches);
+			             "first launched once the program repeated (from launch %ld), they "
+			             "waited for a loop's iterations that did not hold them: %s%s "
+			             "(--no-loop-replay measures every kernel at its first launch)",
+			             never, never_launches, inj.sched.loop.seen_at + 1, names.s,
+			             never > 3 ? ", ..." : "");
+		ga_buf_free(&names);
 	}
 	no_replay_note();
 	double setup_s = inj.phase_s[PH_INIT] + inj.phase_s[PH_PACK], measure_s = 0;

@@ -58,7 +58,23 @@ int ga_sched_filtered(const ga_sched *s)
 
 char *ga_base_name(const char *demangled)
 {
-	const char *end = strchr(demangled, '(');
+	static const char anon[] = "(anonymous namespace)";
+	/* the parameters' '(': outside template arguments, and not the one of
+	 * an anonymous namespace in the name */
+	const char *end = NULL;
+	int depth = 0;
+	for (const char *q = demangled; *q && !end; q++) {
+		if (*q == '<')
+			depth++;
+		else if (*q == '>' && depth > 0)
+			depth--;
+		else if (*q == '(' && depth == 0) {
+			if (strncmp(q, anon, sizeof(anon) - 1) == 0)
+				q += sizeof(anon) - 2;
+			else
+				end = q;
+		}
+	}
 	size_t n = end ? (size_t)(end - demangled) : strlen(demangled);
 	char *s = ga_xstrndup(demangled, n);
 	/* drop template arguments at the end */
@@ -481,8 +497,10 @@ int ga_loop_detect(ga_sched *s, size_t n_sets)
 	size_t p, n, set;
 
 	p = ga_period_found(&lp->det);
-	if (p)
+	if (p && !lp->seen) {
 		lp->seen = 1;
+		lp->seen_at = s->matched;
+	}
 	if (!p || lp->det.n < lp->next_check || first_measurements_wait(s, p))
 		return 0;
 	if (p > lp->cap_keys) {

@@ -949,6 +949,12 @@ static void test_filters(void **state)
 	char *b = ga_base_name(dm);
 	assert_string_equal(b, "saxpy");
 	free(b);
+	/* PyTorch's kernels in an anonymous namespace, with a function type in
+	 * the template arguments */
+	b = ga_base_name("void at::native::(anonymous namespace)::distribution_elementwise_"
+	                 "grid_stride_kernel<unsigned int, 4, void (*)(int)>(long, int)");
+	assert_string_equal(b, "distribution_elementwise_grid_stride_kernel");
+	free(b);
 
 	ga_sched_init(&s);
 	assert_int_equal(ga_sched_set_filter(&s, "regex:^_Z4ge", msg, sizeof(msg)), 0);
