@@ -65,6 +65,7 @@ typedef struct {
 static struct {
 	pthread_mutex_t lock;     /* the aggregate: the flush thread and CUPTI's buffers */
 	pthread_mutex_t stage_lock;
+	pthread_mutex_t drain_lock;   /* one drain at a time: it swaps stage and spare */
 	stage_ev *stage, *spare;
 	size_t n_stage, cap_stage, cap_spare;
 	double clock_offset;      /* CUPTI's clock less CLOCK_MONOTONIC, ns */
@@ -88,7 +89,7 @@ static struct {
 	double start_t;           /* when the timeline started, for the schedule */
 	double next_snapshot_s;
 } act = {.lock = PTHREAD_MUTEX_INITIALIZER, .stage_lock = PTHREAD_MUTEX_INITIALIZER,
-         .wake = PTHREAD_COND_INITIALIZER};
+         .drain_lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
 
 /* The open call of this thread. */
 static __thread int call_kind_open = -1;
@@ -256,6 +257,7 @@ static void apply(const stage_ev *e, size_t n)
 		double s;
 		switch (e[i].op) {
 		case ST_LAUNCH:
+			ga_tlagg_ours(&act.agg, e[i].corr);
 			ga_tlagg_open(&act.agg, e[i].thread, e[i].t);
 			if (!e[i].kind)   /* its GPU record is to come */
 				ga_tlagg_launched(&act.agg, e[i].corr, e[i].t, 0);
@@ -284,6 +286,7 @@ static void apply(const stage_ev *e, size_t n)
 /* Take the stage (a swap under its lock) and apply it. */
 static void drain(void)
 {
+	pthread_mutex_lock(&act.drain_lock);
 	pthread_mutex_lock(&act.stage_lock);
 	stage_ev *ev = act.stage;
 	size_t n = act.n_stage, cap = act.cap_stage;
@@ -296,6 +299,7 @@ static void drain(void)
 	pthread_mutex_unlock(&act.lock);
 	act.spare = ev;
 	act.cap_spare = cap;
+	pthread_mutex_unlock(&act.drain_lock);
 }
 
 static int on_legacy(uint32_t stream)
@@ -407,6 +411,9 @@ static void CUPTIAPI buffer_done(CUcontext ctx, uint32_t stream, uint8_t *buffer
 	size_t dropped = 0;
 
 	(void)size;
+	/* The launches staged so far first: a record's own launch call came
+	 * before it, and tells the program's kernels from the profiler's. */
+	drain();
 	pthread_mutex_lock(&act.lock);
 	while (buffer && cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS)
 		take(r);

@@ -17,6 +17,8 @@ void ga_tlagg_init(ga_tlagg *a)
 	a->pending_t = ga_xcalloc(PENDING_SLOTS, sizeof(*a->pending_t));
 	a->pending_corr = ga_xcalloc(PENDING_SLOTS, sizeof(*a->pending_corr));
 	a->resolved = ga_xcalloc(PENDING_SLOTS, sizeof(*a->resolved));
+	a->ours.bits = ga_xcalloc(GA_TLAGG_OURS_BITS / 64, sizeof(uint64_t));
+	a->measured.bits = ga_xcalloc(GA_TLAGG_OURS_BITS / 64, sizeof(uint64_t));
 }
 
 void ga_tlagg_free(ga_tlagg *a)
@@ -34,6 +36,8 @@ void ga_tlagg_free(ga_tlagg *a)
 	free(a->pending_t);
 	free(a->pending_corr);
 	free(a->resolved);
+	free(a->ours.bits);
+	free(a->measured.bits);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -147,12 +151,42 @@ static long kernel_slot(ga_tlagg *a, const ga_tl_gpu *g)
 	return (long)a->n_kernels++;
 }
 
+static void corr_add(ga_corrset *c, uint32_t corr)
+{
+	const uint64_t n = GA_TLAGG_OURS_BITS;
+	if (!c->any) {
+		c->any = 1;
+		c->lo = corr;
+	}
+	if (corr < c->lo)
+		return;
+	if ((uint64_t)corr >= (uint64_t)c->lo + n) {
+		/* slide: the bits of the correlations that leave are cleared */
+		uint64_t lo = (uint64_t)corr - n / 2;
+		if (lo - c->lo >= n)
+			memset(c->bits, 0, n / 8);
+		else
+			for (uint64_t k = c->lo; k < lo; k++)
+				c->bits[(k % n) / 64] &= ~(1ull << (k % 64));
+		c->lo = (uint32_t)lo;
+	}
+	c->bits[(corr % n) / 64] |= 1ull << (corr % 64);
+}
+
+/* older: the answer for a correlation that left the window */
+static int corr_has(const ga_corrset *c, uint32_t corr, int older)
+{
+	const uint64_t n = GA_TLAGG_OURS_BITS;
+	if (!c->any || (uint64_t)corr >= (uint64_t)c->lo + n)
+		return 0;
+	if (corr < c->lo)
+		return older;
+	return (c->bits[(corr % n) / 64] >> (corr % 64)) & 1;
+}
+
 static int was_measured(const ga_tlagg *a, uint32_t corr)
 {
-	for (size_t i = 0; i < a->n_measured && i < 64; i++)
-		if (a->measured[i] == corr)
-			return 1;
-	return 0;
+	return corr_has(&a->measured, corr, 0);
 }
 
 static void stream_seen(ga_tlagg *a, int d, uint32_t stream)
@@ -167,6 +201,17 @@ static void stream_seen(ga_tlagg *a, int d, uint32_t stream)
 	a->streams[d][a->n_streams[d]++] = stream;
 }
 
+void ga_tlagg_ours(ga_tlagg *a, uint32_t corr)
+{
+	corr_add(&a->ours, corr);
+}
+
+/* One older than the window is taken for the program's. */
+int ga_tlagg_is_ours(const ga_tlagg *a, uint32_t corr)
+{
+	return corr_has(&a->ours, corr, 1);
+}
+
 void ga_tlagg_gpu(ga_tlagg *a, const ga_tl_gpu *g)
 {
 	int d = g->device;
@@ -177,6 +222,13 @@ void ga_tlagg_gpu(ga_tlagg *a, const ga_tl_gpu *g)
 	if (d < 0 || d >= GA_TL_MAX_DEVICES || !(dur >= 0) || !isfinite(g->start) ||
 	    !(g->start > 0))
 		return;
+	/* A kernel none of the program's launch calls started: the
+	 * profiler's (counted, nowhere else) */
+	if (g->kind == GA_GPU_KERNEL && !ga_tlagg_is_ours(a, g->correlation)) {
+		a->tool_kernels++;
+		a->tool_ns += dur;
+		return;
+	}
 	{
 		size_t slot = g->correlation % PENDING_SLOTS;
 		if (a->pending_corr[slot] == g->correlation)
@@ -258,7 +310,7 @@ void ga_tlagg_launched(ga_tlagg *a, uint32_t corr, double t, int measured)
 	 * (excluded), and while one is late every later interval would stay
 	 * out of the snapshots with it, for up to GA_TLAGG_PENDING_MAX_NS. */
 	if (measured) {
-		a->measured[a->n_measured++ % 64] = corr;
+		corr_add(&a->measured, corr);
 		return;
 	}
 	if (a->resolved[slot] == corr && corr)
@@ -436,6 +488,8 @@ void ga_tlagg_result(ga_tlagg *a, int pid, int final, ga_timeline *out)
 	}
 	out->wall_ns = a->any ? a->last_t - a->first_t : 0;
 	out->late_ns = a->late_ns;
+	out->tool_kernels = a->tool_kernels;
+	out->tool_ns = a->tool_ns;
 	for (int k = 0; k < GA_HOST__N; k++)
 		out->host_calls[k] = a->host_calls[k];
 	out->kernels = ga_xcalloc(a->n_kernels + 1, sizeof(*out->kernels));

@@ -28,6 +28,17 @@
 #define GA_TLAGG_PENDING_MAX_NS 10e9  /* GPU work unreported this long is given up */
 
 /* A GPU interval as a record gives it. */
+/* A set of correlation ids, a bit each over a window that slides with the
+ * newest (GA_TLAGG_OURS_BITS of them): correlations rise with every API
+ * call, and a GPU record comes within seconds of its call, a few hundred
+ * thousand calls at most. */
+#define GA_TLAGG_OURS_BITS (1u << 22)
+typedef struct {
+	uint64_t *bits;
+	uint32_t lo;
+	int any;
+} ga_corrset;
+
 typedef struct {
 	double start, end;        /* ns, the host's CUPTI clock */
 	int device;
@@ -80,9 +91,14 @@ typedef struct {
 	uint32_t *resolved;       /* correlations whose GPU record came (direct-mapped) */
 	size_t n_pending_slots, cap_pending_slots;
 	/* Correlations of the profiler's own measured launches: their GPU
-	 * records (replays) are not the kernel's times. */
-	uint32_t measured[64];
-	size_t n_measured;
+	 * records (replays, the range profiler's kernels) are not the
+	 * kernel's times. */
+	ga_corrset measured;
+	/* Correlations of the program's own launch calls: a kernel record
+	 * with none of them was launched by the profiler, not the program. */
+	ga_corrset ours;
+	long tool_kernels;
+	double tool_ns;
 	/* The ring of recent intervals (absolute times) and the iterations. */
 	ga_tl_event ring[GA_TLAGG_RING];
 	size_t ring_head, ring_n;
@@ -102,6 +118,10 @@ void ga_tlagg_init(ga_tlagg *a);
 void ga_tlagg_free(ga_tlagg *a);
 
 void ga_tlagg_gpu(ga_tlagg *a, const ga_tl_gpu *g);
+/* A launch call of the program's own, by its correlation (before its GPU
+ * record is given to ga_tlagg_gpu). */
+void ga_tlagg_ours(ga_tlagg *a, uint32_t corr);
+int ga_tlagg_is_ours(const ga_tlagg *a, uint32_t corr);
 /* A host interval of kind GA_HOST_* from start to end. */
 void ga_tlagg_host(ga_tlagg *a, int kind, double start, double end);
 

@@ -330,6 +330,10 @@ void *ga_timeline_to_json(const ga_timeline *t)
 	put_num(o, "wall_ns", t->wall_ns);
 	put_num(o, "excluded_ns", t->excluded_ns);
 	put_num(o, "late_ns", t->late_ns);
+	if (t->tool_kernels) {
+		json_object_set_new(o, "tool_kernels", json_integer(t->tool_kernels));
+		put_num(o, "tool_ns", t->tool_ns);
+	}
 	for (int k = 0; k < GA_HOST__N; k++) {
 		put_num(host, host_names[k], t->host_ns[k]);
 		json_object_set_new(calls, host_names[k], json_integer(t->host_calls[k]));
@@ -552,6 +556,8 @@ int ga_timeline_from_json(ga_timeline *t, void *json, const char *where, ga_erro
 	if (count(o, "pid", &pid, where, err) || num(o, "wall_ns", &t->wall_ns, where, err) ||
 	    num(o, "excluded_ns", &t->excluded_ns, where, err) ||
 	    num(o, "late_ns", &t->late_ns, where, err) ||
+	    count(o, "tool_kernels", &t->tool_kernels, where, err) ||
+	    num(o, "tool_ns", &t->tool_ns, where, err) ||
 	    count(o, "iterations", &t->iterations, where, err) ||
 	    count(o, "period", &t->period, where, err) ||
 	    num(o, "iteration_ns", &t->iteration_ns, where, err) ||

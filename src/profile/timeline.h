@@ -112,6 +112,11 @@ typedef struct {
 	double wall_ns;           /* first CUDA call or GPU work to the last */
 	double excluded_ns;       /* of it, the profiler's own spans */
 	double late_ns;           /* GPU time that arrived after its span was summed (lost) */
+	/* Kernels the program did not launch (no launch call of its own has
+	 * their correlation: the profiler's own, such as the range
+	 * profiler's WaitNs), left out of every sum above and below. */
+	long tool_kernels;
+	double tool_ns;
 	double host_ns[GA_HOST__N];   /* time inside each kind of call (union over threads) */
 	long host_calls[GA_HOST__N];
 	ga_tl_device *devices;

@@ -44,6 +44,14 @@ static ga_tl_gpu kernel(double s, double e, uint32_t corr)
 	return g;
 }
 
+/* A GPU record whose launch call was the program's (ga_tlagg_ours): every
+ * record here but the profiler's own in test_tool_kernels. */
+static void gpu(ga_tlagg *a, const ga_tl_gpu *g)
+{
+	ga_tlagg_ours(a, g->correlation);
+	ga_tlagg_gpu(a, g);
+}
+
 static ga_tl_gpu copy(double s, double e, int dir, int mem, double bytes, uint32_t stream)
 {
 	ga_tl_gpu g = {T0 + s, T0 + e, 0, GA_GPU_COPY, dir, mem, bytes, stream, stream == 0, 0, NULL,
@@ -64,7 +72,7 @@ static void test_host_bound(void **state)
 		double t0 = i * 100 * US;
 		host(&a, GA_HOST_LAUNCH, t0, t0 + 30 * US);
 		ga_tl_gpu k = kernel(t0 + 30 * US, t0 + 50 * US, (uint32_t)i + 1);
-		ga_tlagg_gpu(&a, &k);
+		gpu(&a, &k);
 	}
 	/* the run's last 50 us of host code: an end mark */
 	host(&a, GA_HOST_LAUNCH, 1000 * US, 1000 * US);
@@ -105,14 +113,14 @@ static void test_sync_copies(void **state)
 		host(&a, GA_HOST_COPY, t0, t0 + 450 * US);
 		ga_tl_gpu c1 = copy(t0 + 10 * US, t0 + 450 * US, GA_DIR_HTOD, GA_MEM_PAGEABLE,
 		                    32 << 20, 0);
-		ga_tlagg_gpu(&a, &c1);
+		gpu(&a, &c1);
 		host(&a, GA_HOST_LAUNCH, t0 + 450 * US, t0 + 455 * US);
 		ga_tl_gpu k = kernel(t0 + 460 * US, t0 + 480 * US, (uint32_t)i + 1);
-		ga_tlagg_gpu(&a, &k);
+		gpu(&a, &k);
 		host(&a, GA_HOST_COPY, t0 + 455 * US, t0 + 1000 * US);
 		ga_tl_gpu c2 = copy(t0 + 480 * US, t0 + 1000 * US, GA_DIR_DTOH, GA_MEM_PAGEABLE,
 		                    32 << 20, 0);
-		ga_tlagg_gpu(&a, &c2);
+		gpu(&a, &c2);
 	}
 	ga_tlagg_result(&a, 1, 1, &t);
 	const ga_tl_device *d = &t.devices[0];
@@ -148,12 +156,12 @@ static void test_overlap_and_excluded(void **state)
 	ga_tlagg_init(&a);
 	ga_tlagg_launched(&a, 5, 0, 1);          /* measured: replayed */
 	ga_tl_gpu k = kernel(0, 100 * US, 5);
-	ga_tlagg_gpu(&a, &k);
+	gpu(&a, &k);
 	host(&a, GA_HOST_EXCLUDED, 0, 100 * US);
 	ga_tl_gpu k2 = kernel(200 * US, 300 * US, 6);
-	ga_tlagg_gpu(&a, &k2);
+	gpu(&a, &k2);
 	ga_tl_gpu c = copy(250 * US, 400 * US, GA_DIR_HTOD, GA_MEM_PINNED, 1 << 20, 3);
-	ga_tlagg_gpu(&a, &c);
+	gpu(&a, &c);
 	ga_tlagg_result(&a, 1, 1, &t);
 	const ga_tl_device *d = &t.devices[0];
 	assert_true(fabs(t.excluded_ns - 100 * US) < 1);
@@ -190,9 +198,9 @@ static void test_streaming(void **state)
 			double t0 = i * 25 * US;
 			ga_tl_gpu k = kernel(t0 + 10 * US, t0 + 20 * US, (uint32_t)i + 1);
 			host(&a, GA_HOST_LAUNCH, t0, t0 + 5 * US);
-			ga_tlagg_gpu(&a, &k);
+			gpu(&a, &k);
 			host(&b, GA_HOST_LAUNCH, t0, t0 + 5 * US);
-			ga_tlagg_gpu(&b, &k);
+			gpu(&b, &k);
 		}
 		double now = (batch + 1) * 20 * 25 * US;
 		ga_tlagg_advance(&a, ga_tlagg_safe_time(&a, now, 30 * US));
@@ -221,7 +229,7 @@ static void test_streaming(void **state)
 	ga_tlagg_launched(&a, 9, 3e8, 0);
 	assert_true(fabs(ga_tlagg_safe_time(&a, 1e9, 1e6) - 3e8) < 1);
 	ga_tl_gpu k = kernel(4e8, 4.1e8, 9);     /* its record resolves it */
-	ga_tlagg_gpu(&a, &k);
+	gpu(&a, &k);
 	ga_tlagg_close(&a, 77);
 	assert_true(fabs(ga_tlagg_safe_time(&a, 1e9, 1e6) - (1e9 - 1e6)) < 1);
 	/* an unreported launch is given up after GA_TLAGG_PENDING_MAX_NS */
@@ -231,7 +239,7 @@ static void test_streaming(void **state)
 	/* late: swept to 2e9, then a kernel 1.9e9..2.1e9 arrives */
 	ga_tlagg_advance(&a, T0 + 2e9);
 	ga_tl_gpu late = kernel(1.9e9, 2.1e9, 11);
-	ga_tlagg_gpu(&a, &late);
+	gpu(&a, &late);
 	ga_tlagg_result(&a, 1, 1, &ta);
 	assert_true(fabs(ta.late_ns - 1e8) < 1);
 	assert_true(ta.devices[0].busy_ns >= 1e8 - 1);
@@ -243,12 +251,12 @@ static void test_streaming(void **state)
 	 * record without timestamps (0) is no interval at all. */
 	ga_tlagg_init(&a);
 	ga_tl_gpu first = kernel(5e8, 5.1e8, 21);
-	ga_tlagg_gpu(&a, &first);
+	gpu(&a, &first);
 	ga_tlagg_launched(&a, 21, 4e8, 0);
 	assert_true(fabs(ga_tlagg_safe_time(&a, 1e9, 1e6) - (1e9 - 1e6)) < 1);
 	ga_tl_gpu zero = {0, 0, 0, GA_GPU_KERNEL, -1, -1, 0, 7, 0, 22, "_Z4stepv", {1, 1, 1},
 	                  {1, 1, 1}};
-	ga_tlagg_gpu(&a, &zero);
+	gpu(&a, &zero);
 	ga_tlagg_result(&a, 1, 1, &ta);
 	assert_int_equal(ta.devices[0].kernels, 1);
 	assert_true(fabs(ta.wall_ns - 1e7) < 1);
@@ -268,7 +276,7 @@ static void test_snapshot_changes_nothing(void **state)
 		ga_tlagg_init(&a);
 		host(&a, GA_HOST_LAUNCH, 0, 50 * US);
 		ga_tl_gpu k = kernel(100 * US, 200 * US, 1);
-		ga_tlagg_gpu(&a, &k);
+		gpu(&a, &k);
 		ga_tlagg_advance(&a, T0 + 60 * US);   /* the host's call swept, the kernel not */
 		if (snap) {
 			ga_timeline mid;
@@ -336,10 +344,10 @@ static void test_iterations(void **state)
 			host(&a, GA_HOST_EXCLUDED, t0 + 100 * US, t0 + 200 * US);
 		host(&a, GA_HOST_LAUNCH, t0, t0 + 10 * US);
 		ga_tl_gpu k1 = kernel(t0 + 20 * US, t0 + 300 * US, (uint32_t)(2 * i + 1));
-		ga_tlagg_gpu(&a, &k1);
+		gpu(&a, &k1);
 		host(&a, GA_HOST_LAUNCH, t0 + 10 * US, t0 + 20 * US);
 		ga_tl_gpu k2 = kernel(t0 + 300 * US, t0 + 500 * US, (uint32_t)(2 * i + 2));
-		ga_tlagg_gpu(&a, &k2);
+		gpu(&a, &k2);
 	}
 	ga_tlagg_iteration(&a, T0 + 6000 * US);
 	ga_tlagg_result(&a, 3, 1, &t);
@@ -387,6 +395,63 @@ static void test_iterations(void **state)
 	ga_tlagg_free(&a);
 }
 
+/* Kernels no launch call of the program started (the range profiler's
+ * WaitNs, a replay made inside a measured launch) stay out of the
+ * timeline's sums and kernel table, counted apart; the correlations
+ * remembered slide with the launches. */
+static void test_tool_kernels(void **state)
+{
+	ga_tlagg a;
+	ga_timeline t;
+	(void)state;
+	ga_tlagg_init(&a);
+	host(&a, GA_HOST_LAUNCH, 0, 10 * US);
+	ga_tl_gpu k = kernel(10 * US, 30 * US, 100);
+	gpu(&a, &k);
+	/* the profiler's: 80 us, correlations near the program's */
+	ga_tl_gpu w = kernel(40 * US, 120 * US, 101);
+	w.mangled = "WaitNs";
+	ga_tlagg_gpu(&a, &w);
+	ga_tl_gpu w2 = kernel(130 * US, 210 * US, 102);
+	w2.mangled = "WaitNs";
+	ga_tlagg_gpu(&a, &w2);
+	host(&a, GA_HOST_LAUNCH, 300 * US, 300 * US);
+	ga_tlagg_result(&a, 1, 1, &t);
+	assert_int_equal(t.tool_kernels, 2);
+	assert_true(fabs(t.tool_ns - 160 * US) < 1);
+	assert_int_equal(t.n_kernels, 1);
+	assert_string_equal(t.kernels[0].mangled, "_Z4stepv");
+	assert_true(fabs(t.devices[0].busy_ns - 20 * US) < 1);
+	assert_int_equal(t.devices[0].kernels, 1);
+	/* in the profile's JSON and back */
+	json_t *j = ga_timeline_to_json(&t);
+	ga_timeline r;
+	ga_error err = {0};
+	if (ga_timeline_from_json(&r, j, "t", &err) != 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(r.tool_kernels, 2);
+	assert_true(fabs(r.tool_ns - 160 * US) < 1);
+	json_decref(j);
+	ga_timeline_free(&r);
+	ga_timeline_free(&t);
+	/* the window: a correlation that left it counts as the program's, one
+	 * inside it only when marked, one past the newest mark as none */
+	uint32_t far = 100 + GA_TLAGG_OURS_BITS + 5;
+	ga_tlagg_ours(&a, far);
+	assert_true(ga_tlagg_is_ours(&a, 100));
+	assert_true(ga_tlagg_is_ours(&a, far));
+	assert_false(ga_tlagg_is_ours(&a, far - 1));
+	assert_false(ga_tlagg_is_ours(&a, far + 1));
+	ga_tlagg_ours(&a, far + 2);
+	assert_true(ga_tlagg_is_ours(&a, far + 2));
+	/* a jump past the whole window clears it */
+	uint32_t jump = far + 3 * GA_TLAGG_OURS_BITS;
+	ga_tlagg_ours(&a, jump);
+	assert_true(ga_tlagg_is_ours(&a, jump));
+	assert_false(ga_tlagg_is_ours(&a, jump - GA_TLAGG_OURS_BITS / 4));
+	ga_tlagg_free(&a);
+}
+
 /* A profile with a timeline: saved, loaded, merged by pid. */
 static void test_profile_round_trip(void **state)
 {
@@ -401,7 +466,7 @@ static void test_profile_round_trip(void **state)
 	ga_tlagg_init(&a);
 	host(&a, GA_HOST_LAUNCH, 0, 10 * US);
 	ga_tl_gpu k = kernel(10 * US, 30 * US, 1);
-	ga_tlagg_gpu(&a, &k);
+	gpu(&a, &k);
 	ga_tlagg_result(&a, 99, 1, &t);
 	ga_tlagg_free(&a);
 	ga_profile_set_timeline(&p, &t);
@@ -429,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_iterations),
 		cmocka_unit_test(test_loops),
 		cmocka_unit_test(test_snapshot_changes_nothing),
+		cmocka_unit_test(test_tool_kernels),
 		cmocka_unit_test(test_profile_round_trip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
