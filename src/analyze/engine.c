@@ -756,21 +756,32 @@ static ga_finding make_finding(env *e, const ga_rule *r, size_t gi, double est, 
 	 * past 1 - floor / duration would make the kernel shorter than any
 	 * kernel runs; not for the launch rules (checklist 10), whose models
 	 * count a launch's cost, max(launch cost, duration), and may merge
-	 * many launches into one.  And for a fix that keeps the kernel's
-	 * bytes and FLOPs (keeps_work), its roofline bound, which most such
-	 * models already stop at: named when the estimate or the range's top
-	 * reaches it, the launch floor when it cuts them. */
-	double d = e->g->mean_ns, head;
+	 * many launches into one.  A fix that keeps the bytes and FLOPs
+	 * (keeps_work): the roofline bound.  One that keeps the instructions
+	 * (keeps_instructions): the issue time, one a cycle per SM
+	 * sub-partition (issue share of active cycles x SMs' active share).
+	 * The lowest binds: named when the estimate or the range's top
+	 * reaches it (the launch floor: when it cuts them). */
+	double d = e->g->mean_ns, head, ia, sa;
 	double cap_launch = r->checklist != 10 && isfinite(d) && d > 0 && e->floor_ns > 0
 	                    ? fmax(0.0, 1.0 - e->floor_ns / d) : INFINITY;
 	double cap_roof = r->keeps_work && lookup_roofline(e, "roofline__headroom_share", &head) == 0
 	                  ? head : INFINITY;
-	double cap = fmin(cap_launch, cap_roof);
+	double cap_issue = INFINITY;
+	const char *was_missing = e->missing;
+	if (r->keeps_instructions &&
+	    lookup(e, "smsp__issue_active.avg.pct_of_peak_sustained_active", &ia) == 0 &&
+	    lookup(e, "sm__cycles_active.avg.pct_of_peak_sustained_elapsed", &sa) == 0)
+		cap_issue = 1.0 - fmin(fmax(ia / 100, 0), 1) * fmin(fmax(sa / 100, 0), 1);
+	e->missing = was_missing;    /* a floor without its inputs is no floor */
+	double cap = fmin(cap_launch, fmin(cap_roof, cap_issue));
 	if (isfinite(cap)) {
 		double top = r->low && r->high ? fmax(est, fmax(lo, hi)) : est;
-		if (cap_roof <= cap_launch && top >= cap_roof - 1e-9)
+		if (cap_roof == cap && top >= cap_roof - 1e-9)
 			f.floor = "roofline";
-		else if (cap_launch < cap_roof && top > cap_launch)
+		else if (cap_issue == cap && cap_issue < cap_roof && top >= cap_issue - 1e-9)
+			f.floor = "issue";
+		else if (cap_launch < cap_roof && cap_launch < cap_issue && top > cap_launch)
 			f.floor = "launch";
 		est = fmin(est, cap);
 		lo = fmin(lo, cap);

@@ -250,10 +250,12 @@ int ga_cmd_explain_rule(const ga_ruleset *rs, const char *id)
 	if (r->low_src && r->high_src)
 		printf("Range of the saving: low %s, high %s\n", r->low_src, r->high_src);
 	if (!r->program)
-		printf("Floors: %s%s\n", r->checklist == 10 ? "the model's own launch cost"
-		                                             : "one launch (launch_floor_ns)",
+		printf("Floors: %s%s%s\n", r->checklist == 10 ? "the model's own launch cost"
+		                                               : "one launch (launch_floor_ns)",
 		       r->keeps_work ? "; the roofline bound, since the fix keeps the bytes and "
-		                       "FLOPs (keeps_work)" : "");
+		                       "FLOPs (keeps_work)" : "",
+		       r->keeps_instructions ? "; the issue time, since the fix keeps the "
+		                               "instructions (keeps_instructions)" : "");
 	if (r->source_lines_src)
 		printf("Source lines measured when: %s\n", r->source_lines_src);
 	for (size_t i = 0; i < r->n_metrics; i++)

@@ -408,7 +408,8 @@ static const char *class_list(void)
 enum {
 	RK_ID, RK_TITLE, RK_CLASS, RK_CHECKLIST, RK_SEVERITY, RK_SPEEDUP, RK_METRICS,
 	RK_WHEN, RK_ESTIMATE, RK_EVIDENCE, RK_FIX, RK_EXAMPLE, RK_EXPLAIN, RK_SOURCE_LINES,
-	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK_SCOPE, RK_AFFECTS, RK_KEEPS_WORK, RK__COUNT
+	RK_MODEL, RK_LOW, RK_HIGH, RK_OWNERS, RK_SCOPE, RK_AFFECTS, RK_KEEPS_WORK,
+	RK_KEEPS_INSTRUCTIONS, RK__COUNT
 };
 
 static const struct key_spec rule_keys[RK__COUNT] = {
@@ -433,6 +434,7 @@ static const struct key_spec rule_keys[RK__COUNT] = {
 	[RK_SCOPE] = { "scope", 0 },
 	[RK_AFFECTS] = { "affects", 0 },
 	[RK_KEEPS_WORK] = { "keeps_work", 0 },
+	[RK_KEEPS_INSTRUCTIONS] = { "keeps_instructions", 0 },
 };
 
 static void load_speedup(struct loader *L, yaml_node_t *n, ga_rule *r)
@@ -511,17 +513,19 @@ static void scope_visit(void *ctx, const char *name)
 }
 
 /* `keeps_work: true` or `false` (the default): a kernel rule's fix keeps
- * the kernel's bytes and FLOPs (ga_rule.keeps_work). */
-static void load_keeps_work(struct loader *L, yaml_node_t *n, ga_rule *r)
+ * the kernel's bytes and FLOPs (ga_rule.keeps_work); `keeps_instructions`
+ * likewise its instructions (ga_rule.keeps_instructions). */
+static void load_keeps(struct loader *L, yaml_node_t *n, const char *key, int *out,
+                       const char *floor, const ga_rule *r)
 {
 	const char *s = scalar(n);
 	if (!s || (strcmp(s, "true") != 0 && strcmp(s, "false") != 0)) {
-		node_err(L, n, "'keeps_work' must be true or false, not '%s'", s ? s : "?");
+		node_err(L, n, "'%s' must be true or false, not '%s'", key, s ? s : "?");
 		return;
 	}
-	r->keeps_work = strcmp(s, "true") == 0;
-	if (r->keeps_work && r->program)
-		node_err(L, n, "'keeps_work' is for a kernel rule: a program rule has no roofline");
+	*out = strcmp(s, "true") == 0;
+	if (*out && r->program)
+		node_err(L, n, "'%s' is for a kernel rule: a program rule has no %s", key, floor);
 }
 
 /* `scope: kernel` (the default) or `program`: fired once per process on
@@ -646,7 +650,10 @@ void load_rule(struct loader *L, yaml_node_t *map)
 	if (v[RK_AFFECTS] && !r.program)
 		node_err(L, v[RK_AFFECTS], "'affects' is for a rule of scope program");
 	if (v[RK_KEEPS_WORK])
-		load_keeps_work(L, v[RK_KEEPS_WORK], &r);
+		load_keeps(L, v[RK_KEEPS_WORK], "keeps_work", &r.keeps_work, "roofline", &r);
+	if (v[RK_KEEPS_INSTRUCTIONS])
+		load_keeps(L, v[RK_KEEPS_INSTRUCTIONS], "keeps_instructions", &r.keeps_instructions,
+		           "issue time", &r);
 
 	if (L->errors != errors)
 		goto out;

@@ -91,6 +91,10 @@ typedef struct {
 	 * FLOPs, so the kernel's roofline bound (its bytes and FLOPs at the
 	 * GPU's peaks) is a floor no estimate of it goes past. */
 	int keeps_work;
+	/* `keeps_instructions: true`: the fix issues the same instructions
+	 * (padding, another access order, other launch dimensions), so the
+	 * time the kernel's SM sub-partitions spend issuing them is a floor. */
+	int keeps_instructions;
 	/* A program rule's share of the wall time its fix acts on (0..1; NULL:
 	 * all of it): its estimate over this is the speedup of that part. */
 	char *affects_src;

@@ -12,7 +12,8 @@ a finding is about (its launches): the aggregation of the launches' metrics,
 the launch's pseudo metrics and the roofline bound are computed below as
 gpuadvise-rules(5) defines them.  Every estimate stops at its floors,
 recomputed here: one launch, and the roofline bound for a rule whose fix
-keeps the work (`keeps_work: true`); the report names the floor that
+keeps the work (`keeps_work: true`), and the issue time for a fix that
+keeps the instructions (`keeps_instructions: true`); the report names the floor that
 binds.  No library kernel (an owner that is not editable) has source
 lines in the report but by --source.  A synthetic profile made from a recording
 checks the width-aware coalescing ideal with the byte counts present: a
@@ -519,8 +520,11 @@ def expected_range(est, lo, hi):
 
 
 # The rules whose fix keeps the kernel's bytes and FLOPs (`keeps_work:
-# true` in their files): their roofline bound is a floor too.
+# true` in their files): their roofline bound is a floor too; and those
+# whose fix keeps its instructions (`keeps_instructions: true`): the time
+# the SM sub-partitions spend issuing them.
 KEEPS_WORK = set()
+KEEPS_INSTRUCTIONS = set()
 
 
 def load_keeps_work(srcdir):
@@ -529,6 +533,16 @@ def load_keeps_work(srcdir):
         rid = re.search(r"^id:\s*(\S+)", text, re.M)
         if rid and re.search(r"^keeps_work:\s*true\s*$", text, re.M):
             KEEPS_WORK.add(rid.group(1))
+        if rid and re.search(r"^keeps_instructions:\s*true\s*$", text, re.M):
+            KEEPS_INSTRUCTIONS.add(rid.group(1))
+
+
+def issue_headroom(k):
+    """1 - the share of the kernel's time its SM sub-partitions issue: the
+    issue share of the active cycles times the SMs' active share."""
+    ia = k.m("smsp__issue_active.avg.pct_of_peak_sustained_active") / 100
+    sa = k.m("sm__cycles_active.avg.pct_of_peak_sustained_elapsed") / 100
+    return 1 - min(max(ia, 0.0), 1.0) * min(max(sa, 0.0), 1.0)
 
 
 def floors(k, rule, fi, want):
@@ -539,7 +553,7 @@ def floors(k, rule, fi, want):
     the model's top reaches the roofline cap, "launch" when it passes the
     launch cap, None when neither; "?" within rounding of a cap."""
     inf = float("inf")
-    launch = roof = inf
+    launch = roof = issue = inf
     if fi.get("checklist") != 10 and finite(k.mean_ns) and k.mean_ns > 0:
         launch = max(1 - k.cuts["launch_floor_ns"] / k.mean_ns, 0.0)
     if rule in KEEPS_WORK:
@@ -547,14 +561,20 @@ def floors(k, rule, fi, want):
             roof = k.headroom()
         except Missing:
             pass
-    cap = min(launch, roof)
+    if rule in KEEPS_INSTRUCTIONS:
+        try:
+            issue = issue_headroom(k)
+        except Missing:
+            pass
+    cap = min(launch, roof, issue)
     if cap == inf:
         return want, None
     top = max(want)
-    if abs(top - cap) < 1e-6 and not (roof <= launch and top >= roof):
+    if abs(top - cap) < 1e-6 and not (roof == cap and top >= roof):
         return expected_range(*(min(w, cap) for w in want)), "?"
-    floor = ("roofline" if roof <= launch and top >= roof - 1e-9 else
-             "launch" if launch < roof and top > launch else None)
+    floor = ("roofline" if roof == cap and top >= roof - 1e-9 else
+             "issue" if issue == cap and issue < roof and top >= issue - 1e-9 else
+             "launch" if launch < roof and launch < issue and top > launch else None)
     return expected_range(*(min(w, cap) for w in want)), floor
 
 
