@@ -777,12 +777,9 @@ static ga_finding make_finding(env *e, const ga_rule *r, size_t gi, double est, 
 	double cap = fmin(cap_launch, fmin(cap_roof, cap_issue));
 	if (isfinite(cap)) {
 		double top = r->low && r->high ? fmax(est, fmax(lo, hi)) : est;
-		if (cap_roof == cap && top >= cap_roof - 1e-9)
-			f.floor = "roofline";
-		else if (cap_issue == cap && cap_issue < cap_roof && top >= cap_issue - 1e-9)
-			f.floor = "issue";
-		else if (cap_launch < cap_roof && cap_launch < cap_issue && top > cap_launch)
-			f.floor = "launch";
+		int launch = cap != cap_roof && cap != cap_issue;
+		if (launch ? top > cap : top >= cap - 1e-9)
+			f.floor = cap == cap_roof ? "roofline" : launch ? "launch" : "issue";
 		est = fmin(est, cap);
 		lo = fmin(lo, cap);
 		hi = fmin(hi, cap);
