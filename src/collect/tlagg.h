@@ -27,7 +27,6 @@
 #define GA_TLAGG_MAX_OPEN 256     /* host threads inside a CUDA call at once */
 #define GA_TLAGG_PENDING_MAX_NS 10e9  /* GPU work unreported this long is given up */
 
-/* A GPU interval as a record gives it. */
 /* A set of correlation ids, a bit each over a window that slides with the
  * newest (GA_TLAGG_OURS_BITS of them): correlations rise with every API
  * call, and a GPU record comes within seconds of its call, a few hundred
@@ -39,6 +38,7 @@ typedef struct {
 	int any;
 } ga_corrset;
 
+/* A GPU interval as a record gives it. */
 typedef struct {
 	double start, end;        /* ns, the host's CUPTI clock */
 	int device;
