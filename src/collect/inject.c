@@ -556,6 +556,18 @@ static void timing_log(void)
 	fclose(f);
 }
 
+/* The n-th (from 0) kernel of a note's list: its base name, after a
+ * comma; the first three only (the note says ", ..." past them). */
+static void note_name(ga_buf *names, long n, const char *mangled)
+{
+	if (n >= 3)
+		return;
+	char *d = demangle(mangled), *base = ga_base_name(d);
+	ga_buf_printf(names, "%s%s", n ? ", " : "", base);
+	free(base);
+	free(d);
+}
+
 /* The communication kernels left unmeasured, named in one note. */
 static void no_replay_note(void)
 {
@@ -574,13 +586,7 @@ static void no_replay_note(void)
 		launches += r->count;
 		if (seen)
 			continue;
-		if (kernels < 3) {
-			char *d = demangle(r->mangled), *base = ga_base_name(d);
-			ga_buf_printf(&names, "%s%s", kernels ? ", " : "", base);
-			free(base);
-			free(d);
-		}
-		kernels++;
+		note_name(&names, kernels++, r->mangled);
 	}
 	if (kernels)
 		ga_rec_error("no_replay", "%ld launch(es) of %ld communication kernel(s) (%s%s) were "
@@ -618,14 +624,9 @@ static void at_exit(void)
 			const ga_repeat_slot *r = &inj.sched.repeats[i];
 			if (r->profiled != 0 || !r->waiting)
 				continue;
-			if (never < 3) {
-				char *d = demangle(r->mangled), *base = ga_base_name(d);
-				ga_buf_printf(&names, "%s%s (launch %ld of the run)", never ? ", " : "",
-				              base, r->first_matched + 1);
-				free(base);
-				free(d);
-			}
-			never++;
+			note_name(&names, never, r->mangled);
+			if (never++ < 3)
+				ga_buf_printf(&names, " (launch %ld of the run)", r->first_matched + 1);
 			never_launches += r->count;
 		}
 		if (never && inj.enabled)

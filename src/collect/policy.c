@@ -311,7 +311,7 @@ ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, l
 	 * restored each time (about 170 ms in a PyTorch process), up to its
 	 * GA_LOOP_DEFER-th launch.  One launched fewer times and in no loop's
 	 * iteration is not measured; the report counts it. */
-	if (s->full && r->profiled == 0 && !in_a_row && !s->loop.off && s->loop.seen &&
+	if (s->full && r->profiled == 0 && !in_a_row && !s->loop.off && s->loop.seen_at &&
 	    s->matched - r->first_matched < (long)GA_LOOP_MAX_PERIOD) {
 		ga_sched_wait_loop(s, r);
 		return GA_SCHED_WAIT_LOOP;
@@ -497,10 +497,8 @@ int ga_loop_detect(ga_sched *s, size_t n_sets)
 	size_t p, n, set;
 
 	p = ga_period_found(&lp->det);
-	if (p && !lp->seen) {
-		lp->seen = 1;
+	if (p && !lp->seen_at)
 		lp->seen_at = s->matched;
-	}
 	if (!p || lp->det.n < lp->next_check || first_measurements_wait(s, p))
 		return 0;
 	if (p > lp->cap_keys) {

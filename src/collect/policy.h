@@ -91,8 +91,8 @@ typedef struct {
 	unsigned char *sel;       /* positions measured by the set: a user range each */
 	size_t cap_keys;
 	size_t n_sel;             /* of them, in the set being measured */
-	int seen;                 /* a period was found: the program repeats */
-	long seen_at;             /* ga_sched.matched when one was first found */
+	long seen_at;             /* ga_sched.matched when a period was first found (the
+	                           * program repeats); 0: none yet */
 	size_t pos;               /* position of the next launch */
 	long skipped;             /* launches out of the pattern in a row at position 0 */
 	long broken;              /* passes broken in a row, none done in between */
