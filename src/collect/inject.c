@@ -141,12 +141,13 @@ static void range_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb,
 		return;
 	}
 	cur = cs->rp ? cs->cur_set : -1;
+	inj.sched.run_s = ga_mono_seconds() - inj.started_mono;
 	if (ga_sched_decide(&inj.sched, rep, cs->cfg->n_sets, cur, in_a_row, &want) != GA_SCHED_PROFILE) {
 		free(name);
 		return;
 	}
 
-	inj.ph_t = ga_mono_seconds();
+	inj.ph_t = inj.replay_t0 = ga_mono_seconds();
 	launch_meta(l, cs, a, cb->contextUid, name, (int)inj.pid, inj.sched.total_launches - 1);
 	ga_sched_begin(&inj.sched, rep, want, cur);
 	inj.pending_set = want;
@@ -213,6 +214,35 @@ static void mark_no_replay(ga_repeat_slot *rep, const char *mangled, const char 
  * GPU record of it. */
 static __thread int launch_captured;
 
+/* A launch that passed the filter and was counted: loop replay, the
+ * source-line run or the range profiler takes it, or nothing does. */
+static void selected_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb,
+                            ga_repeat_slot *rep, int in_a_row, const launch_args *a, char *name)
+{
+	ga_nvtx_count(ga_sched_slot(&inj.sched, rep));
+	if (!inj.sched.loop.off && inj.enabled && loop_launch(&inj, rep, cb, a, in_a_row)) {
+		free(name);
+		return;
+	}
+	/* A launch the loop skipped: the range profiler holds the loop's
+	 * configuration, so no replay and no source lines now. */
+	if (inj.sched.loop.active) {
+		ga_sched_wait_loop(&inj.sched, rep);
+		free(name);
+		return;
+	}
+	if (ga_sass_stall_run()) {
+		stall_run_launch(cb, a->mangled, a->grid, a->block);
+		free(name);
+		return;
+	}
+	if (source_launch(cb, rep, a->mangled, a->grid, a->block)) {
+		free(name);
+		return;
+	}
+	range_launch(cbid, cb, rep, in_a_row, a, name);
+}
+
 static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 {
 	CUfunction f = NULL;
@@ -249,28 +279,9 @@ static void on_enter(CUpti_CallbackId cbid, const CUpti_CallbackData *cb)
 	rep = ga_sched_count(&inj.sched, mangled, grid, block, &in_a_row);
 	if (rep->count == 1)
 		mark_no_replay(rep, mangled, name);
-	ga_nvtx_count(ga_sched_slot(&inj.sched, rep));
-	if (!inj.sched.loop.off && inj.enabled && loop_launch(&inj, rep, cb, &a, in_a_row)) {
-		free(name);
-		return;
-	}
-	/* A launch the loop skipped: the range profiler holds the loop's
-	 * configuration, so no replay and no source lines now. */
-	if (inj.sched.loop.active) {
-		ga_sched_wait_loop(&inj.sched, rep);
-		free(name);
-		return;
-	}
-	if (ga_sass_stall_run()) {
-		stall_run_launch(cb, mangled, grid, block);
-		free(name);
-		return;
-	}
-	if (source_launch(cb, rep, mangled, grid, block)) {
-		free(name);
-		return;
-	}
-	range_launch(cbid, cb, rep, in_a_row, &a, name);
+	selected_launch(cbid, cb, rep, in_a_row, &a, name);
+	if (rep->count == 1)
+		loop_log_first(&inj, rep);
 }
 
 static void keep_image(const uint8_t *data, size_t size)
@@ -324,6 +335,8 @@ static void on_exit_launch(void)
 	phase(&inj, PH_RECORD, &inj.ph_t);
 	ga_sass_replay_finish(cs->ctx, cs->cudev, cs->uid, l->mangled, l->grid, l->block,
 	                      inj.pending_cbid, inj.pending_params);
+	ga_sched_replayed(&inj.sched, &inj.sched.repeats[inj.pending_slot],
+	                  ga_mono_seconds() - inj.replay_t0);
 	if (ga_sched_measured(&inj.sched))
 		stop_profiling_everywhere();
 out:
@@ -541,14 +554,16 @@ static void timing_log(void)
 	        "loop_aborted %ld loop_skips %ld loop_broken %ld loop_serialized %ld loop_over %d "
 	        "graph_launches %ld captured %ld "
 	        "nvperf_preload %d nvperf_load %.4f nvperf_wait %.4f objects %ld objects_kept %ld "
-	        "loop_drops_broken %ld loop_drops_replay %ld loop_sass_beside %ld",
+	        "loop_drops_broken %ld loop_drops_replay %ld loop_sass_beside %ld "
+	        "replays %ld replay_s %.4f unwaited %ld unwaited_s %.4f",
 	        (long)inj.pid, inj.init_at, inj.ctx_created_at, inj.first_launch_at, real_seconds(),
 	        inj.sched.profiled, inj.sched.set_changes, inj.init_profiler_s, inj.init_supported_s,
 	        inj.init_avail_s, inj.avail_reads, inj.sched.loop.launches, inj.sched.loop.passes,
 	        inj.sched.loop.aborted, inj.sched.loop.skips, inj.sched.loop.broken_passes, inj.sched.loop.serialized,
 	        (int)inj.sched.loop.over, inj.sched.graph_launches,
 	        inj.sched.captured, nv_loaded, nv_load_s, nv_wait_s, inj.objects,
-	        inj.objects_kept, inj.loop_drops_broken, inj.loop_drops_replay, inj.loop_sass_beside);
+	        inj.objects_kept, inj.loop_drops_broken, inj.loop_drops_replay, inj.loop_sass_beside,
+	        inj.sched.replays, inj.sched.replay_s, inj.sched.unwaited, inj.sched.unwaited_s);
 	for (int i = 0; i < PH_N; i++)
 		if (inj.phase_n[i])
 			fprintf(f, " %s %.4f/%ld", phase_names[i], inj.phase_s[i], inj.phase_n[i]);
@@ -626,7 +641,7 @@ static void at_exit(void)
 				continue;
 			note_name(&names, never, r->mangled);
 			if (never++ < 3)
-				ga_buf_printf(&names, " (launch %ld of the run)", r->first_matched + 1);
+				ga_buf_printf(&names, " (launch %ld of the run)", r->first_matched);
 			never_launches += r->count;
 		}
 		if (never && inj.enabled)
@@ -634,7 +649,7 @@ static void at_exit(void)
 			             "first launched once the program repeated (from launch %ld), they "
 			             "waited for a loop's iterations that did not hold them: %s%s "
 			             "(--no-loop-replay measures every kernel at its first launch)",
-			             never, never_launches, inj.sched.loop.seen_at + 1, names.s,
+			             never, never_launches, inj.sched.loop.seen_at, names.s,
 			             never > 3 ? ", ..." : "");
 		ga_buf_free(&names);
 	}
@@ -746,6 +761,11 @@ GA_EXPORT int InitializeInjection(void)
 	}
 	inj.initialized = 1;
 	inj.init_at = real_seconds();
+	{
+		/* the program's time before CUDA (a PyTorch import) counts too */
+		double age = ga_process_age();
+		inj.started_mono = ga_mono_seconds() - (age > 0 ? age : 0);
+	}
 	inj.pid = getpid();
 	dir = getenv(GA_ENV_RUN_DIR);
 	if (!dir || !*dir) {

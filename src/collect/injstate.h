@@ -132,6 +132,8 @@ typedef struct ga_inj {
 	CUpti_CallbackId pending_cbid;   /* its driver API call, and the call's */
 	const void *pending_params;      /* parameters (valid until its EXIT) */
 	double init_at;           /* CLOCK_REALTIME at InitializeInjection */
+	double started_mono;      /* the process's start on the monotonic clock */
+	double replay_t0;         /* ... when the launch in flight began its replay */
 	double init_profiler_s;   /* of PH_INIT: cuptiProfilerInitialize */
 	double init_supported_s;  /* of PH_INIT: cuptiProfilerDeviceSupported */
 	double init_avail_s;      /* of PH_INIT: the counter availability image */

@@ -83,6 +83,13 @@ static void loop_log(ga_inj *st, const char *event, const ga_repeat_slot *got,
 	fputc('\n', f);
 }
 
+void loop_log_first(ga_inj *st, const ga_repeat_slot *rep)
+{
+	loop_log(st, "first", NULL, " launch=%ld seen_at=%ld live_at=%ld profiled=%ld waiting=%d "
+	         "kernel=%s", rep->first_matched, st->sched.loop.seen_at, st->sched.loop.live_at,
+	         rep->profiled, rep->waiting, rep->mangled);
+}
+
 /* After a launch: is the run repeating, with kernels that want a set? */
 static void loop_detect(ga_inj *st, const CUpti_CallbackData *cb)
 {

@@ -8,6 +8,8 @@
 /* A selected launch, profiling on: 1 when loop replay took it. */
 int loop_launch(ga_inj *st, const ga_repeat_slot *rep, const CUpti_CallbackData *cb,
                 const launch_args *a, int in_a_row);
+/* GA_ENV_LOOP_LOG: a kernel's first launch, and what became of it. */
+void loop_log_first(ga_inj *st, const ga_repeat_slot *rep);
 /* EXIT of an iteration's last launch (PENDING_LOOP_PASS), or of one in a
  * user range (PENDING_LOOP_RANGE). */
 void loop_exit_launch(ga_inj *st);

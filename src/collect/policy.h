@@ -56,6 +56,16 @@
 #define GA_LOOP_BUDGET_PERIODS 8
 #define GA_LOOP_BUDGET_BROKEN 8
 
+/* Full diagnosis, once the program has repeated: a kernel's first launch
+ * waits for a loop to take it, a bet that it comes back (step 0 of a
+ * training loop: one replay of each of its kernels would cost more than
+ * the step's loop passes).  A kernel launched only once loses the bet and
+ * is never measured.  So a first launch is still replayed while the
+ * replays made this way stay within GA_FIRST_REPLAY_SHARE of the
+ * process's time so far (ga_sched.run_s), each counted at the mean cost
+ * of a replay; past that it waits. */
+#define GA_FIRST_REPLAY_SHARE 0.05
+
 typedef enum {
 	GA_LOOP_WITHIN_BUDGET,
 	GA_LOOP_OVER_SERIAL,      /* GA_LOOP_BUDGET_SERIAL */
@@ -77,6 +87,8 @@ typedef struct {
 	int waiting;              /* unprofiled, waited for a loop (ga_sched.waiting) */
 	int no_replay;            /* it waits for another process (a communication
 	                           * kernel): never replayed nor in a loop's range */
+	int unwaited;             /* its first launch is replayed rather than wait for a
+	                           * loop (GA_FIRST_REPLAY_SHARE) */
 } ga_repeat_slot;
 
 /* Loop replay's plan: the launches seen, the iteration found, where the
@@ -91,6 +103,7 @@ typedef struct {
 	unsigned char *sel;       /* positions measured by the set: a user range each */
 	size_t cap_keys;
 	size_t n_sel;             /* of them, in the set being measured */
+	long live_at;             /* ga_sched.matched when a period was last found */
 	long seen_at;             /* ga_sched.matched when a period was first found (the
 	                           * program repeats); 0: none yet */
 	size_t pos;               /* position of the next launch */
@@ -137,6 +150,13 @@ typedef struct {
 	 * their first measurement (or two periods went by without them). */
 	long waiting;
 	long waiting_since;       /* matched at the first of them */
+	/* The cost of replays (ga_sched_replayed), and of those made at a first
+	 * launch that would have waited for a loop (GA_FIRST_REPLAY_SHARE). */
+	double run_s;             /* the process's time so far, set before ga_sched_decide */
+	double replay_s;
+	long replays;
+	double unwaited_s;
+	long unwaited;
 	ga_loop_plan loop;
 } ga_sched;
 
@@ -199,6 +219,8 @@ void ga_sched_wait_loop(ga_sched *s, ga_repeat_slot *r);
  * starts), then: it was (the profiler started). */
 void ga_sched_begin(ga_sched *s, ga_repeat_slot *r, size_t want, long cur);
 void ga_sched_profiled(ga_sched *s, ga_repeat_slot *r);
+/* ... and its replay took this long, values written. */
+void ga_sched_replayed(ga_sched *s, ga_repeat_slot *r, double seconds);
 /* A launch's values are written: 1 when --launch-count is reached. */
 int ga_sched_measured(ga_sched *s);
 

@@ -591,6 +591,49 @@ double ga_mono_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+long long ga_stat_starttime(const char *stat)
+{
+	const char *q = strrchr(stat, ')');
+	char *end;
+	long long v;
+
+	if (!q)
+		return -1;
+	/* after the name: " state ppid ..." (field 3 on) to field 22 */
+	for (int field = 3; field <= 22; field++) {
+		q = strchr(q + 1, ' ');
+		if (!q)
+			return -1;
+	}
+	errno = 0;
+	v = strtoll(q + 1, &end, 10);
+	if (errno || end == q + 1 || v < 0)
+		return -1;
+	return v;
+}
+
+double ga_process_age(void)
+{
+	char buf[1024];
+	struct timespec now;
+	long tck = sysconf(_SC_CLK_TCK);
+	long long start;
+	ssize_t n;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0 || tck <= 0 || clock_gettime(CLOCK_BOOTTIME, &now) != 0)
+		return -1;
+	buf[n] = '\0';
+	if ((start = ga_stat_starttime(buf)) < 0)
+		return -1;
+	double age = (double)now.tv_sec + (double)now.tv_nsec * 1e-9 - (double)start / (double)tck;
+	return age >= 0 ? age : -1;
+}
+
 long ga_env_long(const char *name, long dflt)
 {
 	const char *s = getenv(name);

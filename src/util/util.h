@@ -129,6 +129,13 @@ int ga_names_match(const char *glob, const void *regex, const char *name, const 
 int ga_write_all(int fd, const void *buf, size_t len);
 /* CLOCK_MONOTONIC in seconds: for timing phases. */
 double ga_mono_seconds(void);
+/* The start time in /proc/PID/stat's text (field 22, clock ticks after
+ * boot; the name in parentheses may hold spaces and parentheses): -1 when
+ * it is not there. */
+long long ga_stat_starttime(const char *stat);
+/* Seconds since this process started (CLOCK_BOOTTIME against
+ * /proc/self/stat), -1 when they cannot be read. */
+double ga_process_age(void);
 /* pthread_create with every signal blocked in the new thread, so that a
  * profiled program's signals stay with its own threads. */
 int ga_thread_start(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
