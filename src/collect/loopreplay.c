@@ -54,7 +54,8 @@ static struct {
 /* GA_ENV_LOOP_LOG=FILE: a line per loop event (found, pass, broken, first
  * skip of a run, measured, ended), with the selected launch's count and
  * the kernels expected and seen, for finding what breaks a program's
- * passes.  Opened at the first event; nothing when unset. */
+ * passes; and one per kernel's first launch (loop_log_first).  Opened at
+ * the first event; nothing when unset. */
 static void loop_log(ga_inj *st, const char *event, const ga_repeat_slot *got,
                      const char *fmt, ...)
 {

@@ -316,11 +316,11 @@ ga_sched_action ga_sched_decide(ga_sched *s, ga_repeat_slot *r, size_t n_sets, l
 	 * kernel's first measurement waits for a loop to take it (a range in
 	 * each of 7 iterations, about 1.2 ms each on the H200) rather than
 	 * replay its first launch 7 times with device memory saved and
-	 * restored each time (about 85 ms a launch in a PyTorch process).  A first
-	 * launch is still replayed within GA_FIRST_REPLAY_SHARE, so that a
-	 * kernel launched once after the program repeated (a data set-up's)
-	 * is measured too; one left waiting and launched in no loop's
-	 * iteration is not, and the report names it. */
+	 * restored each time (110 to 150 ms a launch in a PyTorch process).
+	 * A first launch is still replayed within GA_FIRST_REPLAY_SHARE, so
+	 * that a kernel launched once after the program repeated (a data
+	 * set-up's) is measured too; one left waiting and launched in no
+	 * loop's iteration is not, and the report names it. */
 	if (s->full && r->profiled == 0 && !in_a_row && !s->loop.off && s->loop.seen_at &&
 	    s->matched - r->first_matched < (long)GA_LOOP_MAX_PERIOD) {
 		if (r->count == 1 && first_replay_affordable(s)) {
