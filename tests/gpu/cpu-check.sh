@@ -52,14 +52,14 @@ rc=$?
 printf 'loss 9.1\nloss 8.2\nsteps 20 warmup 5 graph 0\nloop_s 2.0\n' >"$T/plain"
 printf 'loss 9.1\nloss 8.2\nsteps 20 warmup 5 graph 0\nloop_s 2.5\n' >"$T/prof"
 printf 'loss 9.1\nloss 8.3\nsteps 20 warmup 5 graph 0\nloop_s 2.5\n' >"$T/drift"
-report() { # unchecked rules of the 40 % kernel, the small one's owner, its source
+report() { # unchecked rules of the 40 % kernel, the small one's owner, its source, its class
 	local src=''
 	[ -n "${3:-}" ] && src=', "source": {"lineinfo": false}'
 	cat <<JSON
 {"kernels": [{"name": "big", "share": 0.4, "unchecked_rules": [$1], "owner": "user",
-              "source": {"lineinfo": true}},
+              "class": "memory", "source": {"lineinfo": true}},
              {"name": "small", "share": 0.005, "unchecked_rules": ["barrier-stalls"],
-              "owner": "${2:-aten}"$src}],
+              "owner": "${2:-aten}", "class": ${4:-\"latency\"}, "timeline_launches": 1$src}],
  "summary": {"measured": {"kernel_replay": 9, "loop_replay": 3, "unprofiled_at_mean": 5,
              "graph_launches": 0}},
  "profile": {"collection": {"loop_replay_launches": 3}}}
@@ -94,4 +94,11 @@ python3 "$C" "$T/plain" "$T/prof" "$T/partial.json" 10 12 >"$T/o" &&
 	ok "check_train2: a large kernel not fully checked fails"
 grep -q 'FAIL 40.0 % big: not checked: barrier-stalls' "$T/o" &&
 	ok "check_train2: names the rule" || bad "check_train2: names the rule"
+report '' aten '' null >"$T/bare.json"
+python3 "$C" "$T/plain" "$T/prof" "$T/bare.json" 10 12 >"$T/o" &&
+	bad "check_train2: a kernel left unmeasured fails" ||
+	ok "check_train2: a kernel left unmeasured fails"
+grep -q 'FAIL not measured: small (launches timed: 1)' "$T/o" &&
+	ok "check_train2: names the unmeasured kernel" ||
+	bad "check_train2: names the unmeasured kernel: $(cat "$T/o")"
 exit $fail
