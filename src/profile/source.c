@@ -571,6 +571,23 @@ int ga_source_xu_opcode(const char *op)
 	return 0;
 }
 
+int ga_source_op_inst(const ga_source *s, const char *op, double *inst)
+{
+	size_t n = strlen(op);
+	int any = 0;
+
+	*inst = 0;
+	for (size_t i = 0; s && i < s->n_pcs; i++) {
+		const ga_source_pc *p = &s->pcs[i];
+		if (!p->op || !isfinite(p->inst))
+			continue;
+		any = 1;
+		if (strncmp(p->op, op, n) == 0 && (p->op[n] == '\0' || p->op[n] == '.'))
+			*inst += p->inst;
+	}
+	return any ? 0 : -1;
+}
+
 int ga_source_xu_ops(const ga_source *s, double *total, double *top)
 {
 	ga_map seen = {0};           /* opcode -> its slot in sum */

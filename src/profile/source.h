@@ -105,6 +105,10 @@ size_t ga_source_set_ops(ga_source *s, const char *text);
  * *top: those of the most executed one (opcode and modifiers).  Returns 0,
  * or -1 when no PC has both an opcode and a count. */
 int ga_source_xu_ops(const ga_source *s, double *total, double *top);
+/* The warp instructions of s at PCs whose opcode is op, with or without
+ * modifiers ("FCHK" counts "FCHK" and "FCHK.DIVIDE"), into *inst.  Returns
+ * 0, or -1 when no PC has both an opcode and a count. */
+int ga_source_op_inst(const ga_source *s, const char *op, double *inst);
 /* 1 when a SASS opcode ("MUFU.EX2") runs on the XU pipe, by that list. */
 int ga_source_xu_opcode(const char *op);
 

@@ -54,6 +54,8 @@ class Kernel:
         self.bws = report["roofline"]["bytes_per_s"]
         self.roof = kernel["roofline"]
         self.xu_top = xu_top_share(profile, kernel)
+        self.fchk = op_insts(profile, kernel, "FCHK")
+        self.rsq = op_insts(profile, kernel, "MUFU.RSQ")
 
     def __call__(self, name):
         if name not in self.values:
@@ -111,6 +113,25 @@ def xu_top_share(profile, kernel):
     if not any_op or not sum(by_op.values()):
         return None
     return max(by_op.values()) / sum(by_op.values())
+
+
+def op_insts(profile, kernel, op):
+    """source__fchk_inst and the like: the warp instructions at the
+    kernel's source view whose opcode is op, with or without modifiers;
+    None without opcodes."""
+    mine = [s for s in profile.get("sources", [])
+            if s.get("pid") == kernel["pid"] and s.get("mangled") == kernel["mangled"]]
+    same = [s for s in mine if s.get("grid") == kernel["grid"] and s.get("block") == kernel["block"]]
+    if not mine:
+        return None
+    total, any_op = 0.0, False
+    for pc in (same or mine)[0]["pcs"]:
+        if pc.get("op") is None or pc.get("inst") is None:
+            continue
+        any_op = True
+        if pc["op"] == op or pc["op"].startswith(op + "."):
+            total += pc["inst"]
+    return total if any_op else None
 
 
 def clamp(x, lo, hi):
@@ -261,6 +282,30 @@ def sfu_heavy_math(k):
                       k(XU) * clamp(promotions(k) / max(xu_inst, 1), 0, 1), alone)
         return (mem_headroom(k, 1 - avoided / busy), mem_headroom(k, 1 - intrinsic / busy),
                 mem_headroom(k, 1 - rewrite / busy))
+    return fires, model
+
+
+# Warp instructions of an IEEE FP32 division's and square root's fast
+# paths on sm_90, and of their fast-math forms (MUFU and a multiply).
+FP32_DIV_LEN, FP32_SQRT_LEN, FP32_FAST_LEN = 10, 10, 2
+
+
+def fp32_accurate_math(k):
+    """Issue slots: each IEEE division (one FCHK each) becomes MUFU.RCP and
+    a multiply; the estimate keeps the stalls (the issue share of the time
+    shrinks), the high end lets the time follow the instructions, every
+    MUFU.RSQ a square root too."""
+    n = max(k(WARP_INST), 1)
+    div = k.fchk or 0.0
+    rsq = k.rsq or 0.0
+    div_saved = clamp(div * (FP32_DIV_LEN - FP32_FAST_LEN) / n, 0, 1)
+    all_saved = clamp((div * (FP32_DIV_LEN - FP32_FAST_LEN) + rsq * (FP32_SQRT_LEN - FP32_FAST_LEN)) / n,
+                      0, 1)
+    fires = div_saved >= 0.05
+
+    def model():
+        est = mem_headroom(k, k(ISSUE) / 100 * div_saved)
+        return est, est, mem_headroom(k, all_saved)
     return fires, model
 
 
@@ -509,6 +554,7 @@ Kernel.device_cc = lambda self: float(self.device["compute_capability"])
 
 RULES = {
     "sfu-heavy-math": sfu_heavy_math,
+    "fp32-accurate-math": fp32_accurate_math,
     "integer-division": integer_division,
     "fp64-in-fp32-code": fp64_in_fp32_code,
     "shared-tree-reduction": shared_tree_reduction,

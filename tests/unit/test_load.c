@@ -963,7 +963,8 @@ static size_t trigger_lines(const ga_ruleset *rs, const char *text, char ***ids,
  * launches of the H200 recording exactly where the rule's own
  * `source_lines`, with its named expressions, does.  It picks the kernels
  * that get the three findings the source view can place on lines, and
- * those whose XU work sfu-heavy-math splits by opcode. */
+ * those whose XU work sfu-heavy-math and fp32-accurate-math split by
+ * opcode. */
 static void test_shipped_source_trigger(void **state)
 {
 	static const struct {
@@ -1047,9 +1048,10 @@ static void test_shipped_source_trigger(void **state)
 	assert_true(trials_held > 0 && trials_held < p.n_launches * (N_TRIALS - 1));
 	for (k = 0; k < rs.n_rules; k++)
 		with_lines += rs.rules[k].source_lines != NULL;
-	assert_int_equal(with_lines, 4);
-	assert_int_equal(n_lines, 4);
+	assert_int_equal(with_lines, 5);
+	assert_int_equal(n_lines, 5);
 	assert_non_null(ga_ruleset_find(&rs, "sfu-heavy-math")->source_lines);
+	assert_non_null(ga_ruleset_find(&rs, "fp32-accurate-math")->source_lines);
 	assert_non_null(ga_ruleset_find(&rs, "uncoalesced-global-access")->source_lines);
 	assert_non_null(ga_ruleset_find(&rs, "shared-bank-conflicts")->source_lines);
 	assert_non_null(ga_ruleset_find(&rs, "thread-divergence")->source_lines);
