@@ -134,6 +134,90 @@ GA_PAIR("fp64-pow", "fp64-in-fp32-code", false,
 } // namespace fp64pow
 
 // ---------------------------------------------------------------------------
+// fastmath-div (fp32-accurate-math): a softened inverse-cube force from 256
+// point sources on a line, one division and one square root a term, as
+// physics code writes them (IEEE-rounded: nvcc's default -prec-div=true,
+// -prec-sqrt=true).  Fast: what -use_fast_math makes of the same source:
+// __fdividef and an approximate square root (x * rsqrtf(x)).  The control
+// is the fast side: no IEEE division left to shorten.
+// ---------------------------------------------------------------------------
+namespace fastdiv {
+const int SRC = 256;
+float *d_out;
+std::vector<double> ref;
+
+__device__ __host__ inline float fd_x(int i) { return 4.5f + (float)(i & 255) * (1.0f / 256.0f); }
+__device__ __host__ inline float fd_pos(int k) { return (float)(k & 15) * 0.25f; }
+__device__ __host__ inline float fd_mass(int k) { return 1.0f + (float)(k & 7) * 0.125f; }
+
+__global__ void force_ieee(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = fd_x(i), acc = 0.0f;
+    for (int k = 0; k < SRC; k++) {
+        float d = x - fd_pos(k);
+        float r2 = d * d + 0.01f;
+        float r = sqrtf(r2);
+        acc += fd_mass(k) * d / (r2 * r);
+    }
+    out[i] = acc;
+}
+
+__global__ void force_fast(float *__restrict__ out)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float x = fd_x(i), acc = 0.0f;
+    for (int k = 0; k < SRC; k++) {
+        float d = x - fd_pos(k);
+        float r2 = d * d + 0.01f;
+        float r = r2 * rsqrtf(r2);
+        acc += __fdividef(fd_mass(k) * d, r2 * r);
+    }
+    out[i] = acc;
+}
+
+void setup()
+{
+    if (!d_out) {
+        d_out = ga_dev_alloc<float>(CT);
+        ref.resize(256);
+        for (int j = 0; j < 256; j++) {
+            double x = fd_x(j), acc = 0;
+            for (int k = 0; k < SRC; k++) {
+                double d = x - fd_pos(k), r2 = d * d + 0.01;
+                acc += fd_mass(k) * d / (r2 * sqrt(r2));
+            }
+            ref[j] = acc;
+        }
+    }
+    ga_poison(d_out, CT);
+}
+
+void launch(bool fast)
+{
+    if (fast)
+        force_fast<<<CT / CB, CB>>>(d_out);
+    else
+        force_ieee<<<CT / CB, CB>>>(d_out);
+}
+
+void launch_control(bool) { force_fast<<<CT / CB, CB>>>(d_out); }
+
+bool check(char *d, size_t n)
+{
+    std::vector<float> got = ga_from_dev(d_out, CT);
+    GaChecker ck(1e-4, 1e-4);
+    for (int i = 0; i < CT; i++) ck.add(i, got[i], ref[i & 255]);
+    return ck.result(d, n, "forces");
+}
+GA_PAIR("fastmath-div", "fp32-accurate-math", false,
+        "force sum: IEEE division and sqrtf per term -> __fdividef and x * rsqrtf(x)", setup,
+        launch, check);
+GA_PAIR("control-fastmath", "fp32-accurate-math", true,
+        "force sum with __fdividef and rsqrtf already", setup, launch_control, check);
+} // namespace fastdiv
+
+// ---------------------------------------------------------------------------
 // sfu-exp (sfu-heavy-math): sum over k = 1..256 of exp(-k x). Slow: one expf
 // per term. Fast: algebra, exp(-k x) = exp(-x)^k, one expf and a multiply
 // per term.
