@@ -126,7 +126,7 @@ envrun() { # name, gpuadvise options...
 		>/dev/null 2>&1
 }
 envrun env_shipped
-if grep -qx 'GPUADVISE_SOURCE_OPCODES=sfu-heavy-math' "$T/env_shipped.env" &&
+if grep -qx 'GPUADVISE_SOURCE_OPCODES=fp32-accurate-math,sfu-heavy-math' "$T/env_shipped.env" &&
    grep -q '^GPUADVISE_SOURCE_SKIP=.' "$T/env_shipped.env" && ! grep -q '=users$' "$T/env_shipped.env"; then
 	pass "shipped rules: the collector gets their opcode rules and library kernels"
 else
