@@ -39,6 +39,7 @@ static const struct {
 	{ "memory-latency-stalls", GA_SRC_STALL },
 	{ "sfu-heavy-math", GA_SRC_XU },
 	{ "integer-division", GA_SRC_XU },
+	{ "fp32-accurate-math", GA_SRC_XU },
 };
 
 unsigned ga_rule_source_issues(const ga_rule *r)

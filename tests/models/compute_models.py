@@ -235,8 +235,12 @@ def xu_rate(k):
 # there, not in the condition.
 
 def transc_share(k):
+    """The XU's transcendental share: less promotions, integer divisions
+    and, with opcodes, IEEE FP32 divisions (FCHK) and square roots
+    (MUFU.RSQ)."""
     xu_inst = k("sm__inst_executed_pipe_xu.sum")
-    return clamp(max(xu_inst - promotions(k) - 3 * divisions(k), 0) / max(xu_inst, 1), 0, 1)
+    divsqrt = (k.fchk or 0.0) + (k.rsq or 0.0)
+    return clamp(max(xu_inst - promotions(k) - 3 * divisions(k) - divsqrt, 0) / max(xu_inst, 1), 0, 1)
 
 
 def transc_insts(k):
