@@ -560,30 +560,33 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 	return set;
 }
 
+/* Is op the opcode name, with or without modifiers ("MUFU" is "MUFU.EX2")? */
+static int op_is(const char *op, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(op, name, n) == 0 && (op[n] == '\0' || op[n] == '.');
+}
+
 int ga_source_xu_opcode(const char *op)
 {
 	static const char *const xu[] = {"MUFU", "FRND", "F2I", "I2F", "F2F"};
-	for (size_t i = 0; i < sizeof(xu) / sizeof(xu[0]); i++) {
-		size_t n = strlen(xu[i]);
-		if (strncmp(op, xu[i], n) == 0 && (op[n] == '\0' || op[n] == '.'))
+	for (size_t i = 0; i < sizeof(xu) / sizeof(xu[0]); i++)
+		if (op_is(op, xu[i]))
 			return 1;
-	}
 	return 0;
 }
 
 int ga_source_op_inst(const ga_source *s, const char *op, double *inst)
 {
-	size_t n = strlen(op);
 	int any = 0;
 
 	*inst = 0;
 	for (size_t i = 0; s && i < s->n_pcs; i++) {
 		const ga_source_pc *p = &s->pcs[i];
-		if (!p->op || !isfinite(p->inst))
-			continue;
-		any = 1;
-		if (strncmp(p->op, op, n) == 0 && (p->op[n] == '\0' || p->op[n] == '.'))
-			*inst += p->inst;
+		if (p->op && isfinite(p->inst)) {
+			any = 1;
+			*inst += op_is(p->op, op) ? p->inst : 0;
+		}
 	}
 	return any ? 0 : -1;
 }

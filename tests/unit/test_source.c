@@ -521,6 +521,35 @@ static void test_xu_ops(void **state)
 	ga_source_free(&s);
 }
 
+/* One opcode's instructions, with or without modifiers: FCHK counts the
+ * IEEE divisions, MUFU.RSQ the square roots; a longer name is another
+ * opcode. */
+static void test_op_inst(void **state)
+{
+	ga_source s = {0};
+	double n = -1;
+	(void)state;
+	s.mangled = strdup("k");
+	assert_int_equal(ga_source_op_inst(&s, "FCHK", &n), -1);   /* no opcodes */
+	const struct { const char *op; double inst; } pcs[] = {
+		{"MUFU.RCP", 40}, {"FCHK", 30}, {"FCHK", 10}, {"MUFU.RSQ", 7},
+		{"FCHKX", 100}, {"FFMA", 900}, {NULL, 50},
+	};
+	for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
+		ga_source_pc *p = pc_at(&s, (uint32_t)(16 * i), NULL, 0, pcs[i].inst, 32 * pcs[i].inst);
+		p->op = pcs[i].op ? strdup(pcs[i].op) : NULL;
+	}
+	assert_int_equal(ga_source_op_inst(&s, "FCHK", &n), 0);
+	assert_true(n == 40);
+	assert_int_equal(ga_source_op_inst(&s, "MUFU.RSQ", &n), 0);
+	assert_true(n == 7);
+	assert_int_equal(ga_source_op_inst(&s, "MUFU", &n), 0);
+	assert_true(n == 47);
+	assert_int_equal(ga_source_op_inst(&s, "DMUL", &n), 0);
+	assert_true(n == 0);
+	ga_source_free(&s);
+}
+
 /* XU lines: a line's share of the kernel's XU instructions, its opcodes
  * most executed first, only in a kernel where the XU instructions are at
  * least 1/32 of all; an opcode on another record of the same PC counts. */
@@ -589,6 +618,7 @@ int main(void)
 		cmocka_unit_test(test_stalls_load_errors),
 		cmocka_unit_test(test_set_ops),
 		cmocka_unit_test(test_xu_ops),
+		cmocka_unit_test(test_op_inst),
 		cmocka_unit_test(test_rank_xu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
