@@ -83,6 +83,8 @@ int has_nul(const yaml_node_t *n);   /* a scalar with a NUL inside */
 void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spec,
                   size_t n_spec, yaml_node_t **keys, yaml_node_t **vals);
 char *get_string(struct loader *L, yaml_node_t *n, const char *key, int one_line);
+/* A plain scalar true or false into *out: 0, or -1 after a diagnostic. */
+int get_bool(struct loader *L, yaml_node_t *n, const char *key, int *out);
 int valid_id(const char *s);
 
 /* load.c */

@@ -38,19 +38,6 @@ static const struct key_spec pattern_keys[PK__COUNT] = {
 /* Patterns are tried for every kernel group; a few hundred is plenty. */
 #define MAX_PATTERNS 512
 
-static int get_bool(struct loader *L, yaml_node_t *n, const char *key, int *out)
-{
-	const char *s = scalar(n);
-
-	if (s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	    (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)) {
-		*out = strcmp(s, "true") == 0;
-		return 0;
-	}
-	node_err(L, n, "'%s' must be true or false", key);
-	return -1;
-}
-
 static int add_regex(struct loader *L, yaml_node_t *n, ga_owner_pattern *pt)
 {
 	regex_t *re = ga_xmalloc(sizeof(*re));

@@ -518,13 +518,7 @@ static void scope_visit(void *ctx, const char *name)
 static void load_keeps(struct loader *L, yaml_node_t *n, const char *key, int *out,
                        const char *floor, const ga_rule *r)
 {
-	const char *s = scalar(n);
-	if (!s || (strcmp(s, "true") != 0 && strcmp(s, "false") != 0)) {
-		node_err(L, n, "'%s' must be true or false, not '%s'", key, s ? s : "?");
-		return;
-	}
-	*out = strcmp(s, "true") == 0;
-	if (*out && r->program)
+	if (get_bool(L, n, key, out) == 0 && *out && r->program)
 		node_err(L, n, "'%s' is for a kernel rule: a program rule has no %s", key, floor);
 }
 

@@ -344,6 +344,22 @@ void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spe
 }
 
 /* A non-empty string.  Returns a copy, or NULL after reporting. */
+int get_bool(struct loader *L, yaml_node_t *n, const char *key, int *out)
+{
+	const char *s = scalar(n);
+
+	if (s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	    (strcmp(s, "true") == 0 || strcmp(s, "false") == 0)) {
+		*out = strcmp(s, "true") == 0;
+		return 0;
+	}
+	if (s)
+		node_err(L, n, "'%s' must be true or false, not '%s'", key, s);
+	else
+		node_err(L, n, "'%s' must be true or false", key);
+	return -1;
+}
+
 char *get_string(struct loader *L, yaml_node_t *n, const char *key, int one_line)
 {
 	const char *s = scalar(n), *p;
