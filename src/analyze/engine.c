@@ -508,18 +508,19 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 	PSEUDO("device__mem_bandwidth_gbs", d->mem_bandwidth_gbs, d->mem_bandwidth_gbs > 0);
 	PSEUDO("device__cc", d->cc_major + d->cc_minor / 10.0, d->cc_major > 0);
 	PSEUDO("launch__warps", grid * ceil(threads / warp), warp > 0);
-	/* Opcodes, where the source view measured the kernel and nvdisasm
-	 * named each PC's: the XU pipe's, IEEE FP32 division's FCHK (one a
-	 * division) and the reciprocal square roots. */
+	/* Opcodes, where the source view measured the kernel and nvdisasm named
+	 * each PC's: FCHK (one an IEEE FP32 division), MUFU.RSQ, the XU's. */
 	if (ga_str_has_prefix(name, "source__")) {
 		const ga_source *src = ga_group_source(e->p, g);
 		double total, top, n;
-		if (!src || ga_source_xu_ops(src, &total, &top) != 0)
+		if (!src)
+			return -1;
+		PSEUDO("source__fchk_inst", n, ga_source_op_inst(src, "FCHK", &n) == 0);
+		PSEUDO("source__mufu_rsq_inst", n, ga_source_op_inst(src, "MUFU.RSQ", &n) == 0);
+		if (ga_source_xu_ops(src, &total, &top) != 0)
 			return -1;
 		PSEUDO("source__xu_inst", total, 1);
 		PSEUDO("source__xu_top_opcode_share", top / total, total > 0);
-		PSEUDO("source__fchk_inst", n, ga_source_op_inst(src, "FCHK", &n) == 0);
-		PSEUDO("source__mufu_rsq_inst", n, ga_source_op_inst(src, "MUFU.RSQ", &n) == 0);
 		return -2;
 	}
 #undef PSEUDO
