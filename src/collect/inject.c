@@ -141,7 +141,8 @@ static void range_launch(CUpti_CallbackId cbid, const CUpti_CallbackData *cb,
 		return;
 	}
 	cur = cs->rp ? cs->cur_set : -1;
-	inj.sched.run_s = ga_mono_seconds() - inj.started_mono;
+	if (rep->count == 1)      /* the policy reads it at a kernel's first launch only */
+		inj.sched.run_s = ga_mono_seconds() - inj.started_mono;
 	if (ga_sched_decide(&inj.sched, rep, cs->cfg->n_sets, cur, in_a_row, &want) != GA_SCHED_PROFILE) {
 		free(name);
 		return;

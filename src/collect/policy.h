@@ -152,7 +152,8 @@ typedef struct {
 	long waiting_since;       /* matched at the first of them */
 	/* The cost of replays (ga_sched_replayed), and of those made at a first
 	 * launch that would have waited for a loop (GA_FIRST_REPLAY_SHARE). */
-	double run_s;             /* the process's time so far, set before ga_sched_decide */
+	double run_s;             /* the process's time so far, set before ga_sched_decide
+	                           * of a kernel's first launch */
 	double replay_s;
 	long replays;
 	double unwaited_s;
