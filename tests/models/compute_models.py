@@ -92,17 +92,22 @@ class Kernel:
 XU_OPCODES = ("MUFU", "FRND", "F2I", "I2F", "F2F")
 
 
-def xu_top_share(profile, kernel):
-    """source__xu_top_opcode_share: of the XU pipe's instructions at the
-    kernel's source view (the same pid and mangled name, the same launch
-    shape preferred), the most executed opcode's share; None without
-    opcodes."""
+def kernel_source(profile, kernel):
+    """The kernel's source view: the same pid and mangled name, the same
+    launch shape preferred; None without one."""
     mine = [s for s in profile.get("sources", [])
             if s.get("pid") == kernel["pid"] and s.get("mangled") == kernel["mangled"]]
     same = [s for s in mine if s.get("grid") == kernel["grid"] and s.get("block") == kernel["block"]]
-    if not mine:
+    return (same or mine)[0] if mine else None
+
+
+def xu_top_share(profile, kernel):
+    """source__xu_top_opcode_share: of the XU pipe's instructions at the
+    kernel's source view, the most executed opcode's share; None without
+    opcodes."""
+    src = kernel_source(profile, kernel)
+    if src is None:
         return None
-    src = (same or mine)[0]
     by_op, any_op = {}, False
     for pc in src["pcs"]:
         if pc.get("op") is None or pc.get("inst") is None:
@@ -119,13 +124,11 @@ def op_insts(profile, kernel, op):
     """source__fchk_inst and the like: the warp instructions at the
     kernel's source view whose opcode is op, with or without modifiers;
     None without opcodes."""
-    mine = [s for s in profile.get("sources", [])
-            if s.get("pid") == kernel["pid"] and s.get("mangled") == kernel["mangled"]]
-    same = [s for s in mine if s.get("grid") == kernel["grid"] and s.get("block") == kernel["block"]]
-    if not mine:
+    src = kernel_source(profile, kernel)
+    if src is None:
         return None
     total, any_op = 0.0, False
-    for pc in (same or mine)[0]["pcs"]:
+    for pc in src["pcs"]:
         if pc.get("op") is None or pc.get("inst") is None:
             continue
         any_op = True
