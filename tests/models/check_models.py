@@ -527,7 +527,7 @@ KEEPS_WORK = set()
 KEEPS_INSTRUCTIONS = set()
 
 
-def load_keeps_work(srcdir):
+def load_keeps(srcdir):
     for f in glob.glob(os.path.join(srcdir, "rules", "*.yaml")):
         text = open(f).read()
         rid = re.search(r"^id:\s*(\S+)", text, re.M)
@@ -548,10 +548,11 @@ def issue_headroom(k):
 def floors(k, rule, fi, want):
     """The model's (estimate, low, high) stopped at the floors: one launch
     (the classifier's launch_floor_ns; not for the launch rules, checklist
-    10) and, for a fix that keeps the work, the roofline bound recomputed
-    here.  Returns it and the floor the report must name: "roofline" when
-    the model's top reaches the roofline cap, "launch" when it passes the
-    launch cap, None when neither; "?" within rounding of a cap."""
+    10), for a fix that keeps the work the roofline bound, and for one that
+    keeps the instructions the issue time, recomputed here.  Returns it and
+    the floor the report must name: "roofline" or "issue" when the model's
+    top reaches that cap, "launch" when it passes the launch cap, None when
+    none binds; "?" within rounding of a cap."""
     inf = float("inf")
     launch = roof = issue = inf
     if fi.get("checklist") != 10 and finite(k.mean_ns) and k.mean_ns > 0:
@@ -883,7 +884,7 @@ def main():
     cuts = classifier_constants(srcdir)
     counts = {}
     rule_keys(srcdir)
-    load_keeps_work(srcdir)
+    load_keeps(srcdir)
     for name, profile in recorded_profiles(rec_dir):
         check_profile(gpuadvise, srcdir, name, profile, cuts, counts)
     # The accuracy bench's recorded slow sides: the pairs the models were
