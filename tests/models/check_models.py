@@ -349,7 +349,8 @@ def latency_stalls(k):
     h = k.headroom()
     hide = min(a, issue / 100)
     est = 1 - max(1 - hide, floor)
-    return est, 1 - max(1 - hide / 2, floor), min(a, h)
+    # Low: no change (the compiler may already overlap every load).
+    return est, 0.0, min(a, h)
 
 
 SM_BUSY = ["smsp__issue_active.avg.pct_of_peak_sustained_active",
@@ -368,8 +369,9 @@ def round_up_tail(waves):
 
 
 def grid_too_small(k):
-    """A launch change spreads the warps that exist (the SM's busy share
-    over the SMs they reach), or removes the idle share of the last wave;
+    """A launch change spreads the warps that exist (the cycles warps wait
+    for the SM's shared units, at most its busy share, over the SMs they
+    reach), or removes the idle share of the last wave;
     where each thread moves >= 4 KiB the range reaches up to more threads
     taking its items (the parallelism gain); all up to the headroom."""
     tail = round_up_tail(k.waves())
@@ -384,9 +386,19 @@ def grid_too_small(k):
     used = max(min(k.grid, sms), 1)
     spread_to = max(min(k.launch_warps(), sms), 1)
     room = clamp01(1 - used / spread_to)
-    spread = min(h, clamp01(sm_busy / 100) * room)
+    u = clamp01(sm_busy / 100)
+    shared, named = u, u / 2
+    stall = "smsp__average_warps_issue_stalled_%s_per_issue_active.ratio"
+    own = [stall % r for r in ("long_scoreboard", "short_scoreboard", "wait", "barrier")]
+    cpi_name = "smsp__average_warp_latency_per_inst_issued.ratio"
+    if all(n in k.v for n in own + [cpi_name]):
+        # A warp's cycles that are neither its issue nor its own latencies.
+        cpi = max(k.v[cpi_name], 1)
+        shared = min(u, clamp01((k.v[cpi_name] - 1 - sum(k.v[n] for n in own)) / cpi))
+    if cpi_name in k.v and stall % "math_pipe_throttle" in k.v:
+        named = min(u, clamp01(k.v[stall % "math_pipe_throttle"] / max(k.v[cpi_name], 1)))
     moved = max(k.v.get("dram__bytes.sum", 0.0), k.v.get("lts__t_bytes.sum", 0.0))
-    gain, low = spread, spread / 2
+    gain, low = min(h, shared * room), min(h, named * room)
     high = max(par, room) if moved / max(k.grid * k.threads, 1) >= 4096 else room
     return (max(gain, min(h, tail_gain)), max(low, min(h, tail_gain) / 2),
             min(h, clamp01(max(high, tail_gain))))
