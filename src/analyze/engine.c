@@ -460,8 +460,7 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 	PSEUDO("launch__block_size", threads, 1);
 	PSEUDO("launch__registers_per_thread", (double)l->registers, 1);
 	PSEUDO("launch__shared_mem_per_block", (double)l->smem_static + (double)l->smem_dynamic, 1);
-	PSEUDO("launch__occupancy_theoretical_pct", l->occ_theoretical_pct,
-	       l->occ_theoretical_pct > 0);
+	PSEUDO("launch__occupancy_theoretical_pct", l->occ_theoretical_pct, l->occ_theoretical_pct > 0);
 	PSEUDO("launch__occupancy_limit_blocks", (double)l->occ_limit_blocks, l->occ_limiter);
 	PSEUDO("launch__occupancy_limit_registers", (double)l->occ_limit_registers, l->occ_limiter);
 	PSEUDO("launch__occupancy_limit_shared_mem", (double)l->occ_limit_smem, l->occ_limiter);
@@ -509,13 +508,14 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 	PSEUDO("device__cc", d->cc_major + d->cc_minor / 10.0, d->cc_major > 0);
 	PSEUDO("launch__warps", grid * ceil(threads / warp), warp > 0);
 	/* Opcodes, where the source view measured the kernel and nvdisasm named
-	 * each PC's: FCHK (one an IEEE FP32 division), MUFU.RSQ, the XU's. */
+	 * each PC's: FCHK (an FP32 division), its slow path, MUFU.RSQ, the XU's. */
 	if (ga_str_has_prefix(name, "source__")) {
 		const ga_source *src = ga_group_source(e->p, g);
 		double total, top, n;
 		if (!src)
 			return -1;
 		PSEUDO("source__fchk_inst", n, ga_source_op_inst(src, "FCHK", &n) == 0);
+		PSEUDO("source__fdiv_slowpath_inst", n, ga_source_fdiv_slowpath_inst(src, &n) == 0);
 		PSEUDO("source__mufu_rsq_inst", n, ga_source_op_inst(src, "MUFU.RSQ", &n) == 0);
 		if (ga_source_xu_ops(src, &total, &top) != 0)
 			return -1;

@@ -591,6 +591,73 @@ int ga_source_op_inst(const ga_source *s, const char *op, double *inst)
 	return any ? 0 : -1;
 }
 
+/* 1 when op has the modifier mod ("FFMA.FTZ.RZ" has "RZ", not "R"). */
+static int has_modifier(const char *op, const char *mod)
+{
+	size_t n = strlen(mod);
+	for (const char *m = strchr(op, '.'); m; m = strchr(m + 1, '.'))
+		if (strncmp(m + 1, mod, n) == 0 && (m[1 + n] == '\0' || m[1 + n] == '.'))
+			return 1;
+	return 0;
+}
+
+/* The FP64 opcodes: a subroutine with one is no FP32 division's. */
+static int fp64_opcode(const char *op)
+{
+	static const char *const d[] = {"DFMA", "DADD", "DMUL", "DSETP", "DMNMX"};
+	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
+		if (op_is(op, d[i]))
+			return 1;
+	return op_is(op, "MUFU") && strstr(op, "64H") != NULL;
+}
+
+int ga_source_fdiv_slowpath_inst(const ga_source *s, double *inst)
+{
+	size_t n = s ? s->n_pcs : 0, first_ret = n, start = 0;
+	int any = 0;
+
+	*inst = 0;
+	if (n == 0)
+		return -1;
+	/* Each offset's first record, in offset order: the one with the opcode. */
+	ga_source_pc **by_pc = ga_xcalloc(n, sizeof(*by_pc));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		by_pc[i] = &s->pcs[i];
+	qsort(by_pc, n, sizeof(*by_pc), pc_order_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || by_pc[m - 1]->pc != by_pc[i]->pc)
+			by_pc[m++] = by_pc[i];
+	for (size_t i = 0; i < m; i++) {
+		const char *op = by_pc[i]->op;
+		any |= op && isfinite(by_pc[i]->inst);
+		if (op && op_is(op, "RET") && first_ret == m)
+			first_ret = i;
+	}
+	/* The subroutines follow the kernel's last EXIT, each up to its RET. */
+	for (size_t i = 0; i < first_ret && first_ret < m; i++)
+		if (by_pc[i]->op && op_is(by_pc[i]->op, "EXIT"))
+			start = i + 1;
+	double part = 0;
+	int rounding = 0, fp64 = 0;
+	for (size_t i = start; first_ret < m && i < m; i++) {
+		const char *op = by_pc[i]->op;
+		if (!op)
+			continue;
+		part += isfinite(by_pc[i]->inst) ? by_pc[i]->inst : 0;
+		rounding |= op_is(op, "FFMA") && (has_modifier(op, "RZ") || has_modifier(op, "RP") ||
+		                                  has_modifier(op, "RM"));
+		fp64 |= fp64_opcode(op);
+		if (op_is(op, "RET")) {
+			*inst += rounding && !fp64 ? part : 0;
+			part = 0;
+			rounding = fp64 = 0;
+		}
+	}
+	free(by_pc);
+	return any ? 0 : -1;
+}
+
 int ga_source_xu_ops(const ga_source *s, double *total, double *top)
 {
 	ga_map seen = {0};           /* opcode -> its slot in sum */

@@ -56,6 +56,7 @@ class Kernel:
         self.xu_top = xu_top_share(profile, kernel)
         self.fchk = op_insts(profile, kernel, "FCHK")
         self.rsq = op_insts(profile, kernel, "MUFU.RSQ")
+        self.slowpath = fdiv_slowpath_insts(profile, kernel)
 
     def __call__(self, name):
         if name not in self.values:
@@ -135,6 +136,46 @@ def op_insts(profile, kernel, op):
         if pc["op"] == op or pc["op"].startswith(op + "."):
             total += pc["inst"]
     return total if any_op else None
+
+
+FP64_OPCODES = ("DFMA", "DADD", "DMUL", "DSETP", "DMNMX")
+
+
+def fdiv_slowpath_insts(profile, kernel):
+    """source__fdiv_slowpath_inst: the warp instructions of the subroutines
+    after the kernel's last EXIT (each up to its RET) that round in a fixed
+    direction (FFMA.RZ/.RP/.RM) and issue no FP64 instruction; None without
+    opcodes."""
+    src = kernel_source(profile, kernel)
+    if src is None:
+        return None
+    first = {}
+    for pc in src["pcs"]:
+        first.setdefault(pc["pc"], pc)
+    pcs = [first[k] for k in sorted(first)]
+    if not any(p.get("op") is not None and p.get("inst") is not None for p in pcs):
+        return None
+
+    def base(op):
+        return op.split(".")[0]
+    ops = [p.get("op") for p in pcs]
+    rets = [i for i, op in enumerate(ops) if op and base(op) == "RET"]
+    if not rets:
+        return 0.0
+    exits = [i for i, op in enumerate(ops[:rets[0]]) if op and base(op) == "EXIT"]
+    total, part, rounding, fp64 = 0.0, 0.0, False, False
+    for p in pcs[exits[-1] + 1 if exits else 0:]:
+        op = p.get("op")
+        if op is None:
+            continue
+        part += p.get("inst") or 0.0
+        mods = op.split(".")[1:]
+        rounding |= base(op) == "FFMA" and any(m in ("RZ", "RP", "RM") for m in mods)
+        fp64 |= base(op) in FP64_OPCODES or (base(op) == "MUFU" and "64H" in op)
+        if base(op) == "RET":
+            total += part if rounding and not fp64 else 0.0
+            part, rounding, fp64 = 0.0, False, False
+    return total
 
 
 def clamp(x, lo, hi):
@@ -299,15 +340,16 @@ FP32_DIV_LEN, FP32_SQRT_LEN, FP32_FAST_LEN = 10, 10, 2
 
 def fp32_accurate_math(k):
     """Issue slots: each IEEE division (one FCHK each) becomes MUFU.RCP and
-    a multiply; the estimate keeps the stalls (the issue share of the time
+    a multiply, and its slow path's instructions go; the estimate keeps the stalls (the issue share of the time
     shrinks), the high end lets the time follow the instructions, every
     MUFU.RSQ a square root too."""
     n = max(k(WARP_INST), 1)
     div = k.fchk or 0.0
     rsq = k.rsq or 0.0
-    div_saved = clamp(div * (FP32_DIV_LEN - FP32_FAST_LEN) / n, 0, 1)
-    all_saved = clamp((div * (FP32_DIV_LEN - FP32_FAST_LEN) + rsq * (FP32_SQRT_LEN - FP32_FAST_LEN)) / n,
-                      0, 1)
+    slow = k.slowpath or 0.0
+    div_saved = clamp((div * (FP32_DIV_LEN - FP32_FAST_LEN) + slow) / n, 0, 1)
+    all_saved = clamp((div * (FP32_DIV_LEN - FP32_FAST_LEN) + slow
+                       + rsq * (FP32_SQRT_LEN - FP32_FAST_LEN)) / n, 0, 1)
     fires = div_saved >= 0.05
 
     def model():

@@ -550,6 +550,44 @@ static void test_op_inst(void **state)
 	ga_source_free(&s);
 }
 
+/* The IEEE FP32 division's slow path: the subroutines after the last EXIT
+ * with a directed-rounding FFMA and no FP64 instruction, each up to its
+ * RET; the body's instructions, a square root's subroutine and an FP64
+ * division's are not counted. */
+static void test_fdiv_slowpath(void **state)
+{
+	ga_source s = {0};
+	double n = -1;
+	(void)state;
+	s.mangled = strdup("k");
+	assert_int_equal(ga_source_fdiv_slowpath_inst(&s, &n), -1);   /* no PCs */
+	const struct { const char *op; double inst; } pcs[] = {
+		{"FCHK", 30}, {"CALL.REL.NOINC", 5}, {"EXIT", 100}, {"FFMA.RZ", 1000}, /* body */
+		{"EXIT", 100}, {"BRA", 0},
+		{"MUFU.RSQ", 3}, {"FMUL.FTZ", 3}, {"RET.REL.NODEC", 3},           /* sqrt */
+		{"MUFU.RCP", 5}, {"FFMA", 5}, {"FFMA.RP", 5}, {NULL, 77}, {"RET.REL.NODEC", 5},
+		{"MUFU.RCP64H", 2}, {"DFMA.RM", 2}, {"FFMA.RZ", 2}, {"RET.REL.NODEC", 2}, /* FP64 */
+		{"FFMA.RMX", 4}, {"RET.REL.NODEC", 4},            /* another opcode's modifier */
+		{"BRA", 0}, {"NOP", 0},
+	};
+	for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
+		ga_source_pc *p = pc_at(&s, (uint32_t)(16 * i), NULL, 0, pcs[i].inst, 32 * pcs[i].inst);
+		p->op = pcs[i].op ? strdup(pcs[i].op) : NULL;
+	}
+	assert_int_equal(ga_source_fdiv_slowpath_inst(&s, &n), 0);
+	assert_true(n == 20);
+	ga_source_free(&s);
+
+	/* No subroutine: nothing counted. */
+	ga_source t = {0};
+	t.mangled = strdup("k");
+	ga_source_pc *p = pc_at(&t, 0, NULL, 0, 9, 288);
+	p->op = strdup("FFMA.RZ");
+	assert_int_equal(ga_source_fdiv_slowpath_inst(&t, &n), 0);
+	assert_true(n == 0);
+	ga_source_free(&t);
+}
+
 /* XU lines: a line's share of the kernel's XU instructions, its opcodes
  * most executed first, only in a kernel where the XU instructions are at
  * least 1/32 of all; an opcode on another record of the same PC counts. */
@@ -619,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_set_ops),
 		cmocka_unit_test(test_xu_ops),
 		cmocka_unit_test(test_op_inst),
+		cmocka_unit_test(test_fdiv_slowpath),
 		cmocka_unit_test(test_rank_xu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
