@@ -1,5 +1,5 @@
 // Memory-access pairs: coalescing, bank conflicts, shared-memory tiling,
-// memory latency and global atomics.
+// memory latency and global atomics (one counter, a sum, scattered bins).
 #include "pairs.h"
 
 // ---------------------------------------------------------------------------
@@ -647,3 +647,79 @@ GA_PAIR("atomics-count", "global-atomic-contention", false,
 GA_PAIR("atomics-sum", "global-atomic-contention", false,
         "integer sum: atomicAdd per element -> one per block", setup, launch_sum, check_sum);
 } // namespace atomics
+
+// ---------------------------------------------------------------------------
+// Global atomics on scattered addresses: a 1024-bin histogram of 16M words,
+// three 10-bit keys a word. Slow: every key does atomicAdd on its global
+// bin. Fast: a one-wave grid-stride loop; each block counts into its own
+// bins in shared memory (one shared atomic a key) and adds its non-zero
+// bins to the global ones at the end.
+// ---------------------------------------------------------------------------
+namespace bins {
+const int N = 16 << 20, BLOCK = 256, BINS = 1024, KEYS = 3;
+unsigned *d_words, *d_bins;
+std::vector<unsigned> ref;
+
+__device__ __forceinline__ unsigned key(unsigned w, int k) { return (w >> (10 * k)) & (BINS - 1); }
+
+__global__ void global_bins(const unsigned *__restrict__ w, unsigned *bins)
+{
+    unsigned v = w[blockIdx.x * BLOCK + threadIdx.x];
+    for (int k = 0; k < KEYS; k++) atomicAdd(&bins[key(v, k)], 1u);
+}
+
+__global__ void shared_bins(const unsigned *__restrict__ w, unsigned *bins)
+{
+    __shared__ unsigned s[BINS];
+    for (int b = threadIdx.x; b < BINS; b += BLOCK) s[b] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * BLOCK + threadIdx.x; i < N; i += gridDim.x * BLOCK) {
+        unsigned v = w[i];
+        for (int k = 0; k < KEYS; k++) atomicAdd(&s[key(v, k)], 1u);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < BINS; b += BLOCK)
+        if (s[b]) atomicAdd(&bins[b], s[b]);
+}
+
+void setup()
+{
+    if (!d_words) {
+        std::vector<unsigned> h(N);
+        ref.assign(BINS, 0);
+        for (int i = 0; i < N; i++) {
+            h[i] = ga_hash(i + 11u);
+            for (int k = 0; k < KEYS; k++) ref[(h[i] >> (10 * k)) & (BINS - 1)]++;
+        }
+        d_words = pairs_upload(h);
+        d_bins = ga_dev_alloc<unsigned>(BINS);
+    }
+    ga_poison(d_bins, BINS);
+}
+
+void launch(bool fast)
+{
+    GA_CHECK(cudaMemsetAsync(d_bins, 0, BINS * sizeof(unsigned)));
+    if (fast) {
+        int per_sm = 0;
+        GA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, shared_bins, BLOCK, 0));
+        shared_bins<<<per_sm * pairs_sm_count(), BLOCK>>>(d_words, d_bins);
+    } else {
+        global_bins<<<N / BLOCK, BLOCK>>>(d_words, d_bins);
+    }
+}
+
+bool check(char *d, size_t n)
+{
+    std::vector<unsigned> got = ga_from_dev(d_bins, BINS);
+    for (int b = 0; b < BINS; b++)
+        if (got[b] != ref[b]) {
+            snprintf(d, n, "bin %d: got %u, expected %u", b, got[b], ref[b]);
+            return false;
+        }
+    return true;
+}
+GA_PAIR("atomics-bins", "global-atomic-contention", false,
+        "1024-bin histogram: atomicAdd per key on global bins -> shared-memory bins per block",
+        setup, launch, check);
+} // namespace bins
