@@ -639,7 +639,7 @@ int ga_source_fdiv_slowpath_inst(const ga_source *s, double *inst)
 		if (by_pc[i]->op && op_is(by_pc[i]->op, "EXIT"))
 			start = i + 1;
 	double part = 0;
-	int rounding = 0, fp64 = 0;
+	int rounding = 0, rcp = 0, fp64 = 0;
 	for (size_t i = start; first_ret < m && i < m; i++) {
 		const char *op = by_pc[i]->op;
 		if (!op)
@@ -647,11 +647,12 @@ int ga_source_fdiv_slowpath_inst(const ga_source *s, double *inst)
 		part += isfinite(by_pc[i]->inst) ? by_pc[i]->inst : 0;
 		rounding |= op_is(op, "FFMA") && (has_modifier(op, "RZ") || has_modifier(op, "RP") ||
 		                                  has_modifier(op, "RM"));
+		rcp |= op_is(op, "MUFU") && has_modifier(op, "RCP");
 		fp64 |= fp64_opcode(op);
 		if (op_is(op, "RET")) {
-			*inst += rounding && !fp64 ? part : 0;
+			*inst += rounding && rcp && !fp64 ? part : 0;
 			part = 0;
-			rounding = fp64 = 0;
+			rounding = rcp = fp64 = 0;
 		}
 	}
 	free(by_pc);

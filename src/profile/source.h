@@ -111,8 +111,8 @@ int ga_source_xu_ops(const ga_source *s, double *total, double *top);
 int ga_source_op_inst(const ga_source *s, const char *op, double *inst);
 /* The warp instructions of s in IEEE FP32 divisions' slow paths, into
  * *inst: the subroutines after the kernel's last EXIT (each up to its RET)
- * that round in a fixed direction (FFMA.RZ, .RP, .RM: the division's
- * rounding check) and issue no FP64 instruction.  The fast path calls one
+ * that take a reciprocal (MUFU.RCP), round in a fixed direction (FFMA.RZ,
+ * .RP, .RM: the division's rounding check) and issue no FP64 instruction.  The fast path calls one
  * where FCHK flags the operands; fast math has none.  Returns 0, or -1
  * when no PC has both an opcode and a count. */
 int ga_source_fdiv_slowpath_inst(const ga_source *s, double *inst);

@@ -143,9 +143,9 @@ FP64_OPCODES = ("DFMA", "DADD", "DMUL", "DSETP", "DMNMX")
 
 def fdiv_slowpath_insts(profile, kernel):
     """source__fdiv_slowpath_inst: the warp instructions of the subroutines
-    after the kernel's last EXIT (each up to its RET) that round in a fixed
-    direction (FFMA.RZ/.RP/.RM) and issue no FP64 instruction; None without
-    opcodes."""
+    after the kernel's last EXIT (each up to its RET) that take a
+    reciprocal (MUFU.RCP), round in a fixed direction (FFMA.RZ/.RP/.RM) and
+    issue no FP64 instruction; None without opcodes."""
     src = kernel_source(profile, kernel)
     if src is None:
         return None
@@ -163,7 +163,7 @@ def fdiv_slowpath_insts(profile, kernel):
     if not rets:
         return 0.0
     exits = [i for i, op in enumerate(ops[:rets[0]]) if op and base(op) == "EXIT"]
-    total, part, rounding, fp64 = 0.0, 0.0, False, False
+    total, part, rounding, rcp, fp64 = 0.0, 0.0, False, False, False
     for p in pcs[exits[-1] + 1 if exits else 0:]:
         op = p.get("op")
         if op is None:
@@ -171,10 +171,11 @@ def fdiv_slowpath_insts(profile, kernel):
         part += p.get("inst") or 0.0
         mods = op.split(".")[1:]
         rounding |= base(op) == "FFMA" and any(m in ("RZ", "RP", "RM") for m in mods)
+        rcp |= base(op) == "MUFU" and "RCP" in mods
         fp64 |= base(op) in FP64_OPCODES or (base(op) == "MUFU" and "64H" in op)
         if base(op) == "RET":
-            total += part if rounding and not fp64 else 0.0
-            part, rounding, fp64 = 0.0, False, False
+            total += part if rounding and rcp and not fp64 else 0.0
+            part, rounding, rcp, fp64 = 0.0, False, False, False
     return total
 
 

@@ -551,9 +551,9 @@ static void test_op_inst(void **state)
 }
 
 /* The IEEE FP32 division's slow path: the subroutines after the last EXIT
- * with a directed-rounding FFMA and no FP64 instruction, each up to its
- * RET; the body's instructions, a square root's subroutine and an FP64
- * division's are not counted. */
+ * with MUFU.RCP, a directed-rounding FFMA and no FP64 instruction, each up
+ * to its RET; the body's instructions, a square root's subroutine, an FP64
+ * division's and a function rounding without a reciprocal are not counted. */
 static void test_fdiv_slowpath(void **state)
 {
 	ga_source s = {0};
@@ -567,7 +567,8 @@ static void test_fdiv_slowpath(void **state)
 		{"MUFU.RSQ", 3}, {"FMUL.FTZ", 3}, {"RET.REL.NODEC", 3},           /* sqrt */
 		{"MUFU.RCP", 5}, {"FFMA", 5}, {"FFMA.RP", 5}, {NULL, 77}, {"RET.REL.NODEC", 5},
 		{"MUFU.RCP64H", 2}, {"DFMA.RM", 2}, {"FFMA.RZ", 2}, {"RET.REL.NODEC", 2}, /* FP64 */
-		{"FFMA.RMX", 4}, {"RET.REL.NODEC", 4},            /* another opcode's modifier */
+		{"MUFU.RCP", 4}, {"FFMA.RMX", 4}, {"RET.REL.NODEC", 4}, /* another modifier */
+		{"FFMA.RZ", 6}, {"FADD", 6}, {"RET.REL.NODEC", 6},      /* no reciprocal */
 		{"BRA", 0}, {"NOP", 0},
 	};
 	for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
