@@ -482,6 +482,52 @@ def atomics(k):
             1 - max(peak, min(k.grid, wave) * per_red) / t)
 
 
+def register_blocking_parts(k):
+    """The inputs of register-blocking: FFMAs' share of the warp
+    instructions, shared load wavefronts per FFMA, the L1 data pipe's share
+    of the elapsed time, and whether warps are full and the shared loads
+    free of bank conflicts."""
+    inst = max(k.m("smsp__inst_executed.sum"), 1)
+    lanes = k.m("smsp__thread_inst_executed.sum") / inst
+    ffma = k.m("sm__sass_thread_inst_executed_op_ffma_pred_on.sum") / max(lanes, 1)
+    ld = k.m("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+    l1 = k.m("l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed") / 100
+    full = k.m("smsp__thread_inst_executed_pred_on.sum") / inst >= 31
+    conflicts = k.m("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") / max(ld, 1)
+    return inst, ffma, ld, l1, full and conflicts < 0.1
+
+
+def register_blocking_fires(k):
+    """FFMAs a fifth of the instructions or more, a shared load wavefront
+    per two FFMAs or more, the L1 data pipe past the line, full warps and
+    conflict-free shared loads."""
+    inst, ffma, ld, l1, full = register_blocking_parts(k)
+    return (ffma / inst >= 0.2 and ld / max(ffma, 1) >= 0.5
+            and l1 * 100 >= k.cuts["throughput_line_pct"] and full)
+
+
+def register_blocking(k):
+    """The busiest unit after a TM x TN register tile: the L1 data pipe's
+    shared loads fall by r = 2 TM TN / (TM + TN), the FMA pipe keeps its
+    FFMAs, the issue slots lose the loads removed; r = 8/5 (a column of 4),
+    4/3 (a column of 2), 8 (8 x 8)."""
+    inst, ffma, ld, l1, _ = register_blocking_parts(k)
+    global_wf = (k.m("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+                 + k.m("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum")) / 4
+    ld_frac = clamp01(ld / max(ld + k.m("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")
+                               + global_wf, 1))
+    lds_frac = clamp01(ld / inst)
+    active = k.m("sm__cycles_active.avg.pct_of_peak_sustained_elapsed") / 100
+    fma = k.m("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active") / 100 * active
+    issue = k.m("smsp__issue_active.avg.pct_of_peak_sustained_active") / 100 * active
+    before = max(l1, fma, issue, 0.001)
+
+    def saving(r):
+        after = max(l1 * (1 - ld_frac * (1 - 1 / r)), fma, issue * (1 - lds_frac * (1 - 1 / r)))
+        return clamp01(1 - after / before)
+    return saving(8 / 5), saving(4 / 3), saving(8)
+
+
 MODELS = {
     "uncoalesced-global-access": uncoalesced,
     "shared-bank-conflicts": bank_conflicts,
@@ -493,6 +539,7 @@ MODELS = {
     "launch-overhead": launch_overhead,
     "kernel-fusion": fusion,
     "global-atomic-contention": atomics,
+    "register-blocking": register_blocking,
 }
 # The framework-* rules (library kernels: cuBLAS, ATen, NCCL...).
 MODELS.update(framework_models.MODELS)
@@ -507,7 +554,8 @@ COMPUTE = set(compute_models.RULES)
 # Rules whose condition the test also checks on every kernel: it fires
 # exactly where the function says.
 CONDITIONS = {"uncoalesced-global-access": uncoalesced_fires,
-              "grid-too-small": grid_too_small_fires}
+              "grid-too-small": grid_too_small_fires,
+              "register-blocking": register_blocking_fires}
 
 # ---- running and comparing -----------------------------------------------
 
