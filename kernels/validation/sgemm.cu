@@ -155,7 +155,7 @@ GA_PAIR("sgemm-coalesce", "uncoalesced-global-access", false,
 GA_PAIR("sgemm-smem", "shared-memory-tiling", false,
         "SGEMM worklog 2->3: coalesced global loads -> 32x32 shared-memory tiles, 2048^3", setup_large, launch_2_3,
         check);
-GA_PAIR("sgemm-blocktile", "shared-memory-tiling", false,
+GA_PAIR("sgemm-blocktile", "register-blocking,shared-memory-tiling", false,
         "SGEMM worklog 3->4: shared tiles -> 1D block tiling, 8 results per thread, 2048^3", setup_large,
         launch_3_4, check);
 } // namespace vsgemm
