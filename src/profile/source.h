@@ -112,9 +112,9 @@ int ga_source_op_inst(const ga_source *s, const char *op, double *inst);
 /* The warp instructions of s in IEEE FP32 divisions' slow paths, into
  * *inst: the subroutines after the kernel's last EXIT (each up to its RET)
  * that take a reciprocal (MUFU.RCP), round in a fixed direction (FFMA.RZ,
- * .RP, .RM: the division's rounding check) and issue no FP64 instruction.  The fast path calls one
- * where FCHK flags the operands; fast math has none.  Returns 0, or -1
- * when no PC has both an opcode and a count. */
+ * .RP, .RM: the division's rounding check) and issue no FP64 instruction.
+ * The fast path calls one where FCHK flags the operands; fast math has
+ * none.  Returns 0, or -1 when no PC has both an opcode and a count. */
 int ga_source_fdiv_slowpath_inst(const ga_source *s, double *inst);
 /* 1 when a SASS opcode ("MUFU.EX2") runs on the XU pipe, by that list. */
 int ga_source_xu_opcode(const char *op);
