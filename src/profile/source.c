@@ -473,6 +473,16 @@ static int pc_order_cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
+/* s's records in offset order (pc_order_cmp): a malloc'd array of n_pcs. */
+static ga_source_pc **pcs_by_offset(const ga_source *s)
+{
+	ga_source_pc **by_pc = ga_xcalloc(s->n_pcs ? s->n_pcs : 1, sizeof(*by_pc));
+	for (size_t i = 0; i < s->n_pcs; i++)
+		by_pc[i] = &s->pcs[i];
+	qsort(by_pc, s->n_pcs, sizeof(*by_pc), pc_order_cmp);
+	return by_pc;
+}
+
 /* The first record at offset pc in by_pc[0..n) (sorted by pc_order_cmp),
  * or NULL. */
 static ga_source_pc *first_at(ga_source_pc *const *by_pc, size_t n, uint32_t pc)
@@ -526,10 +536,7 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 		return 0;
 	mlen = strlen(s->mangled);
 	/* The listing is long and the PCs many: look them up by offset. */
-	ga_source_pc **by_pc = ga_xcalloc(s->n_pcs ? s->n_pcs : 1, sizeof(*by_pc));
-	for (size_t i = 0; i < s->n_pcs; i++)
-		by_pc[i] = &s->pcs[i];
-	qsort(by_pc, s->n_pcs, sizeof(*by_pc), pc_order_cmp);
+	ga_source_pc **by_pc = pcs_by_offset(s);
 	for (const char *l = text; *l;) {
 		size_t len = strcspn(l, "\n");
 		const char *sec = memmem(l, len, ".section", 8);
@@ -567,13 +574,19 @@ static int op_is(const char *op, const char *name)
 	return strncmp(op, name, n) == 0 && (op[n] == '\0' || op[n] == '.');
 }
 
+/* Is op one of the n opcode names of list, with or without modifiers? */
+static int op_in(const char *op, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (op_is(op, list[i]))
+			return 1;
+	return 0;
+}
+
 int ga_source_xu_opcode(const char *op)
 {
 	static const char *const xu[] = {"MUFU", "FRND", "F2I", "I2F", "F2F"};
-	for (size_t i = 0; i < sizeof(xu) / sizeof(xu[0]); i++)
-		if (op_is(op, xu[i]))
-			return 1;
-	return 0;
+	return op_in(op, xu, sizeof(xu) / sizeof(xu[0]));
 }
 
 int ga_source_op_inst(const ga_source *s, const char *op, double *inst)
@@ -594,9 +607,8 @@ int ga_source_op_inst(const ga_source *s, const char *op, double *inst)
 /* 1 when op has the modifier mod ("FFMA.FTZ.RZ" has "RZ", not "R"). */
 static int has_modifier(const char *op, const char *mod)
 {
-	size_t n = strlen(mod);
 	for (const char *m = strchr(op, '.'); m; m = strchr(m + 1, '.'))
-		if (strncmp(m + 1, mod, n) == 0 && (m[1 + n] == '\0' || m[1 + n] == '.'))
+		if (op_is(m + 1, mod))
 			return 1;
 	return 0;
 }
@@ -605,39 +617,34 @@ static int has_modifier(const char *op, const char *mod)
 static int fp64_opcode(const char *op)
 {
 	static const char *const d[] = {"DFMA", "DADD", "DMUL", "DSETP", "DMNMX"};
-	for (size_t i = 0; i < sizeof(d) / sizeof(d[0]); i++)
-		if (op_is(op, d[i]))
-			return 1;
-	return op_is(op, "MUFU") && strstr(op, "64H") != NULL;
+	return op_in(op, d, sizeof(d) / sizeof(d[0])) ||
+	       (op_is(op, "MUFU") && strstr(op, "64H") != NULL);
 }
 
 int ga_source_fdiv_slowpath_inst(const ga_source *s, double *inst)
 {
-	size_t n = s ? s->n_pcs : 0, first_ret = n, start = 0;
+	size_t n = s ? s->n_pcs : 0, start = 0;
 	int any = 0;
 
 	*inst = 0;
 	if (n == 0)
 		return -1;
 	/* Each offset's first record, in offset order: the one with the opcode. */
-	ga_source_pc **by_pc = ga_xcalloc(n, sizeof(*by_pc));
+	ga_source_pc **by_pc = pcs_by_offset(s);
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		by_pc[i] = &s->pcs[i];
-	qsort(by_pc, n, sizeof(*by_pc), pc_order_cmp);
 	for (size_t i = 0; i < n; i++)
 		if (m == 0 || by_pc[m - 1]->pc != by_pc[i]->pc)
 			by_pc[m++] = by_pc[i];
+	/* The subroutines follow the kernel's last EXIT, each up to its RET. */
+	size_t first_ret = m;
 	for (size_t i = 0; i < m; i++) {
 		const char *op = by_pc[i]->op;
 		any |= op && isfinite(by_pc[i]->inst);
-		if (op && op_is(op, "RET") && first_ret == m)
+		if (op && first_ret == m && op_is(op, "EXIT"))
+			start = i + 1;
+		else if (op && first_ret == m && op_is(op, "RET"))
 			first_ret = i;
 	}
-	/* The subroutines follow the kernel's last EXIT, each up to its RET. */
-	for (size_t i = 0; i < first_ret && first_ret < m; i++)
-		if (by_pc[i]->op && op_is(by_pc[i]->op, "EXIT"))
-			start = i + 1;
 	double part = 0;
 	int rounding = 0, rcp = 0, fp64 = 0;
 	for (size_t i = start; first_ret < m && i < m; i++) {
