@@ -498,6 +498,21 @@ static void test_set_ops(void **state)
 	ga_source_free(&s);
 }
 
+/* An opcode and its warp instructions; NULL: a PC without an opcode. */
+typedef struct {
+	const char *op;
+	double inst;
+} op_pc;
+
+/* Adds pcs[0..n) to s at offsets 0, 16, 32...: no line information. */
+static void ops_in_order(ga_source *s, const op_pc *pcs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		ga_source_pc *p = pc_at(s, (uint32_t)(16 * i), NULL, 0, pcs[i].inst, 32 * pcs[i].inst);
+		p->op = pcs[i].op ? strdup(pcs[i].op) : NULL;
+	}
+}
+
 static void test_xu_ops(void **state)
 {
 	ga_source s = {0};
@@ -505,14 +520,11 @@ static void test_xu_ops(void **state)
 	(void)state;
 	s.mangled = strdup("k");
 	assert_int_equal(ga_source_xu_ops(&s, &total, &top), -1);   /* no opcodes */
-	const struct { const char *op; double inst; } pcs[] = {
+	const op_pc pcs[] = {
 		{"FRND", 60}, {"F2I.NTZ", 100}, {"MUFU.RCP", 8}, {"FRND", 50},
 		{"FFMA", 900}, {"I2FP.F32.S32", 16}, {"F2FP.BF16.F32.PACK_AB", 5}, {NULL, 50},
 	};
-	for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
-		ga_source_pc *p = pc_at(&s, (uint32_t)(16 * i), NULL, 0, pcs[i].inst, 32 * pcs[i].inst);
-		p->op = pcs[i].op ? strdup(pcs[i].op) : NULL;
-	}
+	ops_in_order(&s, pcs, sizeof(pcs) / sizeof(pcs[0]));
 	assert_int_equal(ga_source_xu_ops(&s, &total, &top), 0);
 	/* FRND 60 + 50 (one opcode, two PCs), F2I 100, MUFU 8; I2FP and F2FP
 	 * run off the XU */
@@ -531,14 +543,11 @@ static void test_op_inst(void **state)
 	(void)state;
 	s.mangled = strdup("k");
 	assert_int_equal(ga_source_op_inst(&s, "FCHK", &n), -1);   /* no opcodes */
-	const struct { const char *op; double inst; } pcs[] = {
+	const op_pc pcs[] = {
 		{"MUFU.RCP", 40}, {"FCHK", 30}, {"FCHK", 10}, {"MUFU.RSQ", 7},
 		{"FCHKX", 100}, {"FFMA", 900}, {NULL, 50},
 	};
-	for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
-		ga_source_pc *p = pc_at(&s, (uint32_t)(16 * i), NULL, 0, pcs[i].inst, 32 * pcs[i].inst);
-		p->op = pcs[i].op ? strdup(pcs[i].op) : NULL;
-	}
+	ops_in_order(&s, pcs, sizeof(pcs) / sizeof(pcs[0]));
 	assert_int_equal(ga_source_op_inst(&s, "FCHK", &n), 0);
 	assert_true(n == 40);
 	assert_int_equal(ga_source_op_inst(&s, "MUFU.RSQ", &n), 0);
@@ -561,7 +570,7 @@ static void test_fdiv_slowpath(void **state)
 	(void)state;
 	s.mangled = strdup("k");
 	assert_int_equal(ga_source_fdiv_slowpath_inst(&s, &n), -1);   /* no PCs */
-	const struct { const char *op; double inst; } pcs[] = {
+	const op_pc pcs[] = {
 		{"FCHK", 30}, {"CALL.REL.NOINC", 5}, {"EXIT", 100}, {"FFMA.RZ", 1000}, /* body */
 		{"EXIT", 100}, {"BRA", 0},
 		{"MUFU.RSQ", 3}, {"FMUL.FTZ", 3}, {"RET.REL.NODEC", 3},           /* sqrt */
@@ -571,10 +580,7 @@ static void test_fdiv_slowpath(void **state)
 		{"FFMA.RZ", 6}, {"FADD", 6}, {"RET.REL.NODEC", 6},      /* no reciprocal */
 		{"BRA", 0}, {"NOP", 0},
 	};
-	for (size_t i = 0; i < sizeof(pcs) / sizeof(pcs[0]); i++) {
-		ga_source_pc *p = pc_at(&s, (uint32_t)(16 * i), NULL, 0, pcs[i].inst, 32 * pcs[i].inst);
-		p->op = pcs[i].op ? strdup(pcs[i].op) : NULL;
-	}
+	ops_in_order(&s, pcs, sizeof(pcs) / sizeof(pcs[0]));
 	assert_int_equal(ga_source_fdiv_slowpath_inst(&s, &n), 0);
 	assert_true(n == 20);
 	ga_source_free(&s);
