@@ -314,8 +314,11 @@ def bank_conflicts(k):
     bound = k.bound_secs() * 1e9
     peak = k.m("dram__bytes.sum") / k.dev["mem_bandwidth_gbs"]
     line = k.cuts["throughput_line_pct"]
+    # The low end's no-overlap case: the issue time, then the pipe's time left.
+    sa = "sm__cycles_active.avg.pct_of_peak_sustained_elapsed"
+    serial = (issue / 100 * k.m(sa) / 100 if k.has(sa) else 0.0) + busy / 100 * (1 - share)
     return (1 - max(t * (1 - share * cost), peak * 100 / line, bound) / t,
-            1 - max(t * (1 - share * busy / 100), peak / 0.4, bound) / t,
+            1 - max(t * (1 - share * busy / 100), t * min(serial, 1), peak / 0.4, bound) / t,
             1 - max(t * (1 - share), peak, bound) / t)
 
 
