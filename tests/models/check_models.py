@@ -255,20 +255,27 @@ def uncoalesced(k):
     """Excess sectors removed at the level that binds, down to the ideal
     bytes that reach DRAM at a streaming kernel's bandwidth (the throughput
     line's share of the peak; 40 % for low, the peak for high)."""
-    total = wasted = wide = ideal_bytes = 0.0
+    total = wasted = wide = wasted_wf = ideal_bytes = 0.0
     for op in ("ld", "st"):
         sec = k.m("l1tex__t_sectors_pipe_lsu_mem_global_op_%s.sum" % op)
         req = k.m("l1tex__t_requests_pipe_lsu_mem_global_op_%s.sum" % op)
         name = "smsp__sass_data_bytes_mem_global_op_%s.sum" % op
         if k.has(name):
             ideal = ideal_wide = max(k.m(name) / 32, req)
+            ideal_wf = max(k.m(name) / 128, req)
         else:
             ideal, ideal_wide = max(4 * req, req), max(16 * req, req)
+            ideal_wf = req
         total += sec
         wasted += max(sec - ideal, 0)
         wide += max(sec - ideal_wide, 0)
+        wasted_wf += max(sec - ideal_wf, 0)
         ideal_bytes += 32 * ideal
     share, share_wide = wasted / max(total, 1), wide / max(total, 1)
+    # The top in the L1 data pipe's 128-byte wavefronts, where it binds.
+    share_wf = wasted_wf / max(total, 1)
+    l1 = "l1tex__data_pipe_lsu_wavefronts.avg.pct_of_peak_sustained_elapsed"
+    l1_frac = clamp01(k.m(l1) / k.cuts["throughput_line_pct"]) if k.has(l1) else 0.0
     mem = k.mem()
     line = k.cuts["throughput_line_pct"]
     t = k.mean_ns
@@ -276,7 +283,7 @@ def uncoalesced(k):
     dram = min(k.m("dram__bytes.sum"), ideal_bytes)
     est = 1 - max(dram / (bw * line / 100), t * (1 - share * clamp01(mem / line))) / t
     low = 1 - max(dram / (bw * 0.4), t * (1 - share_wide * mem / 100)) / t
-    high = 1 - max(dram / bw, t * (1 - share)) / t
+    high = 1 - max(dram / bw, t * min(1 - share, 1 - share_wf * l1_frac)) / t
     return est, low, high
 
 
