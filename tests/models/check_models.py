@@ -487,9 +487,13 @@ def atomics(k):
     wave = k.theoretical() / 100 * k.warps_gpu() / warps_per_block
     peak = k.m("dram__bytes.sum") / k.dev["mem_bandwidth_gbs"]
     stream = peak * 100 / k.cuts["throughput_line_pct"]
-    return (1 - (stream + k.grid * per_red) / t,
-            1 - (peak / 0.4 + k.grid * per_red) / t,
-            1 - max(peak, min(k.grid, wave) * per_red) / t)
+    # The instructions at one a cycle per scheduler, four an SM.
+    clock = "sm__cycles_elapsed.avg.per_second"
+    issue_ns = (k.m("smsp__inst_executed.sum") / (k.dev["sm_count"] * 4 * k.m(clock)) * 1e9
+                if k.has(clock) and k.m(clock) > 0 else 0.0)
+    return (1 - (max(stream, issue_ns) + k.grid * per_red) / t,
+            1 - (peak / 0.4 + issue_ns + k.grid * per_red) / t,
+            1 - max(peak, min(k.grid, wave) * per_red, issue_ns) / t)
 
 
 def register_blocking_parts(k):
