@@ -33,6 +33,9 @@
  *   shorter), roofline__headroom_share (max(0, 1 - bound / duration)),
  *   program__kernels_same_launch (kernels of the same process launched with
  *   the same grid and block, this one included),
+ *   program__kernels_back_to_back (the distinct kernels in the longest run
+ *   of launches right after one another, on one stream with this grid and
+ *   block, that holds one of this kernel's launches, this one included),
  *   owner__editable (1 when the kernel's owner is editable),
  *   owner__kind_KIND (1 when the owners pattern that matched the kernel
  *   gives it kind KIND, else 0),
@@ -132,6 +135,10 @@ struct ga_group {
 	size_t *findings;         /* indices into analysis->findings, ranked */
 	size_t n_findings;
 	int same_launch;          /* kernels of this process with this grid and block */
+	/* Distinct kernels in the longest run of back-to-back launches
+	 * (consecutive launch indices of the process, one stream, this grid
+	 * and block) that holds one of this kernel's launches, it included. */
+	int back_to_back;
 	/* Kernels whose names read the same once shortened to the name alone
 	 * (no "void ", template arguments or parameters): name_peers of them,
 	 * this one the name_index-th by GPU time (1-based).  name_peers is 1 for

@@ -267,34 +267,6 @@ static int group_cmp(const void *x, const void *y)
 	return strcmp(a->name, b->name);
 }
 
-/* Kernels of one process sharing a launch shape: sort by shape, count runs. */
-static int shape_cmp(const void *x, const void *y)
-{
-	const ga_group *a = *(ga_group *const *)x, *b = *(ga_group *const *)y;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	int c = memcmp(a->grid, b->grid, sizeof(a->grid));
-	return c ? c : memcmp(a->block, b->block, sizeof(a->block));
-}
-
-static void count_same_launch(ga_analysis *a)
-{
-	ga_group **v = ga_xcalloc(a->n_groups ? a->n_groups : 1, sizeof(*v));
-	for (size_t i = 0; i < a->n_groups; i++)
-		v[i] = &a->groups[i];
-	if (a->n_groups)
-		qsort(v, a->n_groups, sizeof(*v), shape_cmp);
-	for (size_t i = 0; i < a->n_groups;) {
-		size_t j = i;
-		while (j < a->n_groups && shape_cmp(&v[i], &v[j]) == 0)
-			j++;
-		for (size_t k = i; k < j; k++)
-			v[k]->same_launch = (int)(j - i);
-		i = j;
-	}
-	free(v);
-}
-
 /* ---- expression environment --------------------------------------------- */
 
 typedef struct {
@@ -495,6 +467,7 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 	}
 	PSEUDO("launch__time_share", g->share, isfinite(g->share));
 	PSEUDO("program__kernels_same_launch", (double)g->same_launch, g->same_launch > 0);
+	PSEUDO("program__kernels_back_to_back", (double)g->back_to_back, g->back_to_back > 0);
 	PSEUDO("owner__editable", (double)g->owner->editable, g->owner);
 	if (ga_str_has_prefix(name, "owner__kind_") && g->owner) {
 		*out = g->owner_kind && strcmp(name + strlen("owner__kind_"), g->owner_kind) == 0;
@@ -736,7 +709,7 @@ static void group_launches(const ga_profile *p, ga_analysis *a)
 		shares_scaled(p, a);
 	if (a->n_groups)
 		qsort(a->groups, a->n_groups, sizeof(*a->groups), group_cmp);
-	count_same_launch(a);
+	ga_count_launch_shapes(p, a);
 }
 
 /* A fired rule's finding for group gi: its estimate (clamped to 0..1) and,

@@ -15,6 +15,9 @@ typedef struct {
  * GA_ERR_RULES, naming its file and the constant. */
 int ga_cuts_read(const ga_ruleset *rs, ga_cuts *cuts, ga_error *err);
 
+/* Each group's same_launch and back_to_back counts (shapes.c). */
+void ga_count_launch_shapes(const ga_profile *p, ga_analysis *a);
+
 /* The parts of the analysis computed from the ranked groups and findings:
  * counts, processes, the roofline and the source lines (summary.c). */
 void ga_summarize(ga_analysis *a, const ga_cuts *cuts);

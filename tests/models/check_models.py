@@ -100,7 +100,7 @@ class Kernel:
     """One kernel of a report: its launches' aggregated metrics and the
     pseudo metrics the models read."""
 
-    def __init__(self, profile, report_kernel, peaks, cuts, same_launch):
+    def __init__(self, profile, report_kernel, peaks, cuts, same_launch, back_to_back):
         self.dev = profile["device"]
         self.launches = [profile["launches"][i] for i in report_kernel["launch_indices"]]
         self.v = group_values(self.launches, profile["metrics"])
@@ -122,6 +122,7 @@ class Kernel:
         self.peaks = peaks
         self.cuts = cuts
         self.same_launch = same_launch
+        self.back_to_back = back_to_back
         # the host's mean time in a launch call, from the process's timeline
         self.launch_cost_ns = None
         for t in profile.get("timelines", []):
@@ -469,9 +470,13 @@ def launch_overhead(k):
 
 
 def fusion(k):
-    part = 1 - 1 / k.same_launch
+    """The chain the launch order shows (at least 2) for the estimate and
+    low end; every kernel of the shape for the top."""
+    chain = min(max(k.back_to_back or k.same_launch, 2), max(k.same_launch, 2))
+    part = 1 - 1 / chain
     mem = k.mem()
-    return part * clamp01(mem / k.cuts["throughput_line_pct"]), part * mem / 100, part
+    return (part * clamp01(mem / k.cuts["throughput_line_pct"]), part * mem / 100,
+            1 - 1 / k.same_launch)
 
 
 def atomics(k):
@@ -693,6 +698,33 @@ def analyse_profile(gpuadvise, srcdir, profile):
         os.unlink(path)
 
 
+def back_to_back(profile, report):
+    """Per report kernel: the distinct kernels in the longest run of
+    launches right after one another (consecutive indices of a process,
+    one stream, one grid and block) that holds one of its launches."""
+    refs = []
+    for ki, rk in enumerate(report["kernels"]):
+        for i in rk["launch_indices"]:
+            refs.append((profile["launches"][i], ki))
+    refs.sort(key=lambda r: (r[0]["pid"], r[0]["index"]))
+    best = [0] * len(report["kernels"])
+
+    def follows(a, b):
+        return (a["pid"] == b["pid"] and b["index"] == a["index"] + 1
+                and a["stream"] == b["stream"] and a["grid"] == b["grid"]
+                and a["block"] == b["block"])
+    i = 0
+    while i < len(refs):
+        j = i + 1
+        while j < len(refs) and follows(refs[j - 1][0], refs[j][0]):
+            j += 1
+        run = len({ki for _, ki in refs[i:j]})
+        for _, ki in refs[i:j]:
+            best[ki] = max(best[ki], run)
+        i = j
+    return best
+
+
 def kernels_of(profile, report, cuts):
     groups = []
     for rk in report["kernels"]:
@@ -703,11 +735,12 @@ def kernels_of(profile, report, cuts):
     for rk in report["kernels"]:
         key = (rk["pid"], tuple(rk["grid"]), tuple(rk["block"]))
         shapes[key] = shapes.get(key, 0) + 1
+    chains = back_to_back(profile, report)
     # a kernel the timeline alone timed has no launch, no metric, no finding
     return [Kernel(profile, rk, peaks, cuts,
-                   shapes[(rk["pid"], tuple(rk["grid"]), tuple(rk["block"]))])
+                   shapes[(rk["pid"], tuple(rk["grid"]), tuple(rk["block"]))], chains[ki])
             if rk["launch_indices"] else None
-            for rk in report["kernels"]]
+            for ki, rk in enumerate(report["kernels"])]
 
 
 def check_profile(gpuadvise, srcdir, name, profile, cuts, counts):

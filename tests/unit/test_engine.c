@@ -930,8 +930,10 @@ static void test_nan_durations(void **state)
 }
 
 /* SYNTHETIC: program__kernels_same_launch counts the distinct kernels of one
- * process launched with the same grid and block.  Process 1: a, b, c at
- * 10x256 (a launched twice), d at 10x128; process 2: e at 10x256. */
+ * process launched with the same grid and block, and
+ * program__kernels_back_to_back those of them launched right after one
+ * another.  Process 1: a, b, c at 10x256 (a launched twice), d at 10x128;
+ * process 2: e at 10x256. */
 static void test_kernels_same_launch(void **state)
 {
 	const ga_ruleset *rs = *state;
@@ -960,10 +962,54 @@ static void test_kernels_same_launch(void **state)
 		if (g->same_launch != want[i].same)
 			fail_msg("%s: same_launch %d, want %d", want[i].name, g->same_launch,
 			         want[i].same);
+		/* a, a, b, c run back to back: three kernels; the others alone */
+		assert_int_equal(g->back_to_back, want[i].same);
 		assert_int_equal(fi != NULL, want[i].fires);
-		if (fi)
+		if (fi) {
 			assert_close(evidence_value(fi, "program__kernels_same_launch"), 3.0, 0);
+			assert_close(evidence_value(fi, "program__kernels_back_to_back"), 3.0, 0);
+		}
 	}
+	ga_analysis_free(&a);
+	ga_profile_free(&p);
+}
+
+/* SYNTHETIC: a run of back-to-back launches ends where a launch is missing
+ * from the profile (x, y, then z after an unprofiled launch), on another
+ * stream (w) or at another shape; the kernel's longest run counts (v runs
+ * alone first, then after x). */
+static void test_kernels_back_to_back(void **state)
+{
+	const ga_ruleset *rs = *state;
+	ga_profile p;
+	ga_analysis a;
+
+	new_profile(&p, SYN_ALL);
+	add_launch(&p, 1, "v", 10, 256, 100.0, PLAIN, NULL);
+	add_launch(&p, 1, "d", 10, 128, 100.0, PLAIN, NULL);
+	add_launch(&p, 1, "x", 10, 256, 100.0, PLAIN, NULL);
+	add_launch(&p, 1, "y", 10, 256, 100.0, PLAIN, NULL);
+	size_t gap = add_launch(&p, 1, "z", 10, 256, 100.0, PLAIN, NULL);
+	p.launches[gap].index += 1;   /* one launch between y and z was not profiled */
+	size_t w = add_launch(&p, 1, "w", 10, 256, 100.0, PLAIN, NULL);
+	p.launches[w].index += 1;
+	p.launches[w].stream = 7;
+	size_t v = add_launch(&p, 1, "v", 10, 256, 100.0, PLAIN, NULL);
+	p.launches[v].index = 100;
+	size_t x = add_launch(&p, 1, "x", 10, 256, 100.0, PLAIN, NULL);
+	p.launches[x].index = 101;
+	analyze(&p, rs, 0, &a);
+
+	static const struct { const char *name; int run; } want[] = {
+		{"v", 2}, {"d", 1}, {"x", 2}, {"y", 2}, {"z", 1}, {"w", 1},
+	};
+	for (size_t i = 0; i < GA_ARRAY_LEN(want); i++) {
+		const ga_group *g = group_named(&a, want[i].name);
+		if (g->back_to_back != want[i].run)
+			fail_msg("%s: back_to_back %d, want %d", want[i].name, g->back_to_back,
+			         want[i].run);
+	}
+	assert_int_equal(group_named(&a, "x")->same_launch, 5);
 	ga_analysis_free(&a);
 	ga_profile_free(&p);
 }
@@ -1403,6 +1449,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_fallback_to_highest_score),
 		cmocka_unit_test(test_nan_durations),
 		cmocka_unit_test(test_kernels_same_launch),
+		cmocka_unit_test(test_kernels_back_to_back),
 		cmocka_unit_test(test_max_severity),
 		cmocka_unit_test(test_no_classifier),
 		cmocka_unit_test(test_cuts_from_classifier),
