@@ -26,6 +26,9 @@
  *   shared_mem,warps,blocks} (1/0), launch__count (launches in the group),
  *   launch__duration_ns (mean), launch__time_share (0..1),
  *   launch__warps (grid x warps per block),
+ *   launch__loop_share (the kernel's share of the kernel launches in one
+ *   iteration of its process's loop, from the timeline; missing without a
+ *   loop or a launch of it there),
  *   device__sm_count, device__max_warps_per_sm, device__max_threads_per_sm,
  *   device__mem_bandwidth_gbs, device__cc (e.g. 9.0),
  *   device__peak_{fp32,fp64,tensor}_flops (FLOP/s, the roofline's peaks),

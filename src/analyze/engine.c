@@ -466,6 +466,8 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 		return 0;
 	}
 	PSEUDO("launch__time_share", g->share, isfinite(g->share));
+	if (strcmp(name, "launch__loop_share") == 0)
+		return ga_loop_kernel_share(e->p, g, out);
 	PSEUDO("program__kernels_same_launch", (double)g->same_launch, g->same_launch > 0);
 	PSEUDO("program__kernels_back_to_back", (double)g->back_to_back, g->back_to_back > 0);
 	PSEUDO("owner__editable", (double)g->owner->editable, g->owner);

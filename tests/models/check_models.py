@@ -123,6 +123,8 @@ class Kernel:
         self.cuts = cuts
         self.same_launch = same_launch
         self.back_to_back = back_to_back
+        # its share of the kernel launches in one iteration of the loop
+        self.loop_share = loop_share(profile, report_kernel)
         # the host's mean time in a launch call, from the process's timeline
         self.launch_cost_ns = None
         for t in profile.get("timelines", []):
@@ -453,8 +455,8 @@ def launch_overhead(k):
     """The launch cost removed, the launches kept in order: max(L, duration)
     a launch before, max(duration, Lg) after, L the timeline's mean launch
     call (5 us without one), Lg = min(2.5 us, L / 2); low half of it.
-    Grids under a quarter of the GPU's warps: merged into one at 60 % of the
-    roofline bound, low the gap alone.  High: merged at the bound plus one
+    Grids under a quarter of the GPU's warps, back to back in the loop:
+    merged into one at 60 % of the roofline bound, low the gap alone.  High: merged at the bound plus one
     10 us launch."""
     d, n = k.mean_ns, max(k.count, 1)
     bound = k.bound_secs() * 1e9
@@ -463,10 +465,12 @@ def launch_overhead(k):
     gap = clamp01(1 - max(d, graph) / max(L, d))
     high = 1 - (bound + 10000 / n) / max(10000, d)
     capacity = k.theoretical() / 100 * k.warps_gpu()
-    if k.launch_warps() < 0.25 * capacity:
+    small = k.launch_warps() < 0.25 * capacity
+    # merged only where the loop launches nothing else (no loop: as so)
+    if small and (k.loop_share is None or k.loop_share >= 1):
         merged = clamp01(1 - (bound * 100 / k.cuts["throughput_line_pct"] + L / n) / max(L, d))
         return max(merged, gap), gap, high
-    return gap, gap / 2, high
+    return gap, gap if small else gap / 2, high
 
 
 def fusion(k):
@@ -696,6 +700,28 @@ def analyse_profile(gpuadvise, srcdir, profile):
         return analyse(gpuadvise, srcdir, path)
     finally:
         os.unlink(path)
+
+
+def loop_share(profile, rk):
+    """The kernel's share of the kernel launches in the timeline's
+    representative iteration of its process's loop; None without a loop or
+    a launch of it there.  Events: [start, end, device, stream, kind, dir,
+    kernel]."""
+    for t in profile.get("timelines", []):
+        if t.get("pid") != rk.get("pid") or not t.get("window_is_iteration") \
+                or t.get("iterations", 0) < 1:
+            continue
+        kernels = t.get("kernels", [])
+        own = every = 0
+        for ev in t.get("events", []):
+            if ev[2] < 0 or ev[4] != 0 or not 0 <= ev[6] < len(kernels):
+                continue
+            tk = kernels[ev[6]]
+            every += 1
+            own += (tk.get("mangled") == rk.get("mangled") and tk["grid"] == rk["grid"]
+                    and tk["block"] == rk["block"])
+        return own / every if own else None
+    return None
 
 
 def back_to_back(profile, report):

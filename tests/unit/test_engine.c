@@ -27,6 +27,7 @@
 
 #include "profile/profile.h"
 #include "analyze/analyze.h"
+#include "analyze/internal.h"
 #include "rules/rules.h"
 #include "util/util.h"
 
@@ -974,6 +975,76 @@ static void test_kernels_same_launch(void **state)
 	ga_profile_free(&p);
 }
 
+/* SYNTHETIC: launch__loop_share is a kernel's share of the kernel launches
+ * in one iteration of its process's loop, from the timeline: t launched
+ * twice and u once an iteration (2/3 and 1/3), a copy not counted; v is not
+ * in the iteration and process 2 has no timeline (no value). */
+static void test_loop_share(void **state)
+{
+	const ga_ruleset *rs = *state;
+	ga_profile p;
+	ga_analysis a;
+
+	new_profile(&p, SYN_ALL);
+	add_launch(&p, 1, "t", 10, 256, 100.0, PLAIN, NULL);
+	add_launch(&p, 1, "u", 10, 256, 100.0, PLAIN, NULL);
+	add_launch(&p, 1, "v", 10, 256, 100.0, PLAIN, NULL);
+	add_launch(&p, 2, "t", 10, 256, 100.0, PLAIN, NULL);
+	ga_timeline t = {0};
+	t.pid = 1;
+	t.iterations = 10;
+	t.period = 3;
+	t.window_is_iteration = 1;
+	t.n_kernels = 2;
+	t.kernels = ga_xcalloc(2, sizeof(*t.kernels));
+	const char *names[] = {"_Z1t", "_Z1u"};
+	for (size_t i = 0; i < 2; i++) {
+		t.kernels[i].mangled = ga_xstrdup(names[i]);
+		t.kernels[i].grid[0] = 10;
+		t.kernels[i].block[0] = 256;
+		t.kernels[i].grid[1] = t.kernels[i].grid[2] = 1;
+		t.kernels[i].block[1] = t.kernels[i].block[2] = 1;
+		t.kernels[i].launches = 10;
+	}
+	static const struct { int device, kind; long kernel; } ev[] = {
+		{-1, 0, -1}, {0, GA_GPU_KERNEL, 0}, {0, GA_GPU_COPY, -1},
+		{0, GA_GPU_KERNEL, 1}, {0, GA_GPU_KERNEL, 0},
+	};
+	t.n_events = GA_ARRAY_LEN(ev);
+	t.events = ga_xcalloc(t.n_events, sizeof(*t.events));
+	for (size_t i = 0; i < t.n_events; i++) {
+		t.events[i].start = (double)i;
+		t.events[i].end = (double)i + 0.5;
+		t.events[i].device = ev[i].device;
+		t.events[i].kind = ev[i].kind;
+		t.events[i].dir = -1;
+		t.events[i].kernel = ev[i].kernel;
+	}
+	ga_profile_set_timeline(&p, &t);
+	analyze(&p, rs, 0, &a);
+
+	static const struct { int pid; const char *name; double share; } want[] = {
+		{1, "t", 2.0 / 3.0}, {1, "u", 1.0 / 3.0}, {1, "v", NAN}, {2, "t", NAN},
+	};
+	for (size_t i = 0; i < GA_ARRAY_LEN(want); i++) {
+		const ga_group *g = NULL;
+		for (size_t k = 0; k < a.n_groups; k++)
+			if (a.groups[k].pid == want[i].pid && strcmp(a.groups[k].name, want[i].name) == 0)
+				g = &a.groups[k];
+		assert_non_null(g);
+		double share = -1;
+		int rc = ga_loop_kernel_share(&p, g, &share);
+		if (isnan(want[i].share)) {
+			assert_int_equal(rc, -1);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_close(share, want[i].share, 1e-12);
+	}
+	ga_analysis_free(&a);
+	ga_profile_free(&p);
+}
+
 /* SYNTHETIC: a run of back-to-back launches ends where a launch is missing
  * from the profile (x, y, then z after an unprofiled launch), on another
  * stream (w) or at another shape; the kernel's longest run counts (v runs
@@ -1450,6 +1521,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_nan_durations),
 		cmocka_unit_test(test_kernels_same_launch),
 		cmocka_unit_test(test_kernels_back_to_back),
+		cmocka_unit_test(test_loop_share),
 		cmocka_unit_test(test_max_severity),
 		cmocka_unit_test(test_no_classifier),
 		cmocka_unit_test(test_cuts_from_classifier),
