@@ -1,6 +1,7 @@
 /* shapes.c: which kernels of a process share a launch shape (grid and
- * block), and which of them ran back to back: the candidates a fusion can
- * merge. */
+ * block), which of them ran back to back (the candidates a fusion can
+ * merge), and how much of its process's loop a kernel's launches are (the
+ * launches a merge could join without moving them across other work). */
 #include "internal.h"
 #include <stdlib.h>
 #include <string.h>
