@@ -409,31 +409,44 @@ static const ga_tl_event *ring_at(const ga_tlagg *a, size_t i)
 	return &a->ring[(a->ring_head + i) % GA_TLAGG_RING];
 }
 
-/* The last iteration whose span the ring covers whole and that holds no
- * span of the profiler's: [*s, *e).  0 when none. */
+/* Of the iterations whose span the ring covers whole and that hold no span
+ * of the profiler's, the one whose length is nearest the loop's mean
+ * (the newest of equals; the newest when there is no mean): [*s, *e).  A
+ * host-bound loop's iterations vary with the host (16 to 25 ms a
+ * transformer step on an H200), and the last one alone can be far from
+ * typical.  0 when none. */
 static int pick_iteration(const ga_tlagg *a, double *s, double *e)
 {
 	size_t kept = a->n_bounds < GA_TLAGG_BOUNDS ? a->n_bounds : GA_TLAGG_BOUNDS;
 	double oldest = a->ring_n ? ring_at(a, 0)->start : INFINITY;
-	long epoch = main_loop(a)->epoch;
+	const ga_tlagg_loop *lp = main_loop(a);
+	double mean = lp->clean_iters ? lp->clean_iter_ns / (double)lp->clean_iters : NAN;
+	double best = INFINITY;
+	int found = 0;
 
 	for (size_t k = kept; k >= 2; k--) {
 		size_t i1 = (a->n_bounds - kept + k - 1) % GA_TLAGG_BOUNDS;
 		size_t i0 = (a->n_bounds - kept + k - 2) % GA_TLAGG_BOUNDS;
 		if (a->bounds[i0] < oldest)
-			return 0;
-		if (a->bound_epoch[i0] != epoch || a->bound_epoch[i1] != epoch ||
+			break;
+		if (a->bound_epoch[i0] != lp->epoch || a->bound_epoch[i1] != lp->epoch ||
 		    a->bound_excl[i1] != a->bound_excl[i0])
 			continue;
 		/* the sweep must have got past it, or its GPU work may be
 		 * missing from the ring */
 		if (a->bounds[i1] > a->swept && a->n_heap)
 			continue;
+		double off = isfinite(mean) ? fabs(a->bounds[i1] - a->bounds[i0] - mean) : 0;
+		if (found && !(off < best))
+			continue;
 		*s = a->bounds[i0];
 		*e = a->bounds[i1];
-		return 1;
+		best = off;
+		found = 1;
+		if (!isfinite(mean))
+			break;
 	}
-	return 0;
+	return found;
 }
 
 static void window_events(const ga_tlagg *a, double s, double e, ga_timeline *out)

@@ -63,7 +63,7 @@ int ga_tl_loop_words(ga_buf *s, const ga_tl_proc *pr, ga_dur_fmt dur)
 	if (isfinite(tl->iteration_ns))
 		ga_buf_printf(s, ", %s each", dur(tl->iteration_ns, b1, sizeof(b1)));
 	if (tl->window_is_iteration && pr->iteration_devices)
-		ga_buf_printf(s, "; in the last one measured whole the GPU was busy %s%%",
+		ga_buf_printf(s, "; in one of them measured whole the GPU was busy %s%%",
 		              ga_fmt_share(pr->iteration_busy_share, b2, sizeof(b2)));
 	return 1;
 }

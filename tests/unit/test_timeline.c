@@ -395,6 +395,45 @@ static void test_iterations(void **state)
 	ga_tlagg_free(&a);
 }
 
+/* A host-bound loop whose iterations vary: 1000, 1000, 1600, 1000, 1000
+ * and a last one of 400 us (mean 1000).  The window is the newest of the
+ * iterations nearest the mean (the fifth, whose allocation marks it), not
+ * the last one: its busy share is the loop's typical one. */
+static void test_typical_iteration(void **state)
+{
+	ga_tlagg a;
+	ga_timeline t;
+	(void)state;
+	static const double len[] = {1000, 1000, 1600, 1000, 1000, 400};
+	ga_tlagg_init(&a);
+	double t0 = 0;
+	for (int i = 0; i < 6; i++) {
+		bound(&a, T0 + t0, 1, i == 0);
+		host(&a, GA_HOST_LAUNCH, t0, t0 + 10 * US);
+		ga_tl_gpu k = kernel(t0 + 20 * US, t0 + 220 * US, (uint32_t)(i + 1));
+		gpu(&a, &k);
+		if (i == 4)
+			host(&a, GA_HOST_ALLOC, t0 + 300 * US, t0 + 310 * US);
+		t0 += len[i] * US;
+	}
+	ga_tlagg_iteration(&a, T0 + t0);
+	ga_tlagg_result(&a, 5, 1, &t);
+	assert_int_equal(t.iterations, 6);
+	assert_true(fabs(t.iteration_ns - 1000 * US) < 1);
+	assert_true(t.window_is_iteration);
+	assert_true(fabs(t.window_ns - 1000 * US) < 1);
+	int alloc = 0;
+	for (size_t i = 0; i < t.n_events; i++)
+		alloc += t.events[i].kind == GA_HOST_ALLOC && t.events[i].device < 0;
+	assert_int_equal(alloc, 1);
+	ga_timeline w;
+	ga_timeline_sweep_events(t.events, t.n_events, t.window_ns, &w);
+	assert_true(fabs(w.devices[0].busy_ns - 200 * US) < 1);
+	ga_timeline_free(&w);
+	ga_timeline_free(&t);
+	ga_tlagg_free(&a);
+}
+
 /* Kernels no launch call of the program started (the range profiler's
  * WaitNs, a replay made inside a measured launch) stay out of the
  * timeline's sums and kernel table, counted apart; the correlations
@@ -493,6 +532,7 @@ int main(void)
 		cmocka_unit_test(test_streaming),
 		cmocka_unit_test(test_iterations),
 		cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_typical_iteration),
 		cmocka_unit_test(test_snapshot_changes_nothing),
 		cmocka_unit_test(test_tool_kernels),
 		cmocka_unit_test(test_profile_round_trip),
