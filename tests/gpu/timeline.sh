@@ -4,10 +4,13 @@
 #   - the transfers demo: its first finding is the transfer fix, and the
 #     async variant's measured speedup is inside the printed range;
 #   - the transformer's step (tests/gpu/transformer_train.py, 4 layers):
-#     the GPU's busy share of a step within 5 points of torch.profiler's
-#     on the same script (tests/gpu/torch_busy.py), and the host-bound
-#     finding first, in wall time (skipped without torch).  The GPU's work
-#     a step by each tool is printed beside it;
+#     the GPU's busy time in a step (the printed busy share of the
+#     representative iteration times the mean iteration) within 25 % of
+#     torch.profiler's on the same script (tests/gpu/torch_busy.py), and
+#     the host-bound finding first, in wall time (skipped without torch).
+#     The shares themselves are printed beside it: they divide by two
+#     separate runs' host-bound steps, 12.4 to 26.9 ms on an H200 from one
+#     run to the next, so they are not compared;
 #   - a program killed with SIGKILL keeps the timeline recorded so far;
 #   - --timeline-only measures no counter and still reports.
 set -u
@@ -70,10 +73,14 @@ top = r["program_findings"][first["index"]]["rule"] if first and first["kind"] =
 print(f"    GPU work a step: gpuadvise {gpu_ms if gpu_ms is None else round(gpu_ms, 3)} ms, torch.profiler {tv['gpu_ms_per_step']:.3f} ms; "
       f"busy share of a step: gpuadvise {ours:.3f} ({tl['iteration_ns'] / 1e6:.1f} ms), "
       f"torch.profiler {tv['busy_share']:.3f} ({tv['step_ms']:.1f} ms); first: {top}")
-ok = abs(ours - tv["busy_share"]) <= 0.05 and top == "host-bound-launching"
+# The GPU's busy time in a typical step: the same GPU work whatever the
+# host's speed in either run.
+ours_ms = ours * tl["iteration_ns"] / 1e6
+print(f"    GPU busy in a step: gpuadvise {ours_ms:.3f} ms, torch.profiler {tv['gpu_ms_per_step']:.3f} ms")
+ok = abs(ours_ms - tv["gpu_ms_per_step"]) <= 0.25 * tv["gpu_ms_per_step"] and top == "host-bound-launching"
 sys.exit(0 if ok else 1)
 PY
-	then pass "transformer: busy share of a step within 5 points of torch.profiler's, host-bound first (status $st)"
+	then pass "transformer: GPU busy time of a step within 25 % of torch.profiler's, host-bound first (status $st)"
 	else fail "transformer busy share (status $st)"; tail -5 "$T/tf.err"; fi
 	unset LAYERS STEPS
 else

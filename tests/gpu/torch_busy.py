@@ -14,9 +14,9 @@ steps took 20.6 and 18.9 ms, and their busy shares 9.9 % and 13.9 %.
 
     python3 tests/gpu/torch_busy.py
 
-The GPU suite compares it with the busy share of the step gpuadvise's
-timeline prints for the same script run under gpuadvise (check_profile.py
-busy).  Exits 77 without torch or a GPU."""
+The GPU suite (tests/gpu/timeline.sh) compares its GPU time per step
+with the busy time of the step gpuadvise's timeline prints for the same
+script run under gpuadvise.  Exits 77 without torch or a GPU."""
 import os
 import sys
 import time
