@@ -343,7 +343,7 @@ void collect_keys(struct loader *L, yaml_node_t *map, const struct key_spec *spe
 	}
 }
 
-/* A non-empty string.  Returns a copy, or NULL after reporting. */
+/* A plain scalar true or false into *out: 0, or -1 after reporting. */
 int get_bool(struct loader *L, yaml_node_t *n, const char *key, int *out)
 {
 	const char *s = scalar(n);
@@ -360,6 +360,7 @@ int get_bool(struct loader *L, yaml_node_t *n, const char *key, int *out)
 	return -1;
 }
 
+/* A non-empty string.  Returns a copy, or NULL after reporting. */
 char *get_string(struct loader *L, yaml_node_t *n, const char *key, int one_line)
 {
 	const char *s = scalar(n), *p;
