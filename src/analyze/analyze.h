@@ -142,6 +142,10 @@ struct ga_group {
 	 * (consecutive launch indices of the process, one stream, this grid
 	 * and block) that holds one of this kernel's launches, it included. */
 	int back_to_back;
+	/* Its kernel launches in one iteration of its process's loop (the
+	 * timeline's representative one), and all kernel launches of that
+	 * iteration: launch__loop_share; 0 without a loop or a launch there. */
+	long loop_launches, loop_all_launches;
 	/* Kernels whose names read the same once shortened to the name alone
 	 * (no "void ", template arguments or parameters): name_peers of them,
 	 * this one the name_index-th by GPU time (1-based).  name_peers is 1 for

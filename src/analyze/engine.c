@@ -54,6 +54,7 @@ static void timeline_groups(const ga_profile *p, ga_analysis *a, ga_map *table,
 
 	for (size_t ti = 0; ti < p->n_timelines; ti++) {
 		const ga_timeline *t = &p->timelines[ti];
+		size_t *group_of = ga_xcalloc(t->n_kernels + 1, sizeof(*group_of));
 		for (size_t k = 0; k < t->n_kernels; k++) {
 			const ga_tl_kernel *tk = &t->kernels[k];
 			char *key = kernel_key(t->pid, tk->mangled, tk->grid, tk->block);
@@ -68,12 +69,15 @@ static void timeline_groups(const ga_profile *p, ga_analysis *a, ga_map *table,
 				free(key);
 			}
 			ga_group *g = &a->groups[gi];
+			group_of[k] = (size_t)gi;
 			g->timeline_launches += tk->launches;
 			g->timeline_ns += tk->total_ns;
 			/* timed, not charged at the mean: only those the timeline
 			 * did not time (inside the profiler's own spans) are */
 			g->unprofiled = g->unprofiled > tk->launches ? g->unprofiled - tk->launches : 0;
 		}
+		ga_count_loop_launches(t, group_of, a);
+		free(group_of);
 	}
 	/* table is only freed after this */
 	for (size_t i = 0; i < n_keys; i++)
@@ -466,8 +470,8 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 		return 0;
 	}
 	PSEUDO("launch__time_share", g->share, isfinite(g->share));
-	if (strcmp(name, "launch__loop_share") == 0)
-		return ga_loop_kernel_share(e->p, g, out);
+	PSEUDO("launch__loop_share", (double)g->loop_launches / (double)g->loop_all_launches,
+	       g->loop_launches > 0);
 	PSEUDO("program__kernels_same_launch", (double)g->same_launch, g->same_launch > 0);
 	PSEUDO("program__kernels_back_to_back", (double)g->back_to_back, g->back_to_back > 0);
 	PSEUDO("owner__editable", (double)g->owner->editable, g->owner);

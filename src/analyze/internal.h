@@ -17,9 +17,10 @@ int ga_cuts_read(const ga_ruleset *rs, ga_cuts *cuts, ga_error *err);
 
 /* Each group's same_launch and back_to_back counts (shapes.c). */
 void ga_count_launch_shapes(const ga_profile *p, ga_analysis *a);
-/* The group's share of the kernel launches in one iteration of its
- * process's loop, or -1 without a loop or a launch of it there (shapes.c). */
-int ga_loop_kernel_share(const ga_profile *p, const ga_group *g, double *out);
+/* Each group's launches in one iteration of t's loop, and all of the
+ * iteration's kernel launches; group_of: each timeline kernel's group
+ * (shapes.c). */
+void ga_count_loop_launches(const ga_timeline *t, const size_t *group_of, ga_analysis *a);
 
 /* The parts of the analysis computed from the ranked groups and findings:
  * counts, processes, the roofline and the source lines (summary.c). */

@@ -109,29 +109,24 @@ void ga_count_launch_shapes(const ga_profile *p, ga_analysis *a)
 	count_back_to_back(p, a);
 }
 
-/* This kernel's share of the kernel launches in one iteration of its
- * process's loop (the timeline's representative iteration): 1 when the loop
- * launches nothing else, so its launches run back to back.  -1 without a
- * loop, or when the iteration holds none of its launches. */
-int ga_loop_kernel_share(const ga_profile *p, const ga_group *g, double *out)
+/* Each group's kernel launches in one iteration of its process's loop (the
+ * timeline's representative iteration) and all of that iteration's:
+ * loop_launches == loop_all_launches when the loop launches nothing else,
+ * so its launches run back to back.  Nothing without a loop.  group_of:
+ * each timeline kernel's group. */
+void ga_count_loop_launches(const ga_timeline *t, const size_t *group_of, ga_analysis *a)
 {
-	const ga_timeline *t = ga_profile_timeline(p, g->pid);
-	if (!t || !t->window_is_iteration || t->iterations < 1)
-		return -1;
-	long own = 0, all = 0;
+	if (!t->window_is_iteration || t->iterations < 1)
+		return;
+	long all = 0;
 	for (size_t i = 0; i < t->n_events; i++) {
 		const ga_tl_event *ev = &t->events[i];
 		if (ev->device < 0 || ev->kind != GA_GPU_KERNEL || ev->kernel < 0 ||
 		    (size_t)ev->kernel >= t->n_kernels)
 			continue;
-		const ga_tl_kernel *k = &t->kernels[ev->kernel];
 		all++;
-		own += k->mangled && g->mangled && strcmp(k->mangled, g->mangled) == 0 &&
-		       memcmp(k->grid, g->grid, sizeof(k->grid)) == 0 &&
-		       memcmp(k->block, g->block, sizeof(k->block)) == 0;
+		a->groups[group_of[ev->kernel]].loop_launches++;
 	}
-	if (own == 0)
-		return -1;
-	*out = (double)own / (double)all;
-	return 0;
+	for (size_t k = 0; k < t->n_kernels; k++)
+		a->groups[group_of[k]].loop_all_launches = all;
 }
