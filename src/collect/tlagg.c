@@ -402,6 +402,12 @@ static const ga_tlagg_loop *main_loop(const ga_tlagg *a)
 	return c->last_t - c->first_t >= b->last_t - b->first_t ? c : b;
 }
 
+/* A loop's mean iteration outside the profiler's spans; NAN when none. */
+static double loop_mean_ns(const ga_tlagg_loop *lp)
+{
+	return lp->clean_iters ? lp->clean_iter_ns / (double)lp->clean_iters : NAN;
+}
+
 /* ---- the result ------------------------------------------------------------ */
 
 static const ga_tl_event *ring_at(const ga_tlagg *a, size_t i)
@@ -420,8 +426,7 @@ static int pick_iteration(const ga_tlagg *a, double *s, double *e)
 	size_t kept = a->n_bounds < GA_TLAGG_BOUNDS ? a->n_bounds : GA_TLAGG_BOUNDS;
 	double oldest = a->ring_n ? ring_at(a, 0)->start : INFINITY;
 	const ga_tlagg_loop *lp = main_loop(a);
-	double mean = lp->clean_iters ? lp->clean_iter_ns / (double)lp->clean_iters : NAN;
-	double best = INFINITY;
+	double mean = loop_mean_ns(lp), best = INFINITY;
 	int found = 0;
 
 	for (size_t k = kept; k >= 2; k--) {
@@ -436,6 +441,7 @@ static int pick_iteration(const ga_tlagg *a, double *s, double *e)
 		 * missing from the ring */
 		if (a->bounds[i1] > a->swept && a->n_heap)
 			continue;
+		/* without a mean every distance is 0: the newest stays */
 		double off = isfinite(mean) ? fabs(a->bounds[i1] - a->bounds[i0] - mean) : 0;
 		if (found && !(off < best))
 			continue;
@@ -443,8 +449,6 @@ static int pick_iteration(const ga_tlagg *a, double *s, double *e)
 		*e = a->bounds[i1];
 		best = off;
 		found = 1;
-		if (!isfinite(mean))
-			break;
 	}
 	return found;
 }
@@ -519,7 +523,7 @@ void ga_tlagg_result(ga_tlagg *a, int pid, int final, ga_timeline *out)
 	const ga_tlagg_loop *lp = main_loop(a);
 	out->iterations = lp->iterations;
 	out->period = lp->iterations ? lp->period : 0;
-	out->iteration_ns = lp->clean_iters ? lp->clean_iter_ns / (double)lp->clean_iters : NAN;
+	out->iteration_ns = loop_mean_ns(lp);
 	if (pick_iteration(a, &s, &e)) {
 		out->window_is_iteration = 1;
 		window_events(a, s, e, out);
