@@ -146,13 +146,14 @@ cubin *find_cubin(uint64_t crc, const char *fn, uint32_t pc)
 	return NULL;
 }
 
-/* nvdisasm OUT CUBIN (-c: code only) with stdout into fd: the toolkit's,
+/* nvdisasm -c -hex CUBIN (code only, each instruction's encoding beside
+ * it: its control bits name the scoreboards) with stdout into fd: the toolkit's,
  * found on PATH, then under $CUDA_HOME, $CUDA_PATH and /usr/local/cuda.
  * 0 when it ran and exited 0. */
 static int run_nvdisasm(const char *cubin_path, int fd)
 {
 	const char *homes[] = {getenv("CUDA_HOME"), getenv("CUDA_PATH"), "/usr/local/cuda"};
-	char *argv[] = {"nvdisasm", "-c", (char *)cubin_path, NULL};
+	char *argv[] = {"nvdisasm", "-c", "-hex", (char *)cubin_path, NULL};
 	posix_spawn_file_actions_t fa;
 	pid_t pid = -1;
 	int rc = -1, status;

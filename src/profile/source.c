@@ -39,6 +39,7 @@ ga_source_pc *ga_source_add_pc(ga_source *s)
 	ga_source_pc pc = {0};
 	pc.inst = pc.threads = pc.sectors = pc.sectors_ideal = NAN;
 	pc.wavefronts = pc.wavefronts_ideal = NAN;
+	pc.sb_write = -1;
 	GA_PUSH(s->pcs, s->n_pcs, s->cap_pcs, pc);
 	return &s->pcs[s->n_pcs - 1];
 }
@@ -123,11 +124,17 @@ void ga_source_merge(ga_source *to, const ga_source *from)
 			t->text = ga_xstrdup(f->text);
 		if (!t->op && f->op)
 			t->op = ga_xstrdup(f->op);
+		if (from->scoreboards && !to->scoreboards) {
+			t->sb_write = f->sb_write;
+			t->sb_wait = f->sb_wait;
+		}
 		for (size_t k = 0; k < f->n_stalls; k++)
 			ga_source_pc_add_stall(t, f->stalls[k].reason, f->stalls[k].samples);
 	}
 	if (from->lineinfo)
 		to->lineinfo = 1;
+	if (from->scoreboards)
+		to->scoreboards = 1;
 	if (!to->trigger && from->trigger)
 		to->trigger = ga_xstrdup(from->trigger);
 	if (from->sample_period > 0 && !(to->sample_period > 0))
@@ -167,6 +174,8 @@ void *ga_source_to_json(const ga_source *s)
 	if (s->trigger)
 		json_object_set_new(o, "trigger", json_string(s->trigger));
 	json_object_set_new(o, "lineinfo", json_boolean(s->lineinfo));
+	if (s->scoreboards)
+		json_object_set_new(o, "scoreboards", json_true());
 	if (s->sample_period > 0 || s->samples_total > 0) {
 		json_t *ps = json_object();
 		if (s->sample_period > 0)
@@ -201,6 +210,10 @@ void *ga_source_to_json(const ga_source *s)
 			json_object_set_new(j, "text", json_string(p->text));
 		if (p->op)
 			json_object_set_new(j, "op", json_string(p->op));
+		if (s->scoreboards && p->sb_write >= 0)
+			json_object_set_new(j, "sb_write", json_integer(p->sb_write));
+		if (s->scoreboards && p->sb_wait)
+			json_object_set_new(j, "sb_wait", json_integer(p->sb_wait));
 		json_array_append_new(pcs, j);
 	}
 	json_object_set_new(o, "pcs", pcs);
@@ -303,6 +316,7 @@ int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, con
 	if (json_is_string(v))
 		s.trigger = ga_xstrdup(json_string_value(v));
 	s.lineinfo = json_is_true(json_object_get(o, "lineinfo"));
+	s.scoreboards = json_is_true(json_object_get(o, "scoreboards"));
 	if (get_sampling(o, &s, where, err))
 		goto bad;
 	pcs = json_object_get(o, "pcs");
@@ -340,6 +354,24 @@ int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, con
 		x = json_object_get(v, "op");
 		if (json_is_string(x))
 			p->op = ga_xstrdup(json_string_value(x));
+		x = json_object_get(v, "sb_write");
+		if (x && (!json_is_integer(x) || json_integer_value(x) < 0 ||
+		          json_integer_value(x) >= GA_SCOREBOARDS)) {
+			ga_fail(err, GA_ERR_PROFILE, "%s.pcs[%zu].sb_write: expected a scoreboard, "
+			        "0 to %d", where, i, GA_SCOREBOARDS - 1);
+			goto bad;
+		}
+		if (x)
+			p->sb_write = (int)json_integer_value(x);
+		x = json_object_get(v, "sb_wait");
+		if (x && (!json_is_integer(x) || json_integer_value(x) < 0 ||
+		          json_integer_value(x) >= 1 << GA_SCOREBOARDS)) {
+			ga_fail(err, GA_ERR_PROFILE, "%s.pcs[%zu].sb_wait: expected a mask of "
+			        "scoreboards, 0 to %d", where, i, (1 << GA_SCOREBOARDS) - 1);
+			goto bad;
+		}
+		if (x)
+			p->sb_wait = (unsigned)json_integer_value(x);
 		if (get_num(v, "inst", &p->inst, where, i, err) ||
 		    get_num(v, "threads", &p->threads, where, i, err) ||
 		    get_num(v, "sectors", &p->sectors, where, i, err) ||
@@ -527,10 +559,36 @@ static int listing_insn(const char *l, uint32_t *off, char *op, size_t len)
 	return 1;
 }
 
+/* The 64-bit words of an encoding in the line's C comments ("/\* 0x...
+ * *\/"), at most two, into w; returns how many. */
+static int listing_words(const char *l, uint64_t w[2])
+{
+	int n = 0;
+	for (const char *c = strstr(l, "/* 0x"); c && n < 2; c = strstr(c + 5, "/* 0x")) {
+		char *end;
+		unsigned long long v = strtoull(c + 3, &end, 16);
+		if (end - (c + 5) == 16)
+			w[n++] = v;
+	}
+	return n;
+}
+
+/* The control bits of an instruction's high word (bits 41 to 61). */
+static void set_control(ga_source_pc *p, uint64_t hi)
+{
+	unsigned c = (unsigned)(hi >> 41) & 0x1fffff;
+	unsigned wr = (c >> 5) & 7;
+	p->sb_write = wr < GA_SCOREBOARDS ? (int)wr : -1;
+	p->sb_wait = (c >> 11) & ((1u << GA_SCOREBOARDS) - 1);
+}
+
 size_t ga_source_set_ops(ga_source *s, const char *text)
 {
 	size_t set = 0, mlen;
 	int inside = 0;
+	/* The PC whose encoding is being read and the words seen of it. */
+	ga_source_pc *at = NULL;
+	int words = 0, controls = 0;
 
 	if (!s || !s->mangled || !text)
 		return 0;
@@ -547,6 +605,7 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 			inside = strncmp(t, ".text.", 6) == 0 && strncmp(t + 6, s->mangled, mlen) == 0 &&
 			         (t[6 + mlen] == ',' || t[6 + mlen] == ' ' || t[6 + mlen] == '\t' ||
 			          t[6 + mlen] == '\n' || t[6 + mlen] == '\0');
+			at = NULL;
 		} else if (inside) {
 			char op[64], line[512];
 			uint32_t off;
@@ -554,16 +613,30 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 			memcpy(line, l, n);
 			line[n] = '\0';
 			ga_source_pc *p;
-			if (listing_insn(line, &off, op, sizeof(op)) &&
-			    (p = first_at(by_pc, s->n_pcs, off))) {
-				free(p->op);
-				p->op = ga_xstrdup(op);
-				set++;
+			uint64_t w[2];
+			int nw;
+			if (listing_insn(line, &off, op, sizeof(op))) {
+				at = p = first_at(by_pc, s->n_pcs, off);
+				words = 0;
+				if (p) {
+					free(p->op);
+					p->op = ga_xstrdup(op);
+					set++;
+				}
 			}
+			/* The low word, then the high one: on this line or the next. */
+			nw = at ? listing_words(line, w) : 0;
+			for (int k = 0; k < nw; k++)
+				if (++words == 2) {
+					set_control(at, w[k]);
+					controls++;
+				}
 		}
 		l += len + (l[len] == '\n');
 	}
 	free(by_pc);
+	if (controls)
+		s->scoreboards = 1;
 	return set;
 }
 
@@ -581,6 +654,52 @@ static int op_in(const char *op, const char *const *list, size_t n)
 		if (op_is(op, list[i]))
 			return 1;
 	return 0;
+}
+
+/* An opcode whose result comes from the memory system through the long
+ * scoreboard: global, generic, local, texture and surface loads, and
+ * atomics that return a value. */
+static int long_load(const char *op)
+{
+	static const char *const ld[] = {"LDG", "LD", "LDL", "TEX", "TLD", "TLD4", "TXD",
+	                                 "SULD", "ATOM", "ATOMG"};
+	return op && op_in(op, ld, sizeof(ld) / sizeof(ld[0]));
+}
+
+int ga_source_load_waits(const ga_source *s, double *lone, double *waits)
+{
+	long out[GA_SCOREBOARDS] = {0};
+	size_t n = 0;
+
+	*lone = *waits = 0;
+	if (!s || !s->scoreboards || !s->n_pcs)
+		return -1;
+	ga_source_pc **by_pc = pcs_by_offset(s);
+	for (size_t i = 0; i < s->n_pcs; i++)
+		if (n == 0 || by_pc[n - 1]->pc != by_pc[i]->pc)
+			by_pc[n++] = by_pc[i];
+	for (size_t i = 0; i < n; i++) {
+		const ga_source_pc *p = by_pc[i];
+		long waited = 0, in_flight = 0;
+		for (int b = 0; b < GA_SCOREBOARDS; b++) {
+			in_flight += out[b];
+			if (p->sb_wait & (1u << b))
+				waited += out[b];
+		}
+		if (waited > 0) {
+			double c = z(p->inst);
+			*waits += c;
+			if (in_flight == 1)
+				*lone += c;
+			for (int b = 0; b < GA_SCOREBOARDS; b++)
+				if (p->sb_wait & (1u << b))
+					out[b] = 0;
+		}
+		if (p->sb_write >= 0 && p->sb_write < GA_SCOREBOARDS && long_load(p->op))
+			out[p->sb_write]++;
+	}
+	free(by_pc);
+	return *waits > 0 ? 0 : -1;
 }
 
 int ga_source_xu_opcode(const char *op)

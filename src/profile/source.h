@@ -25,6 +25,9 @@ typedef struct {
 	double samples;
 } ga_stall;
 
+/* Dependency scoreboards of an SM sub-partition's warp (Volta and later). */
+#define GA_SCOREBOARDS 6
+
 typedef struct {
 	uint32_t pc;             /* offset of the instruction in its function */
 	char *file;              /* NULL: no line information */
@@ -39,6 +42,12 @@ typedef struct {
 	char *text;              /* source text of the line, read at collection; NULL */
 	char *op;                /* SASS opcode with its modifiers ("MUFU.EX2"), from
 	                          * the cubin's disassembly; NULL: not known */
+	/* Dependency barriers from the instruction's control bits (where the
+	 * source's `scoreboards` is set): the scoreboard (0..5) whose count the
+	 * instruction raises until its result is written, -1 for none; the
+	 * mask of scoreboards it waits on to reach zero before it issues. */
+	int sb_write;
+	unsigned sb_wait;
 	ga_stall *stalls;        /* PC samples by warp state; none: not sampled */
 	size_t n_stalls;
 } ga_source_pc;
@@ -52,6 +61,7 @@ typedef struct ga_source {
 	                          * "rules ID, ID" (profiles recorded before that
 	                          * say "rule trigger: NAME=VALUE, ...") */
 	int lineinfo;            /* 1 when at least one PC mapped to a line */
+	int scoreboards;         /* 1 when the PCs' sb_write and sb_wait are known */
 	/* PC sampling of the launch that gave the stalls; 0 when not sampled */
 	double sample_period;    /* cycles between samples */
 	double samples_total;    /* samples CUPTI counted in the launch */
@@ -95,7 +105,13 @@ int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, con
 /* Opcodes from nvdisasm's listing of the kernel's cubin (text): each
  * instruction of the section .text.<s->mangled> (its offset in a C comment,
  * an optional predicate, the opcode, its operands) names the opcode of the
- * PC at that offset.  PCs the listing does not hold keep theirs.
+ * PC at that offset.  PCs the listing does not hold keep theirs.  Where the
+ * listing has the encodings (nvdisasm -hex: each 128-bit instruction as
+ * two 64-bit words in C comments, the low one first), the control bits of
+ * the high word's top (bits 41 to 61: stall cycles, yield, the scoreboard
+ * written, the one read, the mask waited on, operand reuse; the layout of
+ * Volta and later, as the Jia et al. microbenchmark reports describe it)
+ * give each PC's sb_write and sb_wait, and s->scoreboards is set.
  * Returns the number of PCs given an opcode. */
 size_t ga_source_set_ops(ga_source *s, const char *text);
 
@@ -116,6 +132,18 @@ int ga_source_op_inst(const ga_source *s, const char *op, double *inst);
  * The fast path calls one where FCHK flags the operands; fast math has
  * none.  Returns 0, or -1 when no PC has both an opcode and a count. */
 int ga_source_fdiv_slowpath_inst(const ga_source *s, double *inst);
+/* Waits on long-latency loads, from the scoreboards (see set_ops): walk
+ * the PCs in address order, counting for each scoreboard the global,
+ * local and texture loads (LDG, LD, LDL, TEX, TLD, TLD4, TXD, SULD, ATOM,
+ * ATOMG) that raised it; an instruction whose wait mask covers a
+ * scoreboard holding such a load is a wait on loads, and the loads then
+ * outstanding on all scoreboards are those the warp has in flight there.
+ * *waits: the warp instructions executed at such waits; *lone: those
+ * where the warp had a single load in flight.  The walk follows the
+ * listing, not the branches, so a load issued before a loop's back edge
+ * and first used at its top is not counted.  Returns 0, or -1 without
+ * scoreboards or without any executed wait on a load. */
+int ga_source_load_waits(const ga_source *s, double *lone, double *waits);
 /* 1 when a SASS opcode ("MUFU.EX2") runs on the XU pipe, by that list. */
 int ga_source_xu_opcode(const char *op);
 

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -474,6 +475,83 @@ static char *read_fixture(const char *name)
 	return buf;
 }
 
+/* The scoreboards of nvdisasm -hex's listing (the H200's SASS of the
+ * accuracy bench's gathers): one row in flight per warp (each load's
+ * result used before the next load issues), or eight. */
+static void load_waits_of(const char *text, const char *mangled, double loop_weight,
+                          double *lone, double *waits, int *rc)
+{
+	ga_source s = {0};
+	s.mangled = strdup(mangled);
+	for (uint32_t pc = 0; pc <= 0x400; pc += 16)
+		pc_at(&s, pc, NULL, 0, pc >= 0x120 && pc <= 0x1b0 ? loop_weight : 1, 32);
+	assert_true(ga_source_set_ops(&s, text) > 0);
+	assert_int_equal(s.scoreboards, 1);
+	*rc = ga_source_load_waits(&s, lone, waits);
+	/* and the same after a trip through the profile's JSON */
+	json_t *j = ga_source_to_json(&s);
+	ga_source *back = NULL;
+	size_t n = 0, cap = 0;
+	ga_error err = {0};
+	double lone2, waits2;
+	assert_int_equal(ga_source_from_json(&back, &n, &cap, j, "sources[0]", &err), 0);
+	assert_int_equal(back[0].scoreboards, 1);
+	assert_int_equal(ga_source_load_waits(&back[0], &lone2, &waits2), *rc);
+	assert_true(lone2 == *lone && waits2 == *waits);
+	json_decref(j);
+	ga_source_free(&back[0]);
+	free(back);
+	ga_source_free(&s);
+}
+
+static void test_load_waits(void **state)
+{
+	char *text = read_fixture("sass-hex-gather.sass");
+	double lone, waits;
+	int rc;
+	(void)state;
+	/* serial: its loop's two loads are each waited on alone */
+	load_waits_of(text, "_ZN6gather13gather_serialEPKiPKfPf", 64, &lone, &waits, &rc);
+	assert_int_equal(rc, 0);
+	assert_true(waits == 128 && lone == 128);
+	/* batched: eight loads go out before the first wait */
+	load_waits_of(text, "_ZN6gather14gather_batchedEPKiPKfPf", 1, &lone, &waits, &rc);
+	assert_int_equal(rc, 0);
+	assert_true(waits > 0 && lone == 0);
+	free(text);
+
+	/* by hand: two loads on two scoreboards, then a wait on each */
+	ga_source s = {0};
+	s.scoreboards = 1;
+	const char *ops[] = {"LDG.E", "LDS", "LDG.E.64", "FADD", "FADD", "FADD"};
+	int wr[] = {2, 2, 3, -1, -1, -1};
+	unsigned wait[] = {0, 0, 0, 0x4, 0x8, 0x8};
+	for (int i = 0; i < 6; i++) {
+		ga_source_pc *p = pc_at(&s, (uint32_t)(16 * i), NULL, 0, 10, 320);
+		p->op = strdup(ops[i]);
+		p->sb_write = wr[i];
+		p->sb_wait = wait[i];
+	}
+	/* the first wait has both loads in flight, the second one: the third
+	 * waits on a scoreboard already cleared */
+	assert_int_equal(ga_source_load_waits(&s, &lone, &waits), 0);
+	assert_true(waits == 20 && lone == 10);
+	s.scoreboards = 0;
+	assert_int_equal(ga_source_load_waits(&s, &lone, &waits), -1);
+	ga_source_free(&s);
+
+	/* a listing without encodings gives opcodes and no scoreboards */
+	ga_source t = {0};
+	text = read_fixture("nvdisasm-intdiv.sass");
+	t.mangled = strdup("_ZN6intdiv10mod_divideEPj");
+	pc_at(&t, 0x00f0, NULL, 0, 10, 320);
+	assert_int_equal(ga_source_set_ops(&t, text), 1);
+	assert_int_equal(t.scoreboards, 0);
+	assert_int_equal(ga_source_load_waits(&t, &lone, &waits), -1);
+	free(text);
+	ga_source_free(&t);
+}
+
 static void test_set_ops(void **state)
 {
 	ga_source s = {0};
@@ -662,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_stalls_json),
 		cmocka_unit_test(test_stalls_load_errors),
 		cmocka_unit_test(test_set_ops),
+		cmocka_unit_test(test_load_waits),
 		cmocka_unit_test(test_xu_ops),
 		cmocka_unit_test(test_op_inst),
 		cmocka_unit_test(test_fdiv_slowpath),
