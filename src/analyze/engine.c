@@ -487,7 +487,8 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 	PSEUDO("device__cc", d->cc_major + d->cc_minor / 10.0, d->cc_major > 0);
 	PSEUDO("launch__warps", grid * ceil(threads / warp), warp > 0);
 	/* Opcodes, where the source view measured the kernel and nvdisasm named
-	 * each PC's: FCHK (an FP32 division), its slow path, MUFU.RSQ, the XU's. */
+	 * each PC's: FCHK (an FP32 division), its slow path, MUFU.RSQ, the XU's;
+	 * and the waits on loads that the control bits show. */
 	if (ga_str_has_prefix(name, "source__")) {
 		const ga_source *src = ga_group_source(e->p, g);
 		double total, top, n;
@@ -496,6 +497,13 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 		PSEUDO("source__fchk_inst", n, ga_source_op_inst(src, "FCHK", &n) == 0);
 		PSEUDO("source__fdiv_slowpath_inst", n, ga_source_fdiv_slowpath_inst(src, &n) == 0);
 		PSEUDO("source__mufu_rsq_inst", n, ga_source_op_inst(src, "MUFU.RSQ", &n) == 0);
+		if (strcmp(name, "source__lone_load_wait_share") == 0) {
+			double lone, waits;
+			if (ga_source_load_waits(src, &lone, &waits) != 0)
+				return -1;
+			*out = lone / waits;
+			return 0;
+		}
 		if (ga_source_xu_ops(src, &total, &top) != 0)
 			return -1;
 		PSEUDO("source__xu_inst", total, 1);

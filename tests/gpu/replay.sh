@@ -25,20 +25,23 @@ trap 'rm -rf "$T"' EXIT
 fails=0
 pass() { echo "ok - $1"; }
 fail() { echo "not ok - $1"; fails=$((fails + 1)); }
-# run NAME PAIR [gpuadvise options...]: the slow side once, JSON report.
+# run NAME PAIR [gpuadvise options...]: the slow side once, JSON report
+# (SIDE=fast: the fast side).
 run() {
 	name=$1 pair=$2
 	shift 2
 	"$GA" "$@" --quiet --format json --log-file "$T/$name.json" -- \
-		"$PAIRS" --pair "$pair" --side slow --launches 1 >"$T/$name.out" 2>&1
+		"$PAIRS" --pair "$pair" --side "${SIDE:-slow}" --launches 1 >"$T/$name.out" 2>&1
 	echo $? >"$T/$name.status"
 }
 # report NAME: python over the report, with r (the report), p (its profile).
 report() {
 	name=$1
 	shift
-	python3 - "$T/$name.json" "$@" >"$T/check.out" 2>&1 <<'PY'
+	python3 - "$T/$name.json" "$SRC/tests/models" "$@" >"$T/check.out" 2>&1 <<'PY'
 import json, sys
+sys.path.insert(0, sys.argv.pop(2))
+from check_models import lone_load_wait_share
 r = json.load(open(sys.argv[1]))
 p = r["profile"]
 XU = ("MUFU", "FRND", "F2I", "I2F", "F2F")
@@ -70,6 +73,20 @@ elif what == "estimate-by-opcode":
     share = max(by.values()) / sum(by.values())
     print("share", share, "estimate", f["estimated_speedup"])
     assert 0 < share < 1, share
+elif what == "lone-loads":
+    # The scoreboards of the listing: the waits on loads at which a warp
+    # has one load in flight, of all its waits on loads (share wanted:
+    # "1", or "<0.2"), and memory-latency-stalls' evidence, where it fired.
+    [k] = [k for k in r["kernels"] if arg in k["mangled"]]
+    [s] = source(arg)
+    share = lone_load_wait_share(p, k)
+    f = [f for f in r["findings"] if f["rule"] == "memory-latency-stalls"]
+    ev = f[0]["evidence"]["lone_share"] if f else None
+    print("scoreboards", s.get("scoreboards"), "lone share", share, "evidence", ev)
+    want = sys.argv[4]
+    assert s.get("scoreboards") and share is not None, "no scoreboards"
+    assert share == 1.0 if want == "1" else share < 0.2, share
+    assert ev is None or ev == share, (ev, share)
 elif what == "sources":
     n = len(source(arg))
     print(n, "sources of", arg)
@@ -96,6 +113,17 @@ run powf poly-pow
 ok_run "poly-pow under gpuadvise: exit 0, results correct" powf
 check "poly-pow: the second run's XU opcodes add up to the XU counter" powf opcodes poly_powf
 check "poly-pow: sfu-heavy-math counts calls by opcode" powf estimate-by-opcode poly_powf
+
+# Dependent row gathers, launched once: memory-latency-stalls flags them
+# and reads the listing's scoreboards; one row in flight per warp, every
+# wait is on a lone load.  Their fix, eight rows loaded before the first
+# use, waits on eight (with --source: no rule flags it).
+run gather latency-gather
+ok_run "latency-gather: exit 0, results correct" gather
+check "latency-gather: every wait on a load has one load in flight" gather lone-loads gather_serial 1
+SIDE=fast run gather_fast latency-gather --source
+ok_run "latency-gather's fix --source: exit 0, results correct" gather_fast
+check "latency-gather's fix: loads batched, under a fifth of the waits alone" gather_fast lone-loads gather_batched lt0.2
 
 # One total that every thread adds into: run twice without the memory put
 # back, the total would be doubled and the pair's check would fail.
@@ -126,7 +154,7 @@ envrun() { # name, gpuadvise options...
 		>/dev/null 2>&1
 }
 envrun env_shipped
-if grep -qx 'GPUADVISE_SOURCE_OPCODES=fp32-accurate-math,sfu-heavy-math' "$T/env_shipped.env" &&
+if grep -qx 'GPUADVISE_SOURCE_OPCODES=fp32-accurate-math,memory-latency-stalls,sfu-heavy-math' "$T/env_shipped.env" &&
    grep -q '^GPUADVISE_SOURCE_SKIP=.' "$T/env_shipped.env" && ! grep -q '=users$' "$T/env_shipped.env"; then
 	pass "shipped rules: the collector gets their opcode rules and library kernels"
 else

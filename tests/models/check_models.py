@@ -125,6 +125,9 @@ class Kernel:
         self.back_to_back = back_to_back
         # its share of the kernel launches in one iteration of the loop
         self.loop_share = loop_share(profile, report_kernel)
+        # waits on a lone load in flight, of the waits on loads (the source
+        # view's scoreboards)
+        self.lone_load_waits = lone_load_wait_share(profile, report_kernel)
         # the host's mean time in a launch call, from the process's timeline
         self.launch_cost_ns = None
         for t in profile.get("timelines", []):
@@ -360,7 +363,8 @@ def latency_stalls(k):
                 / max(cycles_per_issue, 0.001))
     floor = k.mem() / k.cuts["throughput_line_pct"]
     h = k.headroom()
-    hide = min(a, issue / 100)
+    lone = 1.0 if k.lone_load_waits is None else k.lone_load_waits
+    hide = min(a, issue / 100) * lone
     est = 1 - max(1 - hide, floor)
     # Low: no change (the compiler may already overlap every load).
     return est, 0.0, min(a, h)
@@ -700,6 +704,42 @@ def analyse_profile(gpuadvise, srcdir, profile):
         return analyse(gpuadvise, srcdir, path)
     finally:
         os.unlink(path)
+
+
+LONG_LOADS = ("LDG", "LD", "LDL", "TEX", "TLD", "TLD4", "TXD", "SULD", "ATOM", "ATOMG")
+
+
+def lone_load_wait_share(profile, rk):
+    """source__lone_load_wait_share: walking the source view's PCs in
+    address order, each scoreboard counts the global, local and texture
+    loads that raised it; at an instruction that waits on one holding such
+    a load, the loads outstanding on all scoreboards are those in flight.
+    Of the executed waits, those with a single load in flight; None without
+    scoreboards or waits."""
+    src = compute_models.kernel_source(profile, rk)
+    if src is None or not src.get("scoreboards"):
+        return None
+    first = {}
+    for pc in src["pcs"]:
+        first.setdefault(pc["pc"], pc)
+    out = [0] * 6
+    waits = lone = 0.0
+    for off in sorted(first):
+        pc = first[off]
+        mask = pc.get("sb_wait", 0)
+        waited = sum(out[b] for b in range(6) if mask >> b & 1)
+        if waited:
+            c = pc.get("inst") or 0.0
+            waits += c
+            if sum(out) == 1:
+                lone += c
+            for b in range(6):
+                if mask >> b & 1:
+                    out[b] = 0
+        op = (pc.get("op") or "").split(".")[0]
+        if "sb_write" in pc and op in LONG_LOADS:
+            out[pc["sb_write"]] += 1
+    return lone / waits if waits > 0 else None
 
 
 def loop_share(profile, rk):

@@ -1048,8 +1048,9 @@ static void test_shipped_source_trigger(void **state)
 	assert_true(trials_held > 0 && trials_held < p.n_launches * (N_TRIALS - 1));
 	for (k = 0; k < rs.n_rules; k++)
 		with_lines += rs.rules[k].source_lines != NULL;
-	assert_int_equal(with_lines, 5);
-	assert_int_equal(n_lines, 5);
+	assert_int_equal(with_lines, 6);
+	assert_int_equal(n_lines, 6);
+	assert_non_null(ga_ruleset_find(&rs, "memory-latency-stalls")->source_lines);
 	assert_non_null(ga_ruleset_find(&rs, "sfu-heavy-math")->source_lines);
 	assert_non_null(ga_ruleset_find(&rs, "fp32-accurate-math")->source_lines);
 	assert_non_null(ga_ruleset_find(&rs, "uncoalesced-global-access")->source_lines);

@@ -213,8 +213,8 @@ static void trigger_name_planned(void *ctx, const char *name)
 static void test_source_trigger(void **state)
 {
 	static const char *const ids[] = {
-		"fp32-accurate-math", "sfu-heavy-math", "shared-bank-conflicts",
-		"thread-divergence", "uncoalesced-global-access",
+		"fp32-accurate-math", "memory-latency-stalls", "sfu-heavy-math",
+		"shared-bank-conflicts", "thread-divergence", "uncoalesced-global-access",
 	};
 	size_t seen[GA_ARRAY_LEN(ids)] = {0}, n_lines = 0, off, k;
 	char msg[256], *line, *save = NULL, *text;
@@ -226,7 +226,8 @@ static void test_source_trigger(void **state)
 	assert_non_null(strstr(got.source_when, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"));
 	assert_int_equal(got.source_when[strlen(got.source_when) - 1], '\n');
 	/* of those, the rules whose models read the source view's opcodes */
-	assert_string_equal(got.source_opcodes, "fp32-accurate-math,sfu-heavy-math");
+	assert_string_equal(got.source_opcodes,
+	                    "fp32-accurate-math,memory-latency-stalls,sfu-heavy-math");
 	text = ga_xstrdup(got.source_when);
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *tab = strchr(line, '\t');
