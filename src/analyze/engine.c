@@ -497,12 +497,16 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 		PSEUDO("source__fchk_inst", n, ga_source_op_inst(src, "FCHK", &n) == 0);
 		PSEUDO("source__fdiv_slowpath_inst", n, ga_source_fdiv_slowpath_inst(src, &n) == 0);
 		PSEUDO("source__mufu_rsq_inst", n, ga_source_op_inst(src, "MUFU.RSQ", &n) == 0);
-		if (strcmp(name, "source__lone_load_wait_share") == 0) {
-			double lone, waits;
-			if (ga_source_load_waits(src, &lone, &waits) != 0)
+		if (ga_str_has_prefix(name, "source__load_wait") ||
+		    ga_str_has_prefix(name, "source__lone_load")) {
+			ga_load_waits w;
+			if (ga_source_load_waits(src, &w) != 0)
 				return -1;
-			*out = lone / waits;
-			return 0;
+			PSEUDO("source__load_wait_inst", w.waits, 1);
+			PSEUDO("source__lone_load_wait_share", w.lone / w.waits, 1);
+			PSEUDO("source__lone_load_movable_inst", w.lone_movable / w.lone,
+			       w.movable_known && w.lone > 0);
+			return -2;
 		}
 		if (ga_source_xu_ops(src, &total, &top) != 0)
 			return -1;

@@ -24,6 +24,7 @@ void ga_source_free(ga_source *s)
 		free(s->pcs[i].file);
 		free(s->pcs[i].text);
 		free(s->pcs[i].op);
+		free(s->pcs[i].args);
 		for (size_t k = 0; k < s->pcs[i].n_stalls; k++)
 			free(s->pcs[i].stalls[k].reason);
 		free(s->pcs[i].stalls);
@@ -124,6 +125,10 @@ void ga_source_merge(ga_source *to, const ga_source *from)
 			t->text = ga_xstrdup(f->text);
 		if (!t->op && f->op)
 			t->op = ga_xstrdup(f->op);
+		if (!t->args && f->args) {
+			t->args = ga_xstrdup(f->args);
+			t->target = f->target;
+		}
 		if (from->scoreboards && !to->scoreboards) {
 			t->sb_write = f->sb_write;
 			t->sb_wait = f->sb_wait;
@@ -210,6 +215,10 @@ void *ga_source_to_json(const ga_source *s)
 			json_object_set_new(j, "text", json_string(p->text));
 		if (p->op)
 			json_object_set_new(j, "op", json_string(p->op));
+		if (p->args)
+			json_object_set_new(j, "args", json_string(p->args));
+		if (p->target)
+			json_object_set_new(j, "target", json_true());
 		if (s->scoreboards && p->sb_write >= 0)
 			json_object_set_new(j, "sb_write", json_integer(p->sb_write));
 		if (s->scoreboards && p->sb_wait)
@@ -354,6 +363,10 @@ int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, con
 		x = json_object_get(v, "op");
 		if (json_is_string(x))
 			p->op = ga_xstrdup(json_string_value(x));
+		x = json_object_get(v, "args");
+		if (json_is_string(x))
+			p->args = ga_xstrdup(json_string_value(x));
+		p->target = json_is_true(json_object_get(v, "target"));
 		x = json_object_get(v, "sb_write");
 		if (x && (!json_is_integer(x) || json_integer_value(x) < 0 ||
 		          json_integer_value(x) >= GA_SCOREBOARDS)) {
@@ -515,6 +528,16 @@ static ga_source_pc **pcs_by_offset(const ga_source *s)
 	return by_pc;
 }
 
+ga_source_pc **ga_source_by_offset(const ga_source *s, size_t *n)
+{
+	ga_source_pc **by_pc = pcs_by_offset(s);
+	*n = 0;
+	for (size_t i = 0; i < s->n_pcs; i++)
+		if (*n == 0 || by_pc[*n - 1]->pc != by_pc[i]->pc)
+			by_pc[(*n)++] = by_pc[i];
+	return by_pc;
+}
+
 /* The first record at offset pc in by_pc[0..n) (sorted by pc_order_cmp),
  * or NULL. */
 static ga_source_pc *first_at(ga_source_pc *const *by_pc, size_t n, uint32_t pc)
@@ -532,9 +555,11 @@ static ga_source_pc *first_at(ga_source_pc *const *by_pc, size_t n, uint32_t pc)
 
 /* An instruction's line, the offset in a C comment, then an optional
  * predicate, the opcode and its operands ("@!P0 MUFU.EX2 R5, R4 ;"): the
- * offset and the opcode (into op, at most len - 1 characters); 0 when the
- * line is no instruction. */
-static int listing_insn(const char *l, uint32_t *off, char *op, size_t len)
+ * offset, the opcode (into op, at most len - 1 characters) and the
+ * operands (*args, *nargs long: up to the ';'); 0 when the line is no
+ * instruction. */
+static int listing_insn(const char *l, uint32_t *off, char *op, size_t len, const char **args,
+                        size_t *nargs)
 {
 	char *end;
 	size_t n;
@@ -556,6 +581,12 @@ static int listing_insn(const char *l, uint32_t *off, char *op, size_t len)
 	memcpy(op, l, n);
 	op[n] = '\0';
 	*off = (uint32_t)v;
+	l += n;
+	l += strspn(l, " \t");
+	*args = l;
+	*nargs = strcspn(l, ";}");
+	while (*nargs > 0 && (l[*nargs - 1] == ' ' || l[*nargs - 1] == '\t'))
+		(*nargs)--;
 	return 1;
 }
 
@@ -588,7 +619,7 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 	int inside = 0;
 	/* The PC whose encoding is being read and the words seen of it. */
 	ga_source_pc *at = NULL;
-	int words = 0, controls = 0;
+	int words = 0, controls = 0, label = 0;
 
 	if (!s || !s->mangled || !text)
 		return 0;
@@ -606,6 +637,7 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 			         (t[6 + mlen] == ',' || t[6 + mlen] == ' ' || t[6 + mlen] == '\t' ||
 			          t[6 + mlen] == '\n' || t[6 + mlen] == '\0');
 			at = NULL;
+			label = 0;
 		} else if (inside) {
 			char op[64], line[512];
 			uint32_t off;
@@ -615,14 +647,26 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 			ga_source_pc *p;
 			uint64_t w[2];
 			int nw;
-			if (listing_insn(line, &off, op, sizeof(op))) {
+			const char *args;
+			size_t nargs;
+			if (listing_insn(line, &off, op, sizeof(op), &args, &nargs)) {
 				at = p = first_at(by_pc, s->n_pcs, off);
 				words = 0;
 				if (p) {
 					free(p->op);
 					p->op = ga_xstrdup(op);
+					free(p->args);
+					p->args = ga_xstrndup(args, nargs);
+					p->target = label;
 					set++;
 				}
+				label = 0;
+			} else {
+				/* ".L_x_53:" labels the next instruction: a branch target */
+				const char *t = line + strspn(line, " \t");
+				size_t tl = strcspn(t, " \t");
+				if (tl > 3 && t[0] == '.' && t[1] == 'L' && t[tl - 1] == ':')
+					label = 1;
 			}
 			/* The low word, then the high one: on this line or the next. */
 			nw = at ? listing_words(line, w) : 0;
@@ -654,52 +698,6 @@ static int op_in(const char *op, const char *const *list, size_t n)
 		if (op_is(op, list[i]))
 			return 1;
 	return 0;
-}
-
-/* An opcode whose result comes from the memory system through the long
- * scoreboard: global, generic, local, texture and surface loads, and
- * atomics that return a value. */
-static int long_load(const char *op)
-{
-	static const char *const ld[] = {"LDG", "LD", "LDL", "TEX", "TLD", "TLD4", "TXD",
-	                                 "SULD", "ATOM", "ATOMG"};
-	return op && op_in(op, ld, sizeof(ld) / sizeof(ld[0]));
-}
-
-int ga_source_load_waits(const ga_source *s, double *lone, double *waits)
-{
-	long out[GA_SCOREBOARDS] = {0};
-	size_t n = 0;
-
-	*lone = *waits = 0;
-	if (!s || !s->scoreboards || !s->n_pcs)
-		return -1;
-	ga_source_pc **by_pc = pcs_by_offset(s);
-	for (size_t i = 0; i < s->n_pcs; i++)
-		if (n == 0 || by_pc[n - 1]->pc != by_pc[i]->pc)
-			by_pc[n++] = by_pc[i];
-	for (size_t i = 0; i < n; i++) {
-		const ga_source_pc *p = by_pc[i];
-		long waited = 0, in_flight = 0;
-		for (int b = 0; b < GA_SCOREBOARDS; b++) {
-			in_flight += out[b];
-			if (p->sb_wait & (1u << b))
-				waited += out[b];
-		}
-		if (waited > 0) {
-			double c = z(p->inst);
-			*waits += c;
-			if (in_flight == 1)
-				*lone += c;
-			for (int b = 0; b < GA_SCOREBOARDS; b++)
-				if (p->sb_wait & (1u << b))
-					out[b] = 0;
-		}
-		if (p->sb_write >= 0 && p->sb_write < GA_SCOREBOARDS && long_load(p->op))
-			out[p->sb_write]++;
-	}
-	free(by_pc);
-	return *waits > 0 ? 0 : -1;
 }
 
 int ga_source_xu_opcode(const char *op)

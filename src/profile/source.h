@@ -42,6 +42,10 @@ typedef struct {
 	char *text;              /* source text of the line, read at collection; NULL */
 	char *op;                /* SASS opcode with its modifiers ("MUFU.EX2"), from
 	                          * the cubin's disassembly; NULL: not known */
+	char *args;              /* its operands ("R5, desc[UR4][R6.64]"); NULL: not
+	                          * known (profiles recorded before they were kept) */
+	int target;              /* 1: a label precedes it in the listing (a branch
+	                          * target) */
 	/* Dependency barriers from the instruction's control bits (where the
 	 * source's `scoreboards` is set): the scoreboard (0..5) whose count the
 	 * instruction raises until its result is written, -1 for none; the
@@ -104,8 +108,8 @@ int ga_source_from_json(ga_source **arr, size_t *n, size_t *cap, void *json, con
 
 /* Opcodes from nvdisasm's listing of the kernel's cubin (text): each
  * instruction of the section .text.<s->mangled> (its offset in a C comment,
- * an optional predicate, the opcode, its operands) names the opcode of the
- * PC at that offset.  PCs the listing does not hold keep theirs.  Where the
+ * an optional predicate, the opcode, its operands) names the opcode and
+ * the operands of the PC at that offset.  PCs the listing does not hold keep theirs.  Where the
  * listing has the encodings (nvdisasm -hex: each 128-bit instruction as
  * two 64-bit words in C comments, the low one first), the control bits of
  * the high word's top (bits 41 to 61: stall cycles, yield, the scoreboard
@@ -132,18 +136,34 @@ int ga_source_op_inst(const ga_source *s, const char *op, double *inst);
  * The fast path calls one where FCHK flags the operands; fast math has
  * none.  Returns 0, or -1 when no PC has both an opcode and a count. */
 int ga_source_fdiv_slowpath_inst(const ga_source *s, double *inst);
-/* Waits on long-latency loads, from the scoreboards (see set_ops): walk
- * the PCs in address order, counting for each scoreboard the global,
- * local and texture loads (LDG, LD, LDL, TEX, TLD, TLD4, TXD, SULD, ATOM,
- * ATOMG) that raised it; an instruction whose wait mask covers a
- * scoreboard holding such a load is a wait on loads, and the loads then
- * outstanding on all scoreboards are those the warp has in flight there.
- * *waits: the warp instructions executed at such waits; *lone: those
- * where the warp had a single load in flight.  The walk follows the
- * listing, not the branches, so a load issued before a loop's back edge
- * and first used at its top is not counted.  Returns 0, or -1 without
- * scoreboards or without any executed wait on a load. */
-int ga_source_load_waits(const ga_source *s, double *lone, double *waits);
+/* Waits on long-latency loads, from the scoreboards (see set_ops;
+ * loadwait.c): walk the PCs in address order, counting for each
+ * scoreboard the global, local and texture loads (LDG, LD, LDL, TEX, TLD,
+ * TLD4, TXD, SULD, ATOM, ATOMG) that raised it; an instruction whose wait
+ * mask covers a scoreboard holding such a load is a wait on loads, and the
+ * loads then outstanding on all scoreboards are those the warp has in
+ * flight there.  The walk follows the listing, not the branches, so a load
+ * issued before a loop's back edge and first used at its top is not
+ * counted. */
+typedef struct {
+	double waits;        /* warp instructions executed at waits on loads */
+	double lone;         /* those where the warp had a single load in flight */
+	/* Over those lone waits, executions x the instructions above the load
+	 * in its block that it could be issued before (its address does not
+	 * depend on them; the block starts at a branch target or after a
+	 * branch, exit, barrier or fence; a load that may see stores stays
+	 * below a global store): how much a reordering can put between the
+	 * load and its use.  Known only where every PC with an opcode has its
+	 * operands (movable_known). */
+	double lone_movable;
+	int movable_known;
+} ga_load_waits;
+/* Returns 0, or -1 without scoreboards or without any executed wait on a
+ * load. */
+int ga_source_load_waits(const ga_source *s, ga_load_waits *w);
+/* s's PCs in offset order, one record per offset (the first): a malloc'd
+ * array, *n long. */
+ga_source_pc **ga_source_by_offset(const ga_source *s, size_t *n);
 /* 1 when a SASS opcode ("MUFU.EX2") runs on the XU pipe, by that list. */
 int ga_source_xu_opcode(const char *op);
 

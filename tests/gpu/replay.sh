@@ -41,7 +41,7 @@ report() {
 	python3 - "$T/$name.json" "$SRC/tests/models" "$@" >"$T/check.out" 2>&1 <<'PY'
 import json, sys
 sys.path.insert(0, sys.argv.pop(2))
-from check_models import lone_load_wait_share
+from check_models import load_waits
 r = json.load(open(sys.argv[1]))
 p = r["profile"]
 XU = ("MUFU", "FRND", "F2I", "I2F", "F2F")
@@ -79,7 +79,7 @@ elif what == "lone-loads":
     # "1", or "<0.2"), and memory-latency-stalls' evidence, where it fired.
     [k] = [k for k in r["kernels"] if arg in k["mangled"]]
     [s] = source(arg)
-    share = lone_load_wait_share(p, k)
+    share = load_waits(p, k)[1]
     f = [f for f in r["findings"] if f["rule"] == "memory-latency-stalls"]
     ev = f[0]["evidence"]["lone_share"] if f else None
     print("scoreboards", s.get("scoreboards"), "lone share", share, "evidence", ev)

@@ -127,7 +127,8 @@ class Kernel:
         self.loop_share = loop_share(profile, report_kernel)
         # waits on a lone load in flight, of the waits on loads (the source
         # view's scoreboards)
-        self.lone_load_waits = lone_load_wait_share(profile, report_kernel)
+        self.load_waits, self.lone_load_waits, self.lone_load_movable = \
+            load_waits(profile, report_kernel)
         # the host's mean time in a launch call, from the process's timeline
         self.launch_cost_ns = None
         for t in profile.get("timelines", []):
@@ -363,8 +364,17 @@ def latency_stalls(k):
                 / max(cycles_per_issue, 0.001))
     floor = k.mem() / k.cuts["throughput_line_pct"]
     h = k.headroom()
+    # the waits on a lone load in flight, as far as moving it up its block
+    # hides them: its movable instructions at the warp's issue gap over a
+    # wait's cycles
     lone = 1.0 if k.lone_load_waits is None else k.lone_load_waits
-    hide = min(a, issue / 100) * lone
+    reorder = 1.0
+    if k.load_waits is not None and k.lone_load_movable is not None:
+        wait = (k.m("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio")
+                * k.m("smsp__inst_executed.sum") / max(k.load_waits, 1))
+        gap = cycles_per_issue * (1 - a)
+        reorder = clamp01(k.lone_load_movable * gap / max(wait, 1))
+    hide = min(a * lone * reorder, issue / 100)
     est = 1 - max(1 - hide, floor)
     # Low: no change (the compiler may already overlap every load).
     return est, 0.0, min(a, h)
@@ -707,25 +717,93 @@ def analyse_profile(gpuadvise, srcdir, profile):
 
 
 LONG_LOADS = ("LDG", "LD", "LDL", "TEX", "TLD", "TLD4", "TXD", "SULD", "ATOM", "ATOMG")
+ENDS_BLOCK = ("BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BAR", "BSYNC", "BSSY",
+              "WARPSYNC", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "YIELD")
+GLOBAL_WRITES = ("STG", "ST", "RED", "ATOM", "ATOMG", "SUST", "SURED")
+REG = re.compile(r"(?<![A-Za-z0-9_.])(UR|UP|R|P)(\d+)(\.64|\.128)?")
+REG_MAX = {"R": 255, "P": 7, "UR": 63, "UP": 7}
 
 
-def lone_load_wait_share(profile, rk):
-    """source__lone_load_wait_share: walking the source view's PCs in
+def sass_regs(text):
+    """The registers an operand text names: R6.64 is R6 and R7."""
+    regs = set()
+    for kind, num, width in REG.findall(text):
+        n = int(num)
+        if n > REG_MAX[kind]:
+            continue
+        for j in range({".64": 2, ".128": 4}.get(width, 1)):
+            if n + j <= REG_MAX[kind]:
+                regs.add((kind, n + j))
+    return regs
+
+
+def sass_operands(op, args):
+    """(written, read): the first operand unless it is an address, and a
+    predicate right after it; a wide result (.64, .WIDE, .128) takes the
+    next registers."""
+    if args is None:
+        return set(), set()
+    first, _, rest = args.partition(",")
+    if "[" in first:
+        return set(), sass_regs(args)
+    writes = sass_regs(first)
+    width = 4 if ".128" in op else 2 if (".64" in op or ".WIDE" in op) else 1
+    rs = sorted(n for k, n in writes if k == "R")
+    if rs and width > 1:
+        writes |= {("R", rs[0] + j) for j in range(1, width) if rs[0] + j <= 255}
+    rest = rest.lstrip(" ")
+    second = rest.split(",")[0]
+    if len(second) >= 2 and second[0] == "P" and second[1].isdigit():
+        writes |= sass_regs(second)
+        rest = rest[len(second) + 1:]
+    return writes, sass_regs(rest)
+
+
+def op_base_in(op, names):
+    return op is not None and op.split(".")[0] in names
+
+
+def movable_above(pcs, ld):
+    """Instructions above pcs[ld] in its block that the load could be
+    issued before: not its address's, back to a branch target or an
+    instruction ending a block, and not past a global store unless it
+    reads read-only data (.CONSTANT)."""
+    sees_stores = ".CONSTANT" not in pcs[ld]["op"]
+    _, slice_ = sass_operands(pcs[ld]["op"], pcs[ld].get("args"))
+    k = 0
+    for j in range(ld - 1, -1, -1):
+        x = pcs[j]
+        if pcs[j + 1].get("target") or op_base_in(x.get("op"), ENDS_BLOCK) or \
+                (sees_stores and op_base_in(x.get("op"), GLOBAL_WRITES)):
+            break
+        w, r = sass_operands(x.get("op") or "", x.get("args"))
+        if w & slice_:
+            slice_ |= r
+        else:
+            k += 1
+    return k
+
+
+def load_waits(profile, rk):
+    """source__load_wait_inst, source__lone_load_wait_share and
+    source__lone_load_movable_inst: walking the source view's PCs in
     address order, each scoreboard counts the global, local and texture
     loads that raised it; at an instruction that waits on one holding such
     a load, the loads outstanding on all scoreboards are those in flight.
-    Of the executed waits, those with a single load in flight; None without
-    scoreboards or waits."""
+    Returns (executed waits, the share with a single load in flight, the
+    mean instructions that lone load could move above), None where not
+    known."""
     src = compute_models.kernel_source(profile, rk)
     if src is None or not src.get("scoreboards"):
-        return None
+        return None, None, None
     first = {}
     for pc in src["pcs"]:
         first.setdefault(pc["pc"], pc)
-    out = [0] * 6
-    waits = lone = 0.0
-    for off in sorted(first):
-        pc = first[off]
+    pcs = [first[off] for off in sorted(first)]
+    known = all(pc.get("op") is None or pc.get("args") is not None for pc in pcs)
+    out, last = [0] * 6, [0] * 6
+    waits = lone = movable = 0.0
+    for i, pc in enumerate(pcs):
         mask = pc.get("sb_wait", 0)
         waited = sum(out[b] for b in range(6) if mask >> b & 1)
         if waited:
@@ -733,13 +811,18 @@ def lone_load_wait_share(profile, rk):
             waits += c
             if sum(out) == 1:
                 lone += c
+                if known:
+                    ld = [last[b] for b in range(6) if out[b]][0]
+                    movable += c * movable_above(pcs, ld)
             for b in range(6):
                 if mask >> b & 1:
                     out[b] = 0
-        op = (pc.get("op") or "").split(".")[0]
-        if "sb_write" in pc and op in LONG_LOADS:
+        if "sb_write" in pc and op_base_in(pc.get("op"), LONG_LOADS):
             out[pc["sb_write"]] += 1
-    return lone / waits if waits > 0 else None
+            last[pc["sb_write"]] = i
+    if waits <= 0:
+        return None, None, None
+    return waits, lone / waits, (movable / lone if known and lone > 0 else None)
 
 
 def loop_share(profile, rk):

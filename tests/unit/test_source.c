@@ -479,7 +479,7 @@ static char *read_fixture(const char *name)
  * accuracy bench's gathers): one row in flight per warp (each load's
  * result used before the next load issues), or eight. */
 static void load_waits_of(const char *text, const char *mangled, double loop_weight,
-                          double *lone, double *waits, int *rc)
+                          ga_load_waits *w, int *rc)
 {
 	ga_source s = {0};
 	s.mangled = strdup(mangled);
@@ -487,57 +487,92 @@ static void load_waits_of(const char *text, const char *mangled, double loop_wei
 		pc_at(&s, pc, NULL, 0, pc >= 0x120 && pc <= 0x1b0 ? loop_weight : 1, 32);
 	assert_true(ga_source_set_ops(&s, text) > 0);
 	assert_int_equal(s.scoreboards, 1);
-	*rc = ga_source_load_waits(&s, lone, waits);
+	*rc = ga_source_load_waits(&s, w);
 	/* and the same after a trip through the profile's JSON */
 	json_t *j = ga_source_to_json(&s);
 	ga_source *back = NULL;
 	size_t n = 0, cap = 0;
 	ga_error err = {0};
-	double lone2, waits2;
+	ga_load_waits w2;
 	assert_int_equal(ga_source_from_json(&back, &n, &cap, j, "sources[0]", &err), 0);
 	assert_int_equal(back[0].scoreboards, 1);
-	assert_int_equal(ga_source_load_waits(&back[0], &lone2, &waits2), *rc);
-	assert_true(lone2 == *lone && waits2 == *waits);
+	assert_int_equal(ga_source_load_waits(&back[0], &w2), *rc);
+	assert_true(w2.lone == w->lone && w2.waits == w->waits &&
+	            w2.lone_movable == w->lone_movable && w2.movable_known == w->movable_known);
 	json_decref(j);
 	ga_source_free(&back[0]);
 	free(back);
 	ga_source_free(&s);
 }
 
+/* A hand-made block: op, operands, scoreboard written, mask waited on. */
+static void hand_pc(ga_source *s, uint32_t pc, const char *op, const char *args, int wr,
+                    unsigned wait)
+{
+	ga_source_pc *p = pc_at(s, pc, NULL, 0, 10, 320);
+	p->op = strdup(op);
+	p->args = strdup(args);
+	p->sb_write = wr;
+	p->sb_wait = wait;
+}
+
 static void test_load_waits(void **state)
 {
 	char *text = read_fixture("sass-hex-gather.sass");
-	double lone, waits;
+	ga_load_waits w;
 	int rc;
 	(void)state;
-	/* serial: its loop's two loads are each waited on alone */
-	load_waits_of(text, "_ZN6gather13gather_serialEPKiPKfPf", 64, &lone, &waits, &rc);
+	/* serial: its loop's two loads are each waited on alone; the first is
+	 * the loop's first instruction, the second can move above the loop
+	 * counter's increment and compare (2), not above its address */
+	load_waits_of(text, "_ZN6gather13gather_serialEPKiPKfPf", 64, &w, &rc);
 	assert_int_equal(rc, 0);
-	assert_true(waits == 128 && lone == 128);
+	assert_true(w.waits == 128 && w.lone == 128);
+	assert_int_equal(w.movable_known, 1);
+	assert_true(w.lone_movable == 64 * 0 + 64 * 2);
 	/* batched: eight loads go out before the first wait */
-	load_waits_of(text, "_ZN6gather14gather_batchedEPKiPKfPf", 1, &lone, &waits, &rc);
+	load_waits_of(text, "_ZN6gather14gather_batchedEPKiPKfPf", 1, &w, &rc);
 	assert_int_equal(rc, 0);
-	assert_true(waits > 0 && lone == 0);
+	assert_true(w.waits > 0 && w.lone == 0);
 	free(text);
 
 	/* by hand: two loads on two scoreboards, then a wait on each */
 	ga_source s = {0};
 	s.scoreboards = 1;
-	const char *ops[] = {"LDG.E", "LDS", "LDG.E.64", "FADD", "FADD", "FADD"};
-	int wr[] = {2, 2, 3, -1, -1, -1};
-	unsigned wait[] = {0, 0, 0, 0x4, 0x8, 0x8};
-	for (int i = 0; i < 6; i++) {
-		ga_source_pc *p = pc_at(&s, (uint32_t)(16 * i), NULL, 0, 10, 320);
-		p->op = strdup(ops[i]);
-		p->sb_write = wr[i];
-		p->sb_wait = wait[i];
-	}
+	hand_pc(&s, 0x00, "S2R", "R0, SR_TID.X", -1, 0);
+	hand_pc(&s, 0x10, "IMAD.WIDE", "R2, R0, 0x4, R4", -1, 0);
+	hand_pc(&s, 0x20, "FADD", "R8, R9, R10", -1, 0);
+	hand_pc(&s, 0x30, "LDG.E.64", "R6, desc[UR4][R2.64]", 2, 0);
+	hand_pc(&s, 0x40, "LDS", "R12, [R0]", 2, 0);
+	hand_pc(&s, 0x50, "STG.E", "desc[UR4][R2.64], R8", -1, 0);
+	hand_pc(&s, 0x60, "IADD3", "R14, P1, R2, 0x40, RZ", -1, 0);
+	hand_pc(&s, 0x70, "LDG.E", "R13, desc[UR4][R14.64]", 3, 0);
+	hand_pc(&s, 0x80, "FADD", "R7, R6, R8", -1, 0x4);
+	hand_pc(&s, 0x90, "FADD", "R7, R7, R13", -1, 0x8);
+	hand_pc(&s, 0xa0, "FADD", "R7, R7, R13", -1, 0x8);
 	/* the first wait has both loads in flight, the second one: the third
-	 * waits on a scoreboard already cleared */
-	assert_int_equal(ga_source_load_waits(&s, &lone, &waits), 0);
-	assert_true(waits == 20 && lone == 10);
+	 * waits on a scoreboard already cleared.  The lone load (0x70) stays
+	 * below the store (it may alias) and its address (0x60): 0 movable */
+	assert_int_equal(ga_source_load_waits(&s, &w), 0);
+	assert_true(w.waits == 20 && w.lone == 10 && w.lone_movable == 0);
+	/* read-only data: past the store, the LDS and the other load, not
+	 * its address (0x60, 0x10 and 0x00) */
+	free(s.pcs[7].op);
+	s.pcs[7].op = strdup("LDG.E.CONSTANT");
+	assert_int_equal(ga_source_load_waits(&s, &w), 0);
+	assert_true(w.lone == 10 && w.lone_movable == 10 * 4);
+	/* a branch target (a label in the listing) at the store starts the
+	 * block there */
+	s.pcs[5].target = 1;
+	assert_int_equal(ga_source_load_waits(&s, &w), 0);
+	assert_true(w.lone == 10 && w.lone_movable == 10 * 1);
+	/* operands unknown: the lone waits, not how far the load moves */
+	free(s.pcs[2].args);
+	s.pcs[2].args = NULL;
+	assert_int_equal(ga_source_load_waits(&s, &w), 0);
+	assert_true(w.lone == 10 && w.movable_known == 0);
 	s.scoreboards = 0;
-	assert_int_equal(ga_source_load_waits(&s, &lone, &waits), -1);
+	assert_int_equal(ga_source_load_waits(&s, &w), -1);
 	ga_source_free(&s);
 
 	/* a listing without encodings gives opcodes and no scoreboards */
@@ -547,7 +582,8 @@ static void test_load_waits(void **state)
 	pc_at(&t, 0x00f0, NULL, 0, 10, 320);
 	assert_int_equal(ga_source_set_ops(&t, text), 1);
 	assert_int_equal(t.scoreboards, 0);
-	assert_int_equal(ga_source_load_waits(&t, &lone, &waits), -1);
+	assert_string_equal(t.pcs[0].args, "R4, R4");
+	assert_int_equal(ga_source_load_waits(&t, &w), -1);
 	free(text);
 	ga_source_free(&t);
 }
