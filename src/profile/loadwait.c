@@ -12,10 +12,11 @@
  * For a wait on a lone load, the operands tell how far up its block the
  * load could be issued: past every instruction above it that its address
  * does not depend on, back to the block's first instruction (a branch
- * target, which nvdisasm labels, or the one after a branch, exit, barrier
- * or fence), and, for a
- * load that may see stores, not past a store.  That is how much work a
- * reordering can put between the load and its first use. */
+ * target, which nvdisasm labels, or the one after a branch, exit, barrier,
+ * fence or scoreboard wait), and, for a load that may see stores, not past
+ * a store.  That is how much work a reordering can put between the load
+ * and its first use. */
+#include <math.h>
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -115,17 +116,21 @@ static int long_load(const char *op)
 }
 
 /* After these the next instruction starts a block a load cannot be moved
- * above: control flow, block barriers, fences. */
+ * above: control flow, block barriers, fences, and the explicit waits on
+ * scoreboards (DEPBAR, cp.async's LDGDEPBAR), which a load issued above
+ * would join. */
 static int ends_block(const char *op)
 {
 	static const char *const end[] = {"BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT",
 	                                  "BAR", "BSYNC", "BSSY", "WARPSYNC", "MEMBAR",
-	                                  "FENCE", "ERRBAR", "CCTL", "YIELD"};
+	                                  "FENCE", "ERRBAR", "CCTL", "YIELD", "DEPBAR",
+	                                  "LDGDEPBAR"};
 	return op_in(op, end, sizeof(end) / sizeof(end[0]));
 }
 
 /* Stores and atomics to global or generic memory: a load that may see
- * them (not .CONSTANT, read-only data) stays below them. */
+ * them stays below them (not one of read-only data: .CONSTANT, or a
+ * texture fetch). */
 static int global_write(const char *op)
 {
 	static const char *const st[] = {"STG", "ST", "RED", "ATOM", "ATOMG", "SUST", "SURED"};
@@ -175,7 +180,9 @@ static long movable_above(ga_source_pc *const *by_pc, size_t ld)
 {
 	regset slice, w, r;
 	long k = 0;
-	int sees_stores = !strstr(by_pc[ld]->op, ".CONSTANT");
+	static const char *const tex[] = {"TEX", "TLD", "TLD4", "TXD"};
+	int sees_stores = !strstr(by_pc[ld]->op, ".CONSTANT") &&
+	                  !op_in(by_pc[ld]->op, tex, sizeof(tex) / sizeof(tex[0]));
 
 	operands(by_pc[ld], &w, &slice);
 	for (size_t j = ld; j-- > 0;) {
@@ -216,7 +223,7 @@ int ga_source_load_waits(const ga_source *s, ga_load_waits *lw)
 				waited += out[b];
 		}
 		if (waited > 0) {
-			double c = p->inst == p->inst ? p->inst : 0;
+			double c = isfinite(p->inst) ? p->inst : 0;
 			lw->waits += c;
 			if (in_flight == 1) {
 				lw->lone += c;

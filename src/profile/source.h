@@ -151,9 +151,9 @@ typedef struct {
 	/* Over those lone waits, executions x the instructions above the load
 	 * in its block that it could be issued before (its address does not
 	 * depend on them; the block starts at a branch target or after a
-	 * branch, exit, barrier or fence; a load that may see stores stays
-	 * below a global store): how much a reordering can put between the
-	 * load and its use.  Known only where every PC with an opcode has its
+	 * branch, exit, barrier, fence or scoreboard wait; a load that may see
+	 * stores stays below a global store): how much a reordering can put
+	 * between the load and its use.  Known only where every PC with an opcode has its
 	 * operands (movable_known). */
 	double lone_movable;
 	int movable_known;

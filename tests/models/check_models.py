@@ -718,7 +718,7 @@ def analyse_profile(gpuadvise, srcdir, profile):
 
 LONG_LOADS = ("LDG", "LD", "LDL", "TEX", "TLD", "TLD4", "TXD", "SULD", "ATOM", "ATOMG")
 ENDS_BLOCK = ("BRA", "BRX", "JMP", "JMX", "CALL", "RET", "EXIT", "BAR", "BSYNC", "BSSY",
-              "WARPSYNC", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "YIELD")
+              "WARPSYNC", "MEMBAR", "FENCE", "ERRBAR", "CCTL", "YIELD", "DEPBAR", "LDGDEPBAR")
 GLOBAL_WRITES = ("STG", "ST", "RED", "ATOM", "ATOMG", "SUST", "SURED")
 REG = re.compile(r"(?<![A-Za-z0-9_.])(UR|UP|R|P)(\d+)(\.64|\.128)?")
 REG_MAX = {"R": 255, "P": 7, "UR": 63, "UP": 7}
@@ -767,8 +767,9 @@ def movable_above(pcs, ld):
     """Instructions above pcs[ld] in its block that the load could be
     issued before: not its address's, back to a branch target or an
     instruction ending a block, and not past a global store unless it
-    reads read-only data (.CONSTANT)."""
-    sees_stores = ".CONSTANT" not in pcs[ld]["op"]
+    reads read-only data (.CONSTANT, or a texture fetch)."""
+    sees_stores = ".CONSTANT" not in pcs[ld]["op"] and \
+        not op_base_in(pcs[ld]["op"], ("TEX", "TLD", "TLD4", "TXD"))
     _, slice_ = sass_operands(pcs[ld]["op"], pcs[ld].get("args"))
     k = 0
     for j in range(ld - 1, -1, -1):
