@@ -76,8 +76,11 @@ static void regs_of(const char *text, size_t len, regset *s)
 		if (i + k >= len || !isdigit((unsigned char)t[k]))
 			continue;
 		int v = 0;
-		while (i + k < len && isdigit((unsigned char)t[k]))
-			v = v * 10 + (t[k++] - '0');
+		while (i + k < len && isdigit((unsigned char)t[k])) {
+			if (v <= max)         /* no overflow on a long number */
+				v = v * 10 + (t[k] - '0');
+			k++;
+		}
 		if (v > max)
 			continue;
 		if (strncmp(t + k, ".64", 3) == 0)
