@@ -36,7 +36,7 @@ static const struct {
 	{ "thread-divergence", GA_SRC_INACTIVE | GA_SRC_BRANCH },
 	{ "barrier-stalls", GA_SRC_STALL },
 	{ "dependent-instruction-stalls", GA_SRC_STALL },
-	{ "memory-latency-stalls", GA_SRC_STALL },
+	{ "memory-latency-stalls", GA_SRC_STALL | GA_SRC_LONE_LOAD },
 	{ "sfu-heavy-math", GA_SRC_XU },
 	{ "integer-division", GA_SRC_XU },
 	{ "fp32-accurate-math", GA_SRC_XU },

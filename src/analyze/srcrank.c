@@ -55,6 +55,7 @@ typedef struct {
 	size_t nst;
 	ga_stall *xo;                /* XU instructions by opcode (reason: the opcode) */
 	size_t nxo;
+	double lone, lone_movable;   /* lone waits on the line's loads; x movable */
 } acc;
 
 /* Lines with a problem the SASS metrics measured first, then stall
@@ -121,6 +122,8 @@ typedef struct {
 	size_t *line_of;          /* [n]: the line of ord[i] */
 	double tot_sect, tot_wf, tot_idle, tot_stall;
 	double tot_inst, tot_xu;  /* warp instructions, of them on the XU (with opcodes) */
+	double tot_lone;          /* waits on a lone load in flight */
+	int movable_known;
 } ranking;
 
 
@@ -254,6 +257,28 @@ static void find_branches(ranking *r)
 	}
 }
 
+/* The waits on a lone load (scoreboards), charged to the load's line. */
+static void count_lone_loads(const ga_source *s, ranking *r)
+{
+	double *lone = ga_xcalloc(s->n_pcs, sizeof(*lone));
+	double *movable = ga_xcalloc(s->n_pcs, sizeof(*movable));
+	ga_load_waits w;
+
+	if (ga_source_load_waits_at(s, &w, lone, movable) == 0) {
+		r->tot_lone = w.lone;
+		r->movable_known = w.movable_known;
+		for (size_t i = 0; i < s->n_pcs; i++) {
+			size_t k = lone[i] > 0 ? find_line(r->lines, r->nl, &s->pcs[i]) : r->nl;
+			if (k < r->nl) {
+				r->lines[k].lone += lone[i];
+				r->lines[k].lone_movable += movable[i];
+			}
+		}
+	}
+	free(lone);
+	free(movable);
+}
+
 /* "; " and one more part of a line's description. */
 static void describe(ga_source_line *l, size_t *len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -331,6 +356,24 @@ static void judge_xu(const ranking *r, acc *a, size_t *len)
 		*len += (size_t)snprintf(l->desc + *len, sizeof(l->desc) - *len, ", ...");
 }
 
+/* The lone-load side of a line: its share of the waits on a lone load,
+ * and how far its loads could move up. */
+static void judge_lone(const ranking *r, acc *a, size_t *len)
+{
+	ga_source_line *l = &a->l;
+
+	l->lone_waits = a->lone;
+	l->lone_movable = a->lone > 0 && r->movable_known ? a->lone_movable / a->lone : NAN;
+	if (!(r->tot_lone > 0 && a->lone > 0) ||
+	    !flag(l, GA_SRC_LONE_LOAD, a->lone / r->tot_lone, r->cuts->min_share))
+		return;
+	describe(l, len, "load waited on alone (%.0f%% of the kernel's lone waits)",
+	         100 * a->lone / r->tot_lone);
+	if (isfinite(l->lone_movable))
+		describe(l, len, "could issue %.1f instructions earlier in its block",
+		         l->lone_movable);
+}
+
 /* What is wrong at one line, and how much of the kernel's waste it holds. */
 static void judge(const ranking *r, acc *a)
 {
@@ -369,6 +412,7 @@ static void judge(const ranking *r, acc *a)
 	    flag(l, GA_SRC_INACTIVE, (a->inst * warp - a->threads) / r->tot_idle, c->min_share))
 		describe(l, &len, "%.1f of %g threads active", l->active_threads, warp);
 	judge_xu(r, a, &len);
+	judge_lone(r, a, &len);
 	judge_stalls(r, a, &len);
 }
 
@@ -383,6 +427,7 @@ size_t ga_source_rank(const ga_source *s, const ga_source_cuts *cuts, ga_source_
 	merge_pcs(s, &r);
 	count_lines(&r);
 	count_samples(s, &r);
+	count_lone_loads(s, &r);
 	find_branches(&r);
 	for (size_t k = 0; k < r.nl; k++)
 		judge(&r, &r.lines[k]);

@@ -18,6 +18,7 @@ enum {
 	GA_SRC_BRANCH = 1 << 3,       /* the last full-width instructions before lanes drop */
 	GA_SRC_STALL = 1 << 4,        /* a large share of the kernel's stall samples */
 	GA_SRC_XU = 1 << 5,           /* a large share of the XU pipe's instructions (opcodes) */
+	GA_SRC_LONE_LOAD = 1 << 6,    /* a load the warp waits on with no other in flight */
 };
 
 /* The XU kind ranks only in a kernel whose XU instructions are at least
@@ -45,6 +46,10 @@ typedef struct {
 	const char *stall_reason;/* the line's most sampled stall reason; borrowed */
 	double stall_reason_samples;
 	double xu_inst;          /* XU warp instructions at the line (PCs with opcodes) */
+	/* Waits on a load of the line with no other load in flight (the
+	 * scoreboards), executed, and on average the instructions above it in
+	 * its block that it could be issued before; 0 and NAN without. */
+	double lone_waits, lone_movable;
 	char desc[320];          /* "32.0 sectors/request (ideal 4.0); ..." */
 } ga_source_line;
 
@@ -62,6 +67,8 @@ typedef struct {
  * measured by the SASS metrics (uncoalesced, bank conflicts, divergence),
  * or of the XU pipe's instructions where the PCs have opcodes (see
  * GA_SOURCE_XU_MIN_INST_SHARE; the description names the opcodes),
+ * or of the waits on a lone load in flight where they have scoreboards
+ * (ga_source_load_waits: the load's line),
  * or, only when it has none of those, with at least cuts->min_stall_share
  * of the kernel's stall samples; lines of the first kind come first.
  * Returns the number written. */

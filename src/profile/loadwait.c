@@ -204,11 +204,21 @@ static long movable_above(ga_source_pc *const *by_pc, size_t ld)
 
 int ga_source_load_waits(const ga_source *s, ga_load_waits *lw)
 {
+	return ga_source_load_waits_at(s, lw, NULL, NULL);
+}
+
+int ga_source_load_waits_at(const ga_source *s, ga_load_waits *lw, double *lone_at,
+                            double *movable_at)
+{
 	long out[GA_SCOREBOARDS] = {0};
 	size_t last[GA_SCOREBOARDS] = {0}, n;
 	int args = 1;
 
 	memset(lw, 0, sizeof(*lw));
+	if (s && lone_at)
+		memset(lone_at, 0, s->n_pcs * sizeof(*lone_at));
+	if (s && movable_at)
+		memset(movable_at, 0, s->n_pcs * sizeof(*movable_at));
 	if (!s || !s->scoreboards || !s->n_pcs)
 		return -1;
 	ga_source_pc **by_pc = ga_source_by_offset(s, &n);
@@ -229,9 +239,14 @@ int ga_source_load_waits(const ga_source *s, ga_load_waits *lw)
 			double c = isfinite(p->inst) ? p->inst : 0;
 			lw->waits += c;
 			if (in_flight == 1) {
+				size_t at = (size_t)(by_pc[lone_ld] - s->pcs);
+				double k = args ? (double)movable_above(by_pc, lone_ld) : 0;
 				lw->lone += c;
-				if (args)
-					lw->lone_movable += c * (double)movable_above(by_pc, lone_ld);
+				lw->lone_movable += c * k;
+				if (lone_at)
+					lone_at[at] += c;
+				if (movable_at)
+					movable_at[at] += c * k;
 			}
 			for (int b = 0; b < GA_SCOREBOARDS; b++)
 				if (p->sb_wait & (1u << b))

@@ -161,6 +161,11 @@ typedef struct {
 /* Returns 0, or -1 without scoreboards or without any executed wait on a
  * load. */
 int ga_source_load_waits(const ga_source *s, ga_load_waits *w);
+/* The same, and per load: lone_at[i] and movable_at[i] (arrays of
+ * s->n_pcs, indexed like s->pcs, zeroed here) get the lone waits on the
+ * load at s->pcs[i] and their executions x its movable instructions. */
+int ga_source_load_waits_at(const ga_source *s, ga_load_waits *w, double *lone_at,
+                            double *movable_at);
 /* s's PCs in offset order, one record per offset (the first): a malloc'd
  * array, *n long. */
 ga_source_pc **ga_source_by_offset(const ga_source *s, size_t *n);

@@ -145,6 +145,7 @@ static json_t *source_json(const ga_group *g)
 		if (l->issues & GA_SRC_INACTIVE) json_array_append_new(is, json_string("inactive_threads"));
 		if (l->issues & GA_SRC_STALL) json_array_append_new(is, json_string("stall_hotspot"));
 		if (l->issues & GA_SRC_XU) json_array_append_new(is, json_string("xu_instructions"));
+		if (l->issues & GA_SRC_LONE_LOAD) json_array_append_new(is, json_string("lone_load"));
 		json_object_set_new(j, "issues", is);
 		json_object_set_new(j, "share", num(l->score));
 		json_object_set_new(j, "sectors_per_request", num(l->sectors_per_req));
@@ -163,6 +164,10 @@ static json_t *source_json(const ga_group *g)
 				json_object_set_new(j, "stall_reason_samples",
 				                    json_real(l->stall_reason_samples));
 			}
+		}
+		if (l->lone_waits > 0) {
+			json_object_set_new(j, "lone_load_waits", json_real(l->lone_waits));
+			json_object_set_new(j, "lone_load_movable", num(l->lone_movable));
 		}
 		json_object_set_new(j, "summary", json_string(l->desc));
 		json_array_append_new(lines, j);

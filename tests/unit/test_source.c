@@ -588,6 +588,35 @@ static void test_load_waits(void **state)
 	ga_source_free(&t);
 }
 
+/* The serial gather's two loads, each waited on alone, are its lone-load
+ * lines: half the lone waits each, 0 and 2 instructions to move above. */
+static void test_rank_lone_loads(void **state)
+{
+	char *text = read_fixture("sass-hex-gather.sass");
+	ga_source s = {0};
+	ga_source_line top[5];
+	(void)state;
+	s.mangled = strdup("_ZN6gather13gather_serialEPKiPKfPf");
+	for (uint32_t pc = 0; pc <= 0x1f0; pc += 16)
+		pc_at(&s, pc, NULL, 0, pc >= 0x120 && pc <= 0x1b0 ? 64 : 1, 32 * 64);
+	assert_true(ga_source_set_ops(&s, text) > 0);
+	size_t n = ga_source_rank(&s, &cuts, top, 5);
+	size_t lone = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!(top[i].issues & GA_SRC_LONE_LOAD))
+			continue;
+		lone++;
+		assert_true(top[i].pc == 0x120 || top[i].pc == 0x170);
+		assert_true(top[i].lone_waits == 64);
+		assert_true(top[i].lone_movable == (top[i].pc == 0x120 ? 0 : 2));
+		assert_true(fabs(top[i].score - 0.5) < 1e-9);
+		assert_non_null(strstr(top[i].desc, "waited on alone (50% of the kernel's lone waits)"));
+	}
+	assert_int_equal(lone, 2);
+	free(text);
+	ga_source_free(&s);
+}
+
 static void test_set_ops(void **state)
 {
 	ga_source s = {0};
@@ -777,6 +806,7 @@ int main(void)
 		cmocka_unit_test(test_stalls_load_errors),
 		cmocka_unit_test(test_set_ops),
 		cmocka_unit_test(test_load_waits),
+		cmocka_unit_test(test_rank_lone_loads),
 		cmocka_unit_test(test_xu_ops),
 		cmocka_unit_test(test_op_inst),
 		cmocka_unit_test(test_fdiv_slowpath),
