@@ -87,6 +87,13 @@ elif what == "lone-loads":
     assert s.get("scoreboards") and share is not None, "no scoreboards"
     assert share == 1.0 if want == "1" else share < 0.2, share
     assert ev is None or ev == share, (ev, share)
+    if want == "1":
+        # the source view places the loop's loads (one source line) as a
+        # line with every lone wait
+        lone = [l for l in k["source"]["lines"] if "lone_load" in l["issues"]]
+        print("lone-load lines", [(l["pc"], l["lone_load_waits"], l["lone_load_movable"])
+                                  for l in lone])
+        assert lone and lone[0]["share"] > 0.99, lone
 elif what == "sources":
     n = len(source(arg))
     print(n, "sources of", arg)
