@@ -362,6 +362,8 @@ typedef struct {
 	const roof_inputs *roof;
 	int bound_done;           /* bound_ns and bound_dur_ns are set */
 	double bound_ns, bound_dur_ns;
+	int waits_done, waits_rc; /* waits (the source view's, on loads) is set */
+	ga_load_waits waits;
 	named_val *named;         /* expressions evaluated so far */
 	size_t n_named, cap_named;
 	char last_missing[512];   /* why a named value was not available */
@@ -499,8 +501,13 @@ static int lookup_pseudo(env *e, const char *name, double *out)
 		PSEUDO("source__mufu_rsq_inst", n, ga_source_op_inst(src, "MUFU.RSQ", &n) == 0);
 		if (ga_str_has_prefix(name, "source__load_wait") ||
 		    ga_str_has_prefix(name, "source__lone_load")) {
-			ga_load_waits w;
-			if (ga_source_load_waits(src, &w) != 0)
+			/* one walk of the listing for the three values */
+			if (!e->waits_done) {
+				e->waits_rc = ga_source_load_waits(src, &e->waits);
+				e->waits_done = 1;
+			}
+			const ga_load_waits w = e->waits;
+			if (e->waits_rc != 0)
 				return -1;
 			PSEUDO("source__load_wait_inst", w.waits, 1);
 			PSEUDO("source__lone_load_wait_share", w.lone / w.waits, 1);
