@@ -93,21 +93,6 @@ static void regs_of(const char *text, size_t len, regset *s)
 	}
 }
 
-/* Is op the opcode name, with or without modifiers ("LDG" is "LDG.E")? */
-static int op_is(const char *op, const char *name)
-{
-	size_t n = strlen(name);
-	return op && strncmp(op, name, n) == 0 && (op[n] == '\0' || op[n] == '.');
-}
-
-static int op_in(const char *op, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (op_is(op, list[i]))
-			return 1;
-	return 0;
-}
-
 /* A result from the memory system through the long scoreboard: global,
  * generic, local, texture and surface loads, and atomics that return a
  * value. */
@@ -115,7 +100,7 @@ static int long_load(const char *op)
 {
 	static const char *const ld[] = {"LDG", "LD", "LDL", "TEX", "TLD", "TLD4", "TXD",
 	                                 "SULD", "ATOM", "ATOMG"};
-	return op_in(op, ld, sizeof(ld) / sizeof(ld[0]));
+	return ga_source_op_in(op, ld, sizeof(ld) / sizeof(ld[0]));
 }
 
 /* After these the next instruction starts a block a load cannot be moved
@@ -128,7 +113,7 @@ static int ends_block(const char *op)
 	                                  "BAR", "BSYNC", "BSSY", "WARPSYNC", "MEMBAR",
 	                                  "FENCE", "ERRBAR", "CCTL", "YIELD", "DEPBAR",
 	                                  "LDGDEPBAR"};
-	return op_in(op, end, sizeof(end) / sizeof(end[0]));
+	return ga_source_op_in(op, end, sizeof(end) / sizeof(end[0]));
 }
 
 /* Stores and atomics to global or generic memory: a load that may see
@@ -137,7 +122,7 @@ static int ends_block(const char *op)
 static int global_write(const char *op)
 {
 	static const char *const st[] = {"STG", "ST", "RED", "ATOM", "ATOMG", "SUST", "SURED"};
-	return op_in(op, st, sizeof(st) / sizeof(st[0]));
+	return ga_source_op_in(op, st, sizeof(st) / sizeof(st[0]));
 }
 
 /* What an instruction writes and reads, from its operands ("R6, P1, R6,
@@ -160,8 +145,8 @@ static void operands(const ga_source_pc *p, regset *writes, regset *reads)
 	regs_of(a, first, writes);
 	/* a wide result takes the next registers too: IMAD.WIDE R4 writes R4
 	 * and R5, LDG.E.128 R8 writes R8 to R11 */
-	int width = strstr(p->op ? p->op : "", ".128") ? 4 :
-	            (strstr(p->op ? p->op : "", ".64") || strstr(p->op ? p->op : "", ".WIDE")) ? 2 : 1;
+	const char *op = p->op ? p->op : "";
+	int width = strstr(op, ".128") ? 4 : strstr(op, ".64") || strstr(op, ".WIDE") ? 2 : 1;
 	for (int r = REG_R; width > 1 && r < REG_P; r++)
 		if (writes->w[r / 64] & (1ULL << (r % 64))) {
 			for (int j = 1; j < width && r + j < REG_P; j++)
@@ -185,7 +170,7 @@ static long movable_above(ga_source_pc *const *by_pc, size_t ld)
 	long k = 0;
 	static const char *const tex[] = {"TEX", "TLD", "TLD4", "TXD"};
 	int sees_stores = !strstr(by_pc[ld]->op, ".CONSTANT") &&
-	                  !op_in(by_pc[ld]->op, tex, sizeof(tex) / sizeof(tex[0]));
+	                  !ga_source_op_in(by_pc[ld]->op, tex, sizeof(tex) / sizeof(tex[0]));
 
 	operands(by_pc[ld], &w, &slice);
 	for (size_t j = ld; j-- > 0;) {

@@ -688,11 +688,10 @@ size_t ga_source_set_ops(ga_source *s, const char *text)
 static int op_is(const char *op, const char *name)
 {
 	size_t n = strlen(name);
-	return strncmp(op, name, n) == 0 && (op[n] == '\0' || op[n] == '.');
+	return op && strncmp(op, name, n) == 0 && (op[n] == '\0' || op[n] == '.');
 }
 
-/* Is op one of the n opcode names of list, with or without modifiers? */
-static int op_in(const char *op, const char *const *list, size_t n)
+int ga_source_op_in(const char *op, const char *const *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if (op_is(op, list[i]))
@@ -703,7 +702,7 @@ static int op_in(const char *op, const char *const *list, size_t n)
 int ga_source_xu_opcode(const char *op)
 {
 	static const char *const xu[] = {"MUFU", "FRND", "F2I", "I2F", "F2F"};
-	return op_in(op, xu, sizeof(xu) / sizeof(xu[0]));
+	return ga_source_op_in(op, xu, sizeof(xu) / sizeof(xu[0]));
 }
 
 int ga_source_op_inst(const ga_source *s, const char *op, double *inst)
@@ -734,7 +733,7 @@ static int has_modifier(const char *op, const char *mod)
 static int fp64_opcode(const char *op)
 {
 	static const char *const d[] = {"DFMA", "DADD", "DMUL", "DSETP", "DMNMX"};
-	return op_in(op, d, sizeof(d) / sizeof(d[0])) ||
+	return ga_source_op_in(op, d, sizeof(d) / sizeof(d[0])) ||
 	       (op_is(op, "MUFU") && strstr(op, "64H") != NULL);
 }
 
@@ -747,11 +746,8 @@ int ga_source_fdiv_slowpath_inst(const ga_source *s, double *inst)
 	if (n == 0)
 		return -1;
 	/* Each offset's first record, in offset order: the one with the opcode. */
-	ga_source_pc **by_pc = pcs_by_offset(s);
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++)
-		if (m == 0 || by_pc[m - 1]->pc != by_pc[i]->pc)
-			by_pc[m++] = by_pc[i];
+	size_t m;
+	ga_source_pc **by_pc = ga_source_by_offset(s, &m);
 	/* The subroutines follow the kernel's last EXIT, each up to its RET. */
 	size_t first_ret = m;
 	for (size_t i = 0; i < m; i++) {

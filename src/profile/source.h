@@ -169,6 +169,9 @@ int ga_source_load_waits_at(const ga_source *s, ga_load_waits *w, double *lone_a
 /* s's PCs in offset order, one record per offset (the first): a malloc'd
  * array, *n long. */
 ga_source_pc **ga_source_by_offset(const ga_source *s, size_t *n);
+/* 1 when op ("LDG.E.CONSTANT") is one of the n opcode names of list, with
+ * or without modifiers ("LDG" names it); 0 for NULL. */
+int ga_source_op_in(const char *op, const char *const *list, size_t n);
 /* 1 when a SASS opcode ("MUFU.EX2") runs on the XU pipe, by that list. */
 int ga_source_xu_opcode(const char *op);
 
