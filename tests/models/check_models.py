@@ -1105,6 +1105,20 @@ def synthetic_bank_latency(srcdir):
     return p
 
 
+def synthetic_predicated(srcdir):
+    """SYNTHETIC, from the recorded even/odd branch: the same kernel with
+    every lane active at every instruction and half of them predicated off
+    (what a shared-memory tree's `if (tid < s)` looks like), beside the
+    recording itself."""
+    p = json.load(open(os.path.join(srcdir, "tests", "fixtures", "recorded",
+                                    "testapp-branch_evenodd.json")))
+    l = copy.deepcopy(p["launches"][0])
+    l["name"], l["mangled"], l["index"] = "predicated", "_Z10predicatedv", 1
+    l["values"]["smsp__thread_inst_executed.sum"] = 32 * l["values"]["smsp__inst_executed.sum"]
+    p["launches"].append(l)
+    return p
+
+
 def synthetic_framework(srcdir):
     """SYNTHETIC, from the recorded PyTorch run: its shortest ATen kernel
     alone (a few microseconds, half the GPU time: framework-cuda-graphs)
@@ -1203,6 +1217,25 @@ def main():
                  "pipe 3 %% busy (want above 1 and at most 1.25x)"
                  % (got[0]["estimated_speedup"], got[0]["expected_speedup"][1]))
     check_profile(gpuadvise, srcdir, "synthetic-bank-latency", p, cuts, counts)
+    # Predicated-off lanes are not divergence: the branch's 16 inactive
+    # lanes count, the same 16 lanes predicated off under a full active
+    # mask do not (only the range's top holds them).
+    p = synthetic_predicated(srcdir)
+    report = analyse_profile(gpuadvise, srcdir, p)
+    if report:
+        got = {report["kernels"][fi["kernel"]]["name"].split("(")[0]: fi
+               for fi in report["findings"] if fi["rule"] == "thread-divergence"}
+        branch, pred = got.get("branch_evenodd"), got.get("predicated")
+        if not branch or not pred:
+            fail("synthetic-predicated: thread-divergence fired on %s (want both kernels)"
+                 % sorted(got))
+        elif not (branch["estimated_speedup"] > 1.5 and pred["estimated_speedup"] < 1.02
+                  and pred["expected_speedup"][1] > 1.5):
+            fail("synthetic-predicated: branch %.2fx, predicated %.2fx (range to %.2fx); want "
+                 "the branch above 1.5x, the predicated lanes under 1.02x with the range's "
+                 "top above 1.5x" % (branch["estimated_speedup"], pred["estimated_speedup"],
+                                     pred["expected_speedup"][1]))
+    check_profile(gpuadvise, srcdir, "synthetic-predicated", p, cuts, counts)
     for name, tp in synthetic_timelines(srcdir):
         check_profile(gpuadvise, srcdir, name, tp, cuts, counts)
     for name, tp in synthetic_ranks(srcdir):

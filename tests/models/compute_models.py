@@ -439,15 +439,18 @@ def thread_divergence(k):
     fires = k(WARP_INST) > 0 and threads_per_inst(k) < 24
 
     def model():
-        """Lanes: the waves' full part shrinks by the idle-lane share; the
-        ramp and tail (warp slots the occupancy permits left empty) stay."""
+        """Lanes: the waves' full part shrinks by the share of lanes a branch
+        left inactive (predicated-off lanes stay); the ramp and tail (warp
+        slots the occupancy permits left empty) stay.  High: every idle
+        lane."""
         idle = 1 - threads_per_inst(k) / 32
+        diverged = clamp(1 - lanes(k) / 32, 0, idle)
         warps = k("sm__warps_active.avg.pct_of_peak_sustained_active")
         launch = k.launch0.get("occupancy") or {}
         permitted = launch.get("theoretical_pct") or 100.0
         fill = clamp(warps / permitted, 0, 1)
-        return (fit(k, idle * fill), fit(k, idle * fill * clamp(sm_busy(k) / 100, 0, 1)),
-                fit(k, idle))
+        return (fit(k, diverged * fill),
+                fit(k, diverged * fill * clamp(sm_busy(k) / 100, 0, 1)), fit(k, idle))
     return fires, model
 
 
