@@ -321,6 +321,8 @@ def bank_conflicts(k):
     issue = k.m("smsp__issue_active.avg.pct_of_peak_sustained_active")
     occ = k.m("sm__warps_active.avg.pct_of_peak_sustained_active")
     cycles_per_issue = (occ / 100 * k.max_warps_per_sm() / 4) / max(issue / 100, 0.001)
+    if k.has("smsp__average_warp_latency_per_inst_issued.ratio"):
+        cycles_per_issue = k.m("smsp__average_warp_latency_per_inst_issued.ratio")
     short_sb = clamp01(k.m("smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active"
                            ".ratio") / max(cycles_per_issue, 0.001))
     # A wavefront's latency on the H200: 23 cycles a shared load, 2 more
