@@ -368,6 +368,8 @@ def latency_stalls(k):
     issue = k.m("smsp__issue_active.avg.pct_of_peak_sustained_active")
     occ = k.m("sm__warps_active.avg.pct_of_peak_sustained_active")
     cycles_per_issue = (occ / 100 * k.max_warps_per_sm() / 4) / max(issue / 100, 0.001)
+    if k.has("smsp__average_warp_latency_per_inst_issued.ratio"):
+        cycles_per_issue = k.m("smsp__average_warp_latency_per_inst_issued.ratio")
     a = clamp01(k.m("smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio")
                 / max(cycles_per_issue, 0.001))
     floor = k.mem() / k.cuts["throughput_line_pct"]
