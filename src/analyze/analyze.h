@@ -309,6 +309,15 @@ typedef struct {
 	 * one entry, the one that saves most (ranks.c): the ranks it is on;
 	 * 0 in any other report. */
 	size_t on_ranks;
+	/* A kernel launched with several shapes (grid, block) is a group per
+	 * shape, each with its own findings; the same rule's findings on one
+	 * process's kernel are one entry, the one that saves most (program.c):
+	 * the shapes it is on, and over them the share of all GPU time saved,
+	 * of wall time (NAN without a timeline), and the speedup of those
+	 * launches with its range.  on_shapes 0 or 1: the finding's own. */
+	size_t on_shapes;
+	double shapes_saving, shapes_wall_saving;
+	double shapes_speedup, shapes_min, shapes_max;
 } ga_do;
 
 /* One rank of a data-parallel job (ranks.c): a process of the profile
@@ -360,6 +369,16 @@ const ga_tl_proc *ga_rank_tl(const ga_analysis *a, size_t j);
  * are of (an action's: its best finding's). */
 const ga_rule *ga_do_rule(const ga_analysis *a, const ga_do *d);
 int ga_do_pid(const ga_analysis *a, const ga_do *d);
+
+/* The figures an entry of "What to do first" gives for finding f: its
+ * own, or where entry d (may be NULL) holds the same rule on several of
+ * the kernel's launch shapes, those summed over them (program.c). */
+typedef struct {
+	double saving, wall_saving;     /* shares of all GPU time, of wall time */
+	double speedup, speedup_min, speedup_max;
+	size_t shapes;                  /* launch shapes summed; 1: f's own */
+} ga_figures;
+void ga_finding_figures(const ga_finding *f, const ga_do *d, ga_figures *out);
 
 /* The rule whose finding names a rank a straggler. */
 #define GA_RULE_STRAGGLER "rank-imbalance"

@@ -417,6 +417,97 @@ static int do_cmp(const void *x, const void *y)
 	return p->index < q->index ? -1 : p->index > q->index;
 }
 
+/* Sums for the entries folded into one: GPU time of the shapes, and
+ * what the estimate and its range save of it. */
+typedef struct {
+	double ns, saved, saved_min, saved_max, saving, wall_saving;
+	int wall_known;
+} shape_sums;
+
+static double saved_by(double speedup)
+{
+	return isfinite(speedup) && speedup > 0 ? 1 - 1 / speedup : NAN;
+}
+
+/* The speedup of time t once `saved` of it is gone; NAN when unknown. */
+static double speedup_of(double t, double saved)
+{
+	return isfinite(saved) && t > 0 && saved < t ? t / (t - saved) : NAN;
+}
+
+/* One entry per process, kernel and rule: the first (it saves most of
+ * GPU time: findings are ranked so), with the sums of its shapes. */
+static void fold_shapes(ga_analysis *a)
+{
+	ga_map keys = {0};
+	char **names = ga_xcalloc(a->n_first + 1, sizeof(*names));
+	shape_sums *sum = ga_xcalloc(a->n_first + 1, sizeof(*sum));
+	size_t kept = 0, n = a->n_first;
+
+	for (size_t i = 0; i < n; i++) {
+		ga_do d = a->first[i];
+		long at = -1;
+		if (d.kind == GA_DO_FINDING) {
+			const ga_finding *f = &a->findings[d.index];
+			const ga_group *g = &a->groups[f->group];
+			names[i] = ga_xasprintf("%d\t%s\t%s", g->pid, g->mangled ? g->mangled : g->name,
+			                        f->rule->id);
+			at = ga_strmap_get(&keys, names[i]);
+			double ns = g->share, est = saved_by(f->speedup);
+			shape_sums *u = &sum[at < 0 ? kept : (size_t)at];
+			u->ns += ns;
+			u->saved += isfinite(est) ? est * ns : 0;
+			u->saved_min += isfinite(saved_by(f->speedup_min)) ? saved_by(f->speedup_min) * ns
+			                                                   : 0;
+			u->saved_max += isfinite(saved_by(f->speedup_max)) ? saved_by(f->speedup_max) * ns
+			                                                   : 0;
+			u->saving += isfinite(f->saving) ? f->saving : 0;
+			if (isfinite(f->wall_saving)) {
+				u->wall_saving += f->wall_saving;
+				u->wall_known = 1;
+			}
+			if (at >= 0) {
+				ga_do *o = &a->first[at];
+				o->on_shapes++;
+				o->saving = !a->wall_currency ? fmin(1, u->saving)
+				            : u->wall_known ? fmin(1, u->wall_saving) : NAN;
+				continue;
+			}
+			ga_strmap_put(&keys, names[i], kept);
+			d.on_shapes = 1;
+		}
+		a->first[kept++] = d;
+	}
+	for (size_t k = 0; k < kept; k++) {
+		ga_do *d = &a->first[k];
+		if (d->on_shapes < 2)
+			continue;
+		const ga_finding *f = &a->findings[d->index];
+		d->shapes_saving = fmin(1, sum[k].saving);
+		d->shapes_wall_saving = sum[k].wall_known ? fmin(1, sum[k].wall_saving) : NAN;
+		d->shapes_speedup = f->estimate_missing ? NAN : speedup_of(sum[k].ns, sum[k].saved);
+		d->shapes_min = speedup_of(sum[k].ns, sum[k].saved_min);
+		d->shapes_max = speedup_of(sum[k].ns, sum[k].saved_max);
+	}
+	a->n_first = kept;
+	ga_map_free(&keys);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(sum);
+}
+
+void ga_finding_figures(const ga_finding *f, const ga_do *d, ga_figures *out)
+{
+	if (d && d->kind == GA_DO_FINDING && d->on_shapes > 1) {
+		*out = (ga_figures){d->shapes_saving, d->shapes_wall_saving, d->shapes_speedup,
+		                    d->shapes_min, d->shapes_max, d->on_shapes};
+		return;
+	}
+	*out = (ga_figures){f->saving, f->wall_saving, f->speedup, f->speedup_min,
+	                    f->speedup_max, 1};
+}
+
 static void rank_first(ga_analysis *a)
 {
 	size_t cap = 0;
@@ -439,8 +530,10 @@ static void rank_first(ga_analysis *a)
 		ga_do d = {GA_DO_PROGRAM, i, a->pfindings[i].estimate};
 		GA_PUSH(a->first, a->n_first, cap, d);
 	}
-	/* Without a timeline the order is the GPU-time one, as it always was. */
-	if (a->wall_currency && a->n_first > 1)
+	fold_shapes(a);
+	/* Without a timeline the order is the GPU-time one, as it always was,
+	 * each kernel's shapes summed. */
+	if (a->n_first > 1)
 		qsort(a->first, a->n_first, sizeof(*a->first), do_cmp);
 }
 

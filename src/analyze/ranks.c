@@ -17,8 +17,8 @@
  * In the report of two ranks or more, the same advice on several ranks
  * is one entry of "What to do first", the one that saves most, with the
  * number of ranks it is on: a finding is the same when its rule and its
- * kernel (mangled name, grid, block) are, a program finding when its
- * rule is. */
+ * kernel (mangled name; its launch shapes are one entry already) are, a
+ * program finding when its rule is. */
 #include "internal.h"
 
 #include <math.h>
@@ -200,11 +200,10 @@ static char *do_key(const ga_analysis *a, const ga_do *d)
 		return ga_xasprintf("p\t%s", a->pfindings[d->index].rule->id);
 	if (d->kind == GA_DO_ACTION)
 		return ga_xasprintf("a\t%s", a->actions[d->index].rule->id);
+	/* a kernel's launch shapes are one entry already (program.c) */
 	const ga_finding *f = &a->findings[d->index];
 	const ga_group *g = &a->groups[f->group];
-	return ga_xasprintf("f\t%s\t%s\t%u,%u,%u\t%u,%u,%u", f->rule->id,
-	                    g->mangled ? g->mangled : "", g->grid[0], g->grid[1], g->grid[2],
-	                    g->block[0], g->block[1], g->block[2]);
+	return ga_xasprintf("f\t%s\t%s", f->rule->id, g->mangled ? g->mangled : "");
 }
 
 /* The pids of the ranks entry d is on, in *out (malloc'd); the count. */

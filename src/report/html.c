@@ -406,7 +406,9 @@ static void finding_entry(ga_buf *b, const ga_analysis *a, const ga_finding *f, 
 	const ga_rule *r = f->rule;
 	const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
 	char b1[64], fr[160];
+	ga_figures x;
 
+	ga_finding_figures(f, d, &x);
 	ga_buf_puts(b, "<li><b>");
 	ht_esc(b, r && r->title ? r->title : r && r->id ? r->id : "?");
 	ga_buf_puts(b, "</b> in <code>");
@@ -420,24 +422,26 @@ static void finding_entry(ga_buf *b, const ga_analysis *a, const ga_finding *f, 
 	ga_buf_puts(b, "<br>");
 	if (r)
 		ht_severity_tag(b, r->severity);
+	if (x.shapes > 1)
+		ga_buf_printf(b, "on %zu launch shapes: ", x.shapes);
 	if (f->estimate_missing) {
 		ga_buf_puts(b, "estimate needs <code>");
 		ht_esc(b, f->estimate_missing);
 		ga_buf_puts(b, "</code>");
 	} else {
 		ga_buf_puts(b, "saves ");
-		if (a->wall_currency && isfinite(f->wall_saving)) {
-			saving_pct(b, f->wall_saving);
+		if (a->wall_currency && isfinite(x.wall_saving)) {
+			saving_pct(b, x.wall_saving);
 			ga_buf_puts(b, " of wall time (");
-			saving_pct(b, f->saving);
+			saving_pct(b, x.saving);
 			ga_buf_puts(b, " of GPU time)");
 		} else {
-			saving_pct(b, f->saving);
+			saving_pct(b, x.saving);
 			ga_buf_puts(b, " of GPU time");
 		}
-		ga_buf_printf(b, ", estimated %s", ga_fmt_speedup(f->speedup, b1, sizeof(b1)));
+		ga_buf_printf(b, ", estimated %s", ga_fmt_speedup(x.speedup, b1, sizeof(b1)));
 		if (r)
-			ga_buf_printf(b, ", fix %s", ga_fmt_fix_range(f->speedup_min, f->speedup_max,
+			ga_buf_printf(b, ", fix %s", ga_fmt_fix_range(x.speedup_min, x.speedup_max,
 			                                               fr, sizeof(fr)));
 	}
 	ga_buf_printf(b, "; %s-bound", ga_report_class(g ? g->klass : GA_CLASS_NONE));

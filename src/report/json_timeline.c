@@ -118,6 +118,18 @@ void *ga_report_json_first(const ga_analysis *a)
 		/* one entry for the same advice on several ranks */
 		if (a->first[i].on_ranks)
 			json_object_set_new(o, "ranks", json_integer((json_int_t)a->first[i].on_ranks));
+		/* one entry for the same rule on several shapes of a kernel */
+		if (a->first[i].on_shapes > 1) {
+			const ga_do *d = &a->first[i];
+			json_object_set_new(o, "shapes",
+			                    json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "count",
+			                              (json_int_t)d->on_shapes, "saving",
+			                              num(d->shapes_saving), "wall_saving",
+			                              num(d->shapes_wall_saving), "speedup",
+			                              num(d->shapes_speedup), "speedup_min",
+			                              num(d->shapes_min), "speedup_max",
+			                              num(d->shapes_max)));
+		}
 		json_array_append_new(arr, o);
 	}
 	return arr;

@@ -147,7 +147,11 @@ static void summary(ga_buf *b, const ga_analysis *a)
 		              ga_fmt_duration(a->total_ns, d, sizeof(d)));
 		return;
 	}
-	const ga_finding *f = &a->findings[0];
+	/* the first entry of "What to do first", a kernel's shapes summed */
+	const ga_do *d0 = !a->framework_first && a->n_first ? &a->first[0] : NULL;
+	const ga_finding *f = d0 ? &a->findings[d0->index] : &a->findings[0];
+	ga_figures x;
+	ga_finding_figures(f, d0, &x);
 	ga_buf_printf(b, "**%zu %s** in %zu %s (%zu %s, %s of GPU time). Do first: **",
 	              a->n_findings, ga_plural(a->n_findings, "finding", "findings"), a->n_groups,
 	              ga_plural(a->n_groups, "kernel", "kernels"), launches,
@@ -156,20 +160,36 @@ static void summary(ga_buf *b, const ga_analysis *a)
 	put_text(b, rule_title(f->rule));
 	ga_buf_puts(b, "** in ");
 	put_code(b, group_name(a, f->group));
-	ga_buf_printf(b, ", saving ~%s%% of GPU time.\n", ga_fmt_pct(f->saving, 0, p, sizeof(p)));
+	if (x.shapes > 1)
+		ga_buf_printf(b, " (%zu launch shapes)", x.shapes);
+	ga_buf_printf(b, ", saving ~%s%% of GPU time.\n", ga_fmt_pct(x.saving, 0, p, sizeof(p)));
+}
+
+/* The findings by GPU time, each kernel's launch shapes summed (a->first;
+ * a->findings where library kernels hold most of the time, a->first then
+ * holding the framework's actions). */
+static size_t table_entries(const ga_analysis *a)
+{
+	return a->framework_first ? a->n_findings : a->n_first;
 }
 
 static void findings_table(ga_buf *b, const ga_analysis *a, size_t shown)
 {
 	char p[32], r1[64];
+	size_t n = table_entries(a);
 	ga_buf_puts(b, "\n#### What to do first\n\n");
 	ga_buf_puts(b, "| # | Kernel | Class | Finding | Saves (of total GPU time) | Expected speedup |\n");
 	ga_buf_puts(b, "|--:|--------|-------|---------|--------------------------:|-----------------:|\n");
 	for (size_t i = 0; i < shown; i++) {
-		const ga_finding *f = &a->findings[i];
+		const ga_do *d = a->framework_first ? NULL : &a->first[i];
+		const ga_finding *f = d ? &a->findings[d->index] : &a->findings[i];
 		const ga_rule *r = f->rule;
+		ga_figures x;
+		ga_finding_figures(f, d, &x);
 		ga_buf_printf(b, "| %zu | ", i + 1);
 		put_code(b, group_name(a, f->group));
+		if (x.shapes > 1)
+			ga_buf_printf(b, " (%zu launch shapes)", x.shapes);
 		ga_buf_printf(b, " | %s | ", ga_report_class(a->groups[f->group].klass));
 		put_text(b, rule_title(r));
 		if (r)
@@ -180,13 +200,13 @@ static void findings_table(ga_buf *b, const ga_analysis *a, size_t shown)
 			ga_buf_puts(b, " | n/a |\n");
 			continue;
 		}
-		ga_buf_printf(b, " | %s%% | %s |\n", ga_fmt_pct(f->saving, 0, p, sizeof(p)),
-		              r ? ga_fmt_speedup_range(f->speedup_min, f->speedup_max, r1, sizeof(r1))
+		ga_buf_printf(b, " | %s%% | %s |\n", ga_fmt_pct(x.saving, 0, p, sizeof(p)),
+		              r ? ga_fmt_speedup_range(x.speedup_min, x.speedup_max, r1, sizeof(r1))
 		                : "n/a");
 	}
-	if (shown < a->n_findings)
-		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_findings - shown,
-		              ga_plural(a->n_findings - shown, "finding", "findings"));
+	if (shown < n)
+		ga_buf_printf(b, "\n%zu more %s in the full report.\n", n - shown,
+		              ga_plural(n - shown, "finding", "findings"));
 }
 
 /* Operations from NVTX ranges: the first `shown` of them. */
@@ -403,34 +423,42 @@ static void pfinding_item(ga_buf *b, const ga_analysis *a, const ga_pfinding *f)
 	              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, b2, sizeof(b2)));
 }
 
-static void finding_item(ga_buf *b, const ga_analysis *a, const ga_finding *f)
+static void finding_item(ga_buf *b, const ga_analysis *a, const ga_finding *f, const ga_do *d)
 {
 	const ga_rule *r = f->rule;
 	char b1[64], fr[160];
+	ga_figures x;
+
+	ga_finding_figures(f, d, &x);
 	ga_buf_puts(b, "**");
 	put_text(b, rule_title(r));
 	ga_buf_puts(b, "** in ");
-	kernel_ref(b, a, f->group);
+	if (x.shapes > 1)
+		put_code(b, group_name(a, f->group));
+	else
+		kernel_ref(b, a, f->group);
 	if (r)
 		ga_buf_printf(b, " (%s)", ga_report_severity(r->severity));
 	ga_buf_puts(b, " \xe2\x80\x94 ");
+	if (x.shapes > 1)
+		ga_buf_printf(b, "on %zu launch shapes: ", x.shapes);
 	if (f->estimate_missing) {
 		ga_buf_puts(b, "estimate needs ");
 		put_code(b, f->estimate_missing);
 	} else {
 		ga_buf_puts(b, "saves ");
-		if (isfinite(f->wall_saving)) {
-			saving(b, f->wall_saving);
+		if (isfinite(x.wall_saving)) {
+			saving(b, x.wall_saving);
 			ga_buf_puts(b, " of wall time (");
-			saving(b, f->saving);
+			saving(b, x.saving);
 			ga_buf_puts(b, " of GPU time)");
 		} else {
-			saving(b, f->saving);
+			saving(b, x.saving);
 			ga_buf_puts(b, " of GPU time");
 		}
-		ga_buf_printf(b, ", estimated %s", ga_fmt_speedup(f->speedup, b1, sizeof(b1)));
+		ga_buf_printf(b, ", estimated %s", ga_fmt_speedup(x.speedup, b1, sizeof(b1)));
 		if (r)
-			ga_buf_printf(b, ", fix %s", ga_fmt_fix_range(f->speedup_min, f->speedup_max,
+			ga_buf_printf(b, ", fix %s", ga_fmt_fix_range(x.speedup_min, x.speedup_max,
 			                                               fr, sizeof(fr)));
 	}
 	ga_buf_printf(b, "; %s-bound", ga_report_class(a->groups[f->group].klass));
@@ -475,7 +503,7 @@ static void first_list(ga_buf *b, const ga_analysis *a, int verbose)
 		else if (d->kind == GA_DO_ACTION)
 			action_item(b, a, &a->actions[d->index], verbose);
 		else
-			finding_item(b, a, &a->findings[d->index]);
+			finding_item(b, a, &a->findings[d->index], d);
 		md_on_ranks(b, a, d);
 		ga_buf_putc(b, '\n');
 	}
@@ -793,7 +821,7 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		if (a->n_first)
 			first_list(&b, a, o->verbose);
 	} else if (a->n_findings) {
-		size_t n = a->n_findings;
+		size_t n = table_entries(a);
 		if (!o->verbose && n > MD_TOP_FINDINGS)
 			n = MD_TOP_FINDINGS;
 		findings_table(&b, a, n);

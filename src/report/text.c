@@ -150,15 +150,19 @@ static void header(tctx *t, const ga_analysis *a, const ga_report_opts *o)
 
 /* --verbose: a finding's saving, class and severity, then its speedups,
  * a line each. */
-static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
+static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f, const ga_do *d)
 {
 	const ga_rule *r = f->rule;
 	char b1[64], b3[64], fr[160];
 	ga_buf s = { 0 };
+	ga_figures x;
 
+	ga_finding_figures(f, d, &x);
 	ga_spaces(&t->b, 4);
+	if (x.shapes > 1)
+		ga_buf_printf(&s, "on %zu launch shapes of the kernel: ", x.shapes);
 	ga_buf_printf(&s, "saves ~%s%% of total GPU time; ",
-	              ga_fmt_pct(f->saving, 0, b1, sizeof(b1)));
+	              ga_fmt_pct(x.saving, 0, b1, sizeof(b1)));
 	if (r) {
 		/* The kernel's class, not the rule's: a memory-bound kernel can
 		 * still have a compute fix (tensor cores for a naive matmul). */
@@ -178,11 +182,11 @@ static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
 		ga_buf_printf(&s, "estimate needs %s", f->estimate_missing);
 	else if (r)
 		ga_buf_printf(&s, "expected %s from the fix%s, ",
-		              ga_fmt_speedup_range(f->speedup_min, f->speedup_max, fr, sizeof(fr)),
-		              ga_range_wide_words(f->speedup_min, f->speedup_max));
+		              ga_fmt_speedup_range(x.speedup_min, x.speedup_max, fr, sizeof(fr)),
+		              ga_range_wide_words(x.speedup_min, x.speedup_max));
 	if (!f->estimate_missing)
-		ga_buf_printf(&s, "estimated %s on this kernel",
-		              ga_fmt_speedup(f->speedup, b3, sizeof(b3)));
+		ga_buf_printf(&s, "estimated %s on %s", ga_fmt_speedup(x.speedup, b3, sizeof(b3)),
+		              x.shapes > 1 ? "those launches" : "this kernel");
 	tx_wrap_buf(t, &s, 4, 4);
 	if (r && r->model) {
 		ga_spaces(&t->b, 4);
@@ -192,32 +196,36 @@ static void entry_numbers(tctx *t, const ga_analysis *a, const ga_finding *f)
 }
 
 /* The default: severity, saving, speedups and class in one line. */
-static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
+static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f, const ga_do *d)
 {
 	const ga_rule *r = f->rule;
 	char b1[64], b2[64], fr[160];
 	ga_buf s = { 0 };
 	ga_class kc = a->groups[f->group].klass;
+	ga_figures x;
 
+	ga_finding_figures(f, d, &x);
 	ga_spaces(&t->b, 4);
 	if (r)
 		tx_severity_tag(t, &s, r->severity);
-	ga_fmt_pct(f->saving, 0, b1, sizeof(b1));
+	if (x.shapes > 1)
+		ga_buf_printf(&s, "on %zu launch shapes: ", x.shapes);
+	ga_fmt_pct(x.saving, 0, b1, sizeof(b1));
 	if (f->estimate_missing) {
 		ga_buf_printf(&s, "estimate needs %s", f->estimate_missing);
-	} else if (a->wall_currency && isfinite(f->wall_saving)) {
+	} else if (a->wall_currency && isfinite(x.wall_saving)) {
 		char w[64];
-		ga_fmt_pct(f->wall_saving, 0, w, sizeof(w));
+		ga_fmt_pct(x.wall_saving, 0, w, sizeof(w));
 		ga_buf_printf(&s, "saves %s%s%% of wall time (%s%s%% of GPU time), estimated %s",
 		              w[0] == '<' ? "" : "~", w, b1[0] == '<' ? "" : "~", b1,
-		              ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
+		              ga_fmt_speedup(x.speedup, b2, sizeof(b2)));
 	} else {
 		ga_buf_printf(&s, "saves %s%s%% of GPU time, estimated %s", b1[0] == '<' ? "" : "~",
-		              b1, ga_fmt_speedup(f->speedup, b2, sizeof(b2)));
+		              b1, ga_fmt_speedup(x.speedup, b2, sizeof(b2)));
 	}
 	if (r && !f->estimate_missing)
 		ga_buf_printf(&s, ", fix %s",
-		              ga_fmt_fix_range(f->speedup_min, f->speedup_max, fr, sizeof(fr)));
+		              ga_fmt_fix_range(x.speedup_min, x.speedup_max, fr, sizeof(fr)));
 	if (t->color)
 		ga_buf_printf(&s, "; %s%s" C_RESET "-bound", tx_class_color(kc), ga_report_class(kc));
 	else
@@ -227,16 +235,19 @@ static void entry_line(tctx *t, const ga_analysis *a, const ga_finding *f)
 
 /* Entry i (0-based) of What to do first: "N. kernel: title", the saving
  * and the evidence. */
-static void finding_entry(tctx *t, const ga_analysis *a, const ga_finding *f, size_t i)
+static void finding_entry(tctx *t, const ga_analysis *a, const ga_finding *f,
+                          const ga_do *d, size_t i)
 {
 	const ga_rule *r = f->rule;
 	const ga_group *g = f->group < a->n_groups ? &a->groups[f->group] : NULL;
 	ga_buf s = { 0 };
+	int all_shapes = d && d->on_shapes > 1;
 
 	if (i && t->verbose)
 		ga_buf_putc(&t->b, '\n');
 	/* Keep "N. kernel:" short so the title starts on the same line. */
-	char *name = g ? tx_kernel_name(g, t->width / 2) : ga_xstrdup("?");
+	char *name = !g ? ga_xstrdup("?") : all_shapes ? tx_kernel_name_all_shapes(g, t->width / 2)
+	                                               : tx_kernel_name(g, t->width / 2);
 	char *line = ga_xasprintf("%s: %s", name, tx_rule_title(r));
 	char num[32];
 	snprintf(num, sizeof(num), "%2zu. ", i + 1);
@@ -253,9 +264,9 @@ static void finding_entry(tctx *t, const ga_analysis *a, const ga_finding *f, si
 	free(name);
 
 	if (t->verbose)
-		entry_numbers(t, a, f);
+		entry_numbers(t, a, f, d);
 	else
-		entry_line(t, a, f);
+		entry_line(t, a, f, d);
 	if (f->n_evidence) {
 		ga_spaces(&t->b, 4);
 		ga_buf_puts(&s, "evidence: ");
@@ -356,7 +367,7 @@ static void framework_actions(tctx *t, const ga_analysis *a)
 		const ga_finding *f = &a->findings[fi];
 		if (f->rule->n_owners || (!t->verbose && shown >= TOP_FINDINGS))
 			continue;
-		finding_entry(t, a, f, shown++);
+		finding_entry(t, a, f, NULL, shown++);
 		in_actions++;
 	}
 	if (in_actions < a->n_findings) {
@@ -389,7 +400,7 @@ static void first_by_wall(tctx *t, const ga_analysis *a)
 		else if (d->kind == GA_DO_ACTION)
 			action_entry(t, a, &a->actions[d->index], i);
 		else
-			finding_entry(t, a, &a->findings[d->index], i);
+			finding_entry(t, a, &a->findings[d->index], d, i);
 		tx_on_ranks(t, a, d);
 	}
 	if (shown < a->n_first) {
@@ -419,14 +430,15 @@ static void what_to_do_first(tctx *t, const ga_analysis *a)
 		     t->width);
 		return;
 	}
-	size_t shown = a->n_findings;
+	/* a->first: the findings by GPU time, a kernel's shapes summed */
+	size_t shown = a->n_first;
 	if (!t->verbose && shown > TOP_FINDINGS)
 		shown = TOP_FINDINGS;
 	for (size_t i = 0; i < shown; i++)
-		finding_entry(t, a, &a->findings[i], i);
-	if (shown < a->n_findings) {
+		finding_entry(t, a, &a->findings[a->first[i].index], &a->first[i], i);
+	if (shown < a->n_first) {
 		ga_buf s = { 0 };
-		size_t more = a->n_findings - shown;
+		size_t more = a->n_first - shown;
 		ga_buf_putc(&t->b, '\n');
 		ga_buf_printf(&s, "%zu more %s under Kernels below (--verbose lists all here).",
 		              more, ga_plural(more, "finding", "findings"));

@@ -34,6 +34,8 @@ const char *tx_rule_title(const ga_rule *r);
 /* A kernel's name shortened to max_cols columns, " #n" added when other
  * kernels' names read the same (ga_group.name_index); malloc'd. */
 char *tx_kernel_name(const ga_group *g, size_t max_cols);
+/* The same without the shape number: an entry over all its launch shapes. */
+char *tx_kernel_name_all_shapes(const ga_group *g, size_t max_cols);
 /* Join a formatted value to its unit ("1.00 ms") in place; returns s. */
 char *tx_nb(char *s);
 const char *tx_dur_nb(double ns, char *buf, size_t len);

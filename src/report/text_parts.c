@@ -51,11 +51,11 @@ const char *tx_group_name(const ga_group *g)
 
 /* The owner's display name follows a kernel the user did not write, so
  * that library kernels read as such: "nvjet_tst_… (cuBLAS)". */
-char *tx_kernel_name(const ga_group *g, size_t max_cols)
+static char *kernel_name(const ga_group *g, size_t max_cols, int shape_number)
 {
 	char tag[96] = "";
 	int n = 0;
-	if (g->name_peers > 1)
+	if (g->name_peers > 1 && shape_number)
 		n = snprintf(tag, sizeof(tag), " #%zu", g->name_index);
 	if (g->owner && strcmp(g->owner->name, GA_OWNER_DEFAULT) != 0 && g->owner->display)
 		snprintf(tag + n, sizeof(tag) - (size_t)n, " (%.40s)", g->owner->display);
@@ -66,6 +66,16 @@ char *tx_kernel_name(const ga_group *g, size_t max_cols)
 	char *tagged = ga_xasprintf("%s%s", name, tag);
 	free(name);
 	return tagged;
+}
+
+char *tx_kernel_name(const ga_group *g, size_t max_cols)
+{
+	return kernel_name(g, max_cols, 1);
+}
+
+char *tx_kernel_name_all_shapes(const ga_group *g, size_t max_cols)
+{
+	return kernel_name(g, max_cols, 0);
 }
 
 const char *tx_rule_title(const ga_rule *r)

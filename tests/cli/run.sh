@@ -1214,6 +1214,34 @@ else
 	not_ok "JSON reports do not conform to docs/report.schema.json"
 	sed 's/^/#   /' "$T/diff"
 fi
+# A kernel launched with several grids is a group per launch shape; "What
+# to do first" lists each rule on it once, ranked by the shapes' summed
+# saving, with the estimate over those launches (tests/cli/shapes.py checks
+# the JSON's figures against its own findings and kernels).
+python3 "$SRCDIR/tests/cli/shapes.py" make "$SRCDIR/$REC/testapp-smem_conflict.json" "$T/shapes.json"
+run --format json --import "$T/shapes.json"
+cp "$T/out" "$T/shapes-report.json"
+if [ "$rc" -eq 0 ] && python3 "$SRCDIR/tests/cli/shapes.py" check "$T/shapes-report.json" \
+	>"$T/diff" 2>&1 && python3 "$SRCDIR/tests/cli/check-schema.py" \
+	"$SRCDIR/docs/report.schema.json" "$T/shapes-report.json" >>"$T/diff" 2>&1; then
+	ok "one entry per kernel and rule over its launch shapes, savings summed (JSON)"
+else
+	not_ok "launch shapes of one kernel in What to do first (JSON)"
+	sed 's/^/#   /' "$T/diff"
+fi
+for fmt in text markdown html; do
+	run --format $fmt --import "$T/shapes.json"
+	# markdown's table: one row of the kernel's bank conflicts, its shapes named
+	want='on 3 launch shapes'
+	[ $fmt = markdown ] && want='^| [0-9]* | `smem_conflict.*(3 launch shapes) .*bank conflicts'
+	if [ "$rc" -eq 0 ] && [ "$(grep -c "$want" "$T/out")" -eq 1 ] &&
+		[ "$(grep -c 'bank conflicts' "$T/out")" -ge 1 ]; then
+		ok "$fmt: the bank conflicts of 3 launch shapes are one entry"
+	else
+		not_ok "$fmt: '$want' not once in What to do first"
+		show stdout "$T/out"
+	fi
+done
 # Operations from NVTX ranges: the JSON report's time of each operation is
 # that of the launches whose innermost range it is, the unprofiled ones at
 # their kernel's mean duration, computed here from the profile alone;

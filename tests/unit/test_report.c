@@ -29,6 +29,8 @@ static ga_ruleset ruleset;
 
 static ga_evidence ev_f0[2], ev_f1[1], ev_f2[1], ev_g0[2], ev_g1[1];
 static ga_finding findings[3];
+/* "What to do first": the findings in their order, one shape each. */
+static ga_do first_do[3];
 static size_t g0_launches[] = { 0, 1, 2 }, g1_launches[] = { 3, 4 };
 static size_t g0_findings[] = { 0, 2 }, g1_findings[] = { 1 };
 static ga_group groups[2];
@@ -181,6 +183,11 @@ static void build(void)
 	analysis.n_groups = 2;
 	analysis.findings = findings;
 	analysis.n_findings = 3;
+	for (size_t i = 0; i < 3; i++)
+		first_do[i] = (ga_do){ .kind = GA_DO_FINDING, .index = i, .saving = findings[i].saving,
+		                       .on_shapes = 1 };
+	analysis.first = first_do;
+	analysis.n_first = 3;
 	analysis.total_ns = 4000000;
 	analysis.notes = notes;
 	analysis.n_notes = 1;
@@ -513,11 +520,14 @@ static void test_text_top_five(void **state)
 	/* Seven findings: five in the top list unless verbose. */
 	ga_finding many[7];
 	size_t idx[7];
+	ga_do many_first[7];
 	for (int i = 0; i < 7; i++) {
 		many[i] = findings[i % 3];
 		many[i].group = 0;
 		many[i].saving = 0.3 - 0.01 * i;
 		idx[i] = (size_t)i;
+		many_first[i] = (ga_do){ .kind = GA_DO_FINDING, .index = (size_t)i,
+		                         .saving = many[i].saving, .on_shapes = 1 };
 	}
 	ga_analysis a = analysis;
 	ga_group g[2];
@@ -529,6 +539,8 @@ static void test_text_top_five(void **state)
 	a.groups = g;
 	a.findings = many;
 	a.n_findings = 7;
+	a.first = many_first;
+	a.n_first = 7;
 
 	ga_report_opts o = { .width = 80 };
 	char *out = render(ga_report_text, &a, &o);
@@ -560,6 +572,7 @@ static void test_text_no_findings_recorded_incomplete(void **state)
 	g[0].n_findings = g[1].n_findings = 0;
 	a.groups = g;
 	a.n_findings = 0;
+	a.n_first = 0;
 	profile.collection.incomplete = 1;
 	profile.collection.note = "the application was killed by SIGKILL after 3 of 5 kernels";
 
