@@ -1,0 +1,43 @@
+#!/bin/bash
+# Build a fix that a gpuadvise finding gives, applied by hand to code nobody
+# here wrote (GPA-Benchmark's Rodinia apps, fetched and patched by
+# bench/accuracy/external/fetch.sh), to check the finding's estimate on it.
+# Nothing else in the app changes.
+#   nw-pad     Rodinia's nw, one column of padding in its diagonal tile,
+#              temp[17][17] -> temp[17][18] (shared-bank-conflicts): the
+#              diagonal walk (row - tx, column + tx) then has a stride of 17
+#              words instead of 16, and its 8-way conflicts go;
+#   srad-shfl  srad_v1's reduce by warp shuffles (warp-shuffle-reduction):
+#              reduce_shfl.cu in place of reduce_kernel.cu.
+#   bench/probe/extfix/build.sh FIX [OUT]    (default OUT bench/probe/extfix/out)
+# Output: OUT/FIX.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+rodinia=${EXTERNAL_SRC:-$root/bench/accuracy/external/src}/rodinia
+fix=${1:?usage: $0 nw-pad|srad-shfl [OUT]}
+out=${2:-$here/out}
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+cudalib=$(cd "$(dirname "$nvcc")/.." && pwd)/lib64
+flags=(-arch=sm_90 -O3 -lineinfo -cudart shared -Xlinker "-rpath=$cudalib")
+case $fix in
+nw-pad) app=nw ;;
+srad-shfl) app=srad/srad_v1 ;;
+*) echo "$0: unknown fix $fix (nw-pad, srad-shfl)" >&2; exit 2 ;;
+esac
+[ -d "$rodinia/$app" ] || { echo "$0: no $rodinia/$app (run bench/accuracy/external/fetch.sh)" >&2; exit 2; }
+rm -rf "$out/$fix.src"
+mkdir -p "$out"
+cp -r "$rodinia/$app" "$out/$fix.src"
+cd "$out/$fix.src"
+case $fix in
+nw-pad)
+	n=$(grep -c 'temp\[BLOCK_SIZE+1\]\[BLOCK_SIZE+1\]' needle_kernel.cu)
+	[ "$n" -eq 2 ] || { echo "$0: expected the tile in both kernels, found $n" >&2; exit 1; }
+	sed -i 's/temp\[BLOCK_SIZE+1\]\[BLOCK_SIZE+1\]/temp[BLOCK_SIZE+1][BLOCK_SIZE+2]/' needle_kernel.cu
+	"$nvcc" "${flags[@]}" needle.cu -o "$out/$fix" ;;
+srad-shfl)
+	cp "$here/reduce_shfl.cu" reduce_kernel.cu
+	"$nvcc" "${flags[@]}" main.cu -lm -o "$out/$fix" ;;
+esac
+echo "$out/$fix"
