@@ -534,8 +534,8 @@ def warp_shuffle_reduction(k):
         while levels < 10 and 2 ** levels < block:
             levels += 1
         saved = tree * (1 - 12 / (10 * levels))
-        latency_hiding = gpa(k, stall_share(k, "barrier"))[0]
-        return (max(fit(k, saved), latency_hiding), fit(k, issue * saved),
+        hide = min(1 - issue, stall_share(k, "barrier"))
+        return (fit(k, 1 - (1 - issue * saved) * (1 - hide)), fit(k, issue * saved),
                 fit(k, 1 - issue * (1 - saved)))
     return fires, model
 
