@@ -534,7 +534,8 @@ def warp_shuffle_reduction(k):
         while levels < 10 and 2 ** levels < block:
             levels += 1
         saved = tree * (1 - 12 / (10 * levels))
-        hide = min(1 - issue, stall_share(k, "barrier"))
+        # the tree's barrier stalls, all but the one barrier kept
+        hide = min(1 - issue, stall_share(k, "barrier")) * tree * (1 - 1 / levels)
         return (fit(k, 1 - (1 - issue * saved) * (1 - hide)), fit(k, issue * saved),
                 fit(k, 1 - issue * (1 - saved)))
     return fires, model
