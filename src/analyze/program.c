@@ -485,9 +485,10 @@ static void fold_shapes(ga_analysis *a)
 		const ga_finding *f = &a->findings[d->index];
 		d->shapes_saving = fmin(1, sum[k].saving);
 		d->shapes_wall_saving = sum[k].wall_known ? fmin(1, sum[k].wall_saving) : NAN;
-		d->shapes_speedup = f->estimate_missing ? NAN : speedup_of(sum[k].ns, sum[k].saved);
-		d->shapes_min = speedup_of(sum[k].ns, sum[k].saved_min);
-		d->shapes_max = speedup_of(sum[k].ns, sum[k].saved_max);
+		int none = f->estimate_missing != NULL;   /* no estimate: no range either */
+		d->shapes_speedup = none ? NAN : speedup_of(sum[k].ns, sum[k].saved);
+		d->shapes_min = none ? NAN : speedup_of(sum[k].ns, sum[k].saved_min);
+		d->shapes_max = none ? NAN : speedup_of(sum[k].ns, sum[k].saved_max);
 	}
 	a->n_first = kept;
 	ga_map_free(&keys);
