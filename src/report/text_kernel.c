@@ -449,6 +449,113 @@ static void kernel_line(tctx *t, const ga_analysis *a, const ga_group *g)
 	ga_buf_free(&tail);
 }
 
+/* The tail's lines: one per kernel and process, its launch shapes (the
+ * groups of the same mangled name) on it, by their summed share. */
+typedef struct {
+	size_t group;             /* the first (largest) of its shapes */
+	size_t shapes;
+	double share;
+	size_t rules;             /* distinct rules with a finding on its shapes */
+} tail_line;
+
+static int tail_cmp(const void *x, const void *y)
+{
+	const tail_line *p = x, *q = y;
+	if (p->share != q->share)
+		return p->share > q->share ? -1 : 1;
+	return p->group < q->group ? -1 : p->group > q->group;
+}
+
+/* A kernel's launch shapes in one line: summed share, name without the
+ * shape number, the first shape's class and top finding, and how many
+ * other rules fired on its shapes. */
+static void kernel_shapes_line(tctx *t, const ga_analysis *a, const tail_line *l)
+{
+	const ga_group *g = &a->groups[l->group];
+	char b1[64];
+	ga_buf tail = { 0 };
+
+	ga_buf_printf(&tail, " [%s]", ga_report_class(g->klass));
+	if (g->n_findings && g->findings[0] < a->n_findings) {
+		const ga_rule *r = a->findings[g->findings[0]].rule;
+		ga_buf_printf(&tail, ": %s", r && r->id ? r->id : "?");
+		if (l->rules > 1)
+			ga_buf_printf(&tail, " +%zu", l->rules - 1);
+	}
+	char shapes[64];
+	snprintf(shapes, sizeof(shapes), " %zu shapes", l->shapes);
+	ga_fmt_pct(l->share, 1, b1, sizeof(b1));
+	size_t used = 9 + ga_text_width(tail.s) + strlen(shapes);
+	char *name = tx_kernel_name_all_shapes(g, t->width > used + 16 ? t->width - used : 16);
+	ga_buf_printf(&t->b, "  %4s%%  %s%s [", b1, name, shapes);
+	tx_paint(t, tx_class_color(g->klass), ga_report_class(g->klass));
+	ga_buf_printf(&t->b, "%s\n", tail.s + 2 + strlen(ga_report_class(g->klass)));
+	free(name);
+	ga_buf_free(&tail);
+}
+
+/* The long tail, groups[idx[0..n)]: a line per kernel and process, its
+ * shapes folded, by summed share; *m lines (malloc'd).  Only a kernel
+ * launched with more shapes than the report has kernel blocks (a wavefront
+ * walking its diagonals, a batch of every size) is folded: the others keep
+ * a line per shape, told apart by #n. */
+static tail_line *tail_lines(const ga_analysis *a, const size_t *idx, size_t n, size_t *m)
+{
+	tail_line *v = ga_xcalloc(n + 1, sizeof(*v));
+	const ga_rule ***rules = ga_xcalloc(n + 1, sizeof(*rules));   /* each line's */
+	size_t *cap = ga_xcalloc(n + 1, sizeof(*cap));
+	ga_map seen = {0};
+	char **keys = ga_xcalloc(n + 1, sizeof(*keys));
+
+	*m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const ga_group *g = &a->groups[idx[i]];
+		keys[i] = ga_xasprintf("%d\t%s", g->pid, g->mangled ? g->mangled : g->name);
+		long at = ga_strmap_get(&seen, keys[i]);
+		if (at < 0) {
+			at = (long)*m;
+			ga_strmap_put(&seen, keys[i], *m);
+			v[(*m)++] = (tail_line){idx[i], 0, 0, 0};
+		}
+		tail_line *l = &v[at];
+		l->shapes++;
+		l->share += g->share;
+		for (size_t j = 0; j < g->n_findings; j++) {
+			const ga_rule *r = a->findings[g->findings[j]].rule;
+			size_t q = 0;
+			while (q < l->rules && rules[at][q] != r)
+				q++;
+			if (q == l->rules)
+				GA_PUSH(rules[at], l->rules, cap[at], r);
+		}
+	}
+	/* unfold the kernels of few shapes: a line per shape again */
+	size_t kept = 0, *line_of = ga_xcalloc(n + 1, sizeof(*line_of));
+	for (size_t i = 0; i < n; i++)
+		line_of[i] = (size_t)ga_strmap_get(&seen, keys[i]);
+	tail_line *out = ga_xcalloc(n + 1, sizeof(*out));
+	for (size_t k = 0; k < *m; k++)
+		if (v[k].shapes > TOP_KERNELS)
+			out[kept++] = v[k];
+	for (size_t i = 0; i < n; i++)
+		if (v[line_of[i]].shapes <= TOP_KERNELS)
+			out[kept++] = (tail_line){idx[i], 1, a->groups[idx[i]].share, 0};
+	free(line_of);
+	free(v);
+	v = out;
+	*m = kept;
+	ga_map_free(&seen);
+	for (size_t i = 0; i < n; i++) {
+		free(keys[i]);
+		free(rules[i]);
+	}
+	free(keys);
+	free(rules);
+	free(cap);
+	qsort(v, *m, sizeof(*v), tail_cmp);
+	return v;
+}
+
 void tx_kernels(tctx *t, const ga_analysis *a)
 {
 
@@ -503,10 +610,18 @@ void tx_kernels(tctx *t, const ga_analysis *a)
 		 * after the blocks. */
 		size_t small = n - blocks;
 		ga_buf_putc(&t->b, '\n');
-		ga_buf_printf(&t->b, "%zu more %s (--verbose details %s):\n", small,
-		              ga_plural(small, "kernel", "kernels"), ga_plural(small, "it", "them"));
-		for (size_t i = blocks; i < n; i++)
-			kernel_line(t, a, &a->groups[shown[i]]);
+		size_t m;
+		tail_line *v = tail_lines(a, shown + blocks, small, &m);
+		ga_buf_printf(&t->b, "%zu more %s (--verbose details %s%s):\n", small,
+		              ga_plural(small, "kernel", "kernels"), ga_plural(small, "it", "them"),
+		              m < small ? "; a kernel's launch shapes share a line" : "");
+		for (size_t k = 0; k < m; k++) {
+			if (v[k].shapes > 1)
+				kernel_shapes_line(t, a, &v[k]);
+			else
+				kernel_line(t, a, &a->groups[v[k].group]);
+		}
+		free(v);
 	}
 	free(shown);
 }

@@ -1242,7 +1242,26 @@ for fmt in text markdown html; do
 		show stdout "$T/out"
 	fi
 done
-# Operations from NVTX ranges: the JSON report's time of each operation is
+# Kernels launched with more grids than the report has kernel blocks (a
+# wavefront over its diagonals): the tail lists the kernel once, its shares
+# summed, and says why; a kernel of one shape keeps its block.
+python3 "$SRCDIR/tests/cli/shapes.py" many "$SRCDIR/$REC/testapp-smem_conflict.json" "$T/many.json"
+run --import "$T/many.json"
+share=$(python3 - "$T/many.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+t = [l["duration_ns"] for l in p["launches"]]
+print("%.1f%%" % (100 * sum(t[:-1]) / sum(t)))
+PY
+)
+if [ "$rc" -eq 0 ] && grep -q "^20 more kernels (.*a kernel's launch shapes share a line):$" "$T/out" &&
+	[ "$(sed -n '/^Kernels$/,/^How to fix$/p' "$T/out" | grep -c 'smem_conflict')" -eq 1 ] &&
+	grep -q "^ *$share  smem_conflict(…) 20 shapes \[memory\]: shared-bank-conflicts" "$T/out"; then
+	ok "Kernels: 20 launch shapes of one kernel on one line ($share of the GPU time)"
+else
+	not_ok "Kernels: 20 launch shapes of one kernel not on one line of $share"
+	show stdout "$T/out"
+fi
 # that of the launches whose innermost range it is, the unprofiled ones at
 # their kernel's mean duration, computed here from the profile alone;
 # without ranges (--nvtx=auto) or with --nvtx=off there is no section.

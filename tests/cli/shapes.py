@@ -6,6 +6,9 @@ it once, with what it saves over all the shapes.
   shapes.py make RECORDING OUT   write a profile of the recording's kernel
                                  at three grids (half, same, twice its
                                  duration), and a second kernel once
+  shapes.py many RECORDING OUT   the recording's kernel at 20 grids, each
+                                 under 1 % of the GPU time, beside a
+                                 second kernel 500 times as long
   shapes.py check REPORT.json    the JSON report's "first" against its
                                  findings and kernels (exit 1 on a mismatch)
 """
@@ -30,6 +33,26 @@ def make(src, out):
     other = copy.deepcopy(base)
     other["index"] = 3
     other["name"], other["mangled"] = "other_kernel(float*)", "_Z12other_kernelPf"
+    p["launches"].append(other)
+    p.pop("unprofiled", None)
+    json.dump(p, open(out, "w"))
+
+
+def many(src, out):
+    p = json.load(open(src))
+    base = p["launches"][0]
+    p["launches"] = []
+    for i in range(20):
+        l = copy.deepcopy(base)
+        l["index"] = i
+        l["grid"] = [base["grid"][0] + i, 1, 1]
+        p["launches"].append(l)
+    other = copy.deepcopy(base)
+    other["index"] = 20
+    other["name"], other["mangled"] = "other_kernel(float*)", "_Z12other_kernelPf"
+    other["duration_ns"] = base["duration_ns"] * 500
+    if "gpu__time_duration.sum" in other["values"]:
+        other["values"]["gpu__time_duration.sum"] = other["duration_ns"]
     p["launches"].append(other)
     p.pop("unprofiled", None)
     json.dump(p, open(out, "w"))
@@ -90,6 +113,9 @@ def check(path):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "make":
         make(sys.argv[2], sys.argv[3])
+        sys.exit(0)
+    if len(sys.argv) == 4 and sys.argv[1] == "many":
+        many(sys.argv[2], sys.argv[3])
         sys.exit(0)
     if len(sys.argv) == 3 and sys.argv[1] == "check":
         sys.exit(check(sys.argv[2]))
