@@ -8,22 +8,25 @@
 #              diagonal walk (row - tx, column + tx) then has a stride of 17
 #              words instead of 16, and its 8-way conflicts go;
 #   srad-shfl  srad_v1's reduce by warp shuffles (warp-shuffle-reduction):
-#              reduce_shfl.cu in place of reduce_kernel.cu.
+#              reduce_shfl.cu in place of reduce_kernel.cu;
+#   srad-float srad_v1's srad kernel with float literals (fp64-in-fp32-code):
+#              0.5, 1.0/16.0, 0.25 and 1.0 get an f suffix, so its FP32
+#              arithmetic is no longer promoted to FP64.
 #   bench/probe/extfix/build.sh FIX [OUT]    (default OUT bench/probe/extfix/out)
 # Output: OUT/FIX.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 rodinia=${EXTERNAL_SRC:-$root/bench/accuracy/external/src}/rodinia
-fix=${1:?usage: $0 nw-pad|srad-shfl [OUT]}
+fix=${1:?usage: $0 nw-pad|srad-shfl|srad-float [OUT]}
 out=${2:-$here/out}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 cudalib=$(cd "$(dirname "$nvcc")/.." && pwd)/lib64
 flags=(-arch=sm_90 -O3 -lineinfo -cudart shared -Xlinker "-rpath=$cudalib")
 case $fix in
 nw-pad) app=nw ;;
-srad-shfl) app=srad/srad_v1 ;;
-*) echo "$0: unknown fix $fix (nw-pad, srad-shfl)" >&2; exit 2 ;;
+srad-shfl|srad-float) app=srad/srad_v1 ;;
+*) echo "$0: unknown fix $fix (nw-pad, srad-shfl, srad-float)" >&2; exit 2 ;;
 esac
 [ -d "$rodinia/$app" ] || { echo "$0: no $rodinia/$app (run bench/accuracy/external/fetch.sh)" >&2; exit 2; }
 rm -rf "$out/$fix.src"
@@ -38,6 +41,16 @@ nw-pad)
 	"$nvcc" "${flags[@]}" needle.cu -o "$out/$fix" ;;
 srad-shfl)
 	cp "$here/reduce_shfl.cu" reduce_kernel.cu
+	"$nvcc" "${flags[@]}" main.cu -lm -o "$out/$fix" ;;
+srad-float)
+	sed -i -e 's/(0\.5\*d_G2)/(0.5f*d_G2)/' -e 's|((1\.0/16\.0)\*|((1.0f/16.0f)*|' \
+		-e 's/(0\.25\*d_L)/(0.25f*d_L)/' -e 's|1\.0 / (1\.0+d_den)|1.0f / (1.0f+d_den)|' \
+		srad_kernel.cu
+	n=$(grep -o '0\.5f\*d_G2\|1\.0f/16\.0f\|0\.25f\*d_L\|1\.0f / (1\.0f+d_den)' srad_kernel.cu | wc -l)
+	[ "$n" -eq 4 ] || { echo "$0: expected 4 literals changed, found $n" >&2; exit 1; }
+	if grep -v '^\s*//' srad_kernel.cu | grep -Eq '[0-9]\.[0-9]+[^0-9f]'; then
+		echo "$0: a double literal is left in srad_kernel.cu" >&2; exit 1
+	fi
 	"$nvcc" "${flags[@]}" main.cu -lm -o "$out/$fix" ;;
 esac
 echo "$out/$fix"
