@@ -425,30 +425,6 @@ static void kernel_brief(tctx *t, const ga_analysis *a, const ga_group *g)
 	kernel_rest(t, a, g, 1);
 }
 
-/* A kernel under SMALL_SHARE of the GPU time, in one line: share, name
- * (shortened to fit), class, its top finding's rule id and how many more. */
-static void kernel_line(tctx *t, const ga_analysis *a, const ga_group *g)
-{
-	char b1[64];
-	ga_buf tail = { 0 };
-
-	ga_buf_printf(&tail, " [%s]", ga_report_class(g->klass));
-	if (g->n_findings && g->findings[0] < a->n_findings) {
-		const ga_rule *r = a->findings[g->findings[0]].rule;
-		ga_buf_printf(&tail, ": %s", r && r->id ? r->id : "?");
-		if (g->n_findings > 1)
-			ga_buf_printf(&tail, " +%zu", g->n_findings - 1);
-	}
-	ga_fmt_pct(g->share, 1, b1, sizeof(b1));
-	size_t used = 9 + ga_text_width(tail.s);   /* "  12.3%  " */
-	char *name = tx_kernel_name(g, t->width > used + 24 ? t->width - used : 24);
-	ga_buf_printf(&t->b, "  %4s%%  %s [", b1, name);
-	tx_paint(t, tx_class_color(g->klass), ga_report_class(g->klass));
-	ga_buf_printf(&t->b, "%s\n", tail.s + 2 + strlen(ga_report_class(g->klass)));
-	free(name);
-	ga_buf_free(&tail);
-}
-
 /* The tail's lines: one per kernel and process, its launch shapes (the
  * groups of the same mangled name) on it, by their summed share. */
 typedef struct {
@@ -466,27 +442,32 @@ static int tail_cmp(const void *x, const void *y)
 	return p->group < q->group ? -1 : p->group > q->group;
 }
 
-/* A kernel's launch shapes in one line: summed share, name without the
- * shape number, the first shape's class and top finding, and how many
- * other rules fired on its shapes. */
-static void kernel_shapes_line(tctx *t, const ga_analysis *a, const tail_line *l)
+/* A kernel under SMALL_SHARE of the GPU time, in one line: share, name
+ * (shortened to fit), class, its top finding's rule id and how many more;
+ * of several launch shapes, their summed share, the name without the
+ * shape number and "N shapes", and the other rules that fired on them. */
+static void kernel_line(tctx *t, const ga_analysis *a, const tail_line *l)
 {
 	const ga_group *g = &a->groups[l->group];
-	char b1[64];
+	size_t more = l->shapes > 1 ? (l->rules ? l->rules - 1 : 0)
+	                            : (g->n_findings ? g->n_findings - 1 : 0);
+	char b1[64], shapes[64] = "";
 	ga_buf tail = { 0 };
 
 	ga_buf_printf(&tail, " [%s]", ga_report_class(g->klass));
 	if (g->n_findings && g->findings[0] < a->n_findings) {
 		const ga_rule *r = a->findings[g->findings[0]].rule;
 		ga_buf_printf(&tail, ": %s", r && r->id ? r->id : "?");
-		if (l->rules > 1)
-			ga_buf_printf(&tail, " +%zu", l->rules - 1);
+		if (more)
+			ga_buf_printf(&tail, " +%zu", more);
 	}
-	char shapes[64];
-	snprintf(shapes, sizeof(shapes), " %zu shapes", l->shapes);
+	if (l->shapes > 1)
+		snprintf(shapes, sizeof(shapes), " %zu shapes", l->shapes);
 	ga_fmt_pct(l->share, 1, b1, sizeof(b1));
-	size_t used = 9 + ga_text_width(tail.s) + strlen(shapes);
-	char *name = tx_kernel_name_all_shapes(g, t->width > used + 16 ? t->width - used : 16);
+	size_t used = 9 + ga_text_width(tail.s) + strlen(shapes);   /* "  12.3%  " */
+	size_t min = l->shapes > 1 ? 16 : 24;
+	size_t cols = t->width > used + min ? t->width - used : min;
+	char *name = l->shapes > 1 ? tx_kernel_name_all_shapes(g, cols) : tx_kernel_name(g, cols);
 	ga_buf_printf(&t->b, "  %4s%%  %s%s [", b1, name, shapes);
 	tx_paint(t, tx_class_color(g->klass), ga_report_class(g->klass));
 	ga_buf_printf(&t->b, "%s\n", tail.s + 2 + strlen(ga_report_class(g->klass)));
@@ -615,12 +596,8 @@ void tx_kernels(tctx *t, const ga_analysis *a)
 		ga_buf_printf(&t->b, "%zu more %s (--verbose details %s%s):\n", small,
 		              ga_plural(small, "kernel", "kernels"), ga_plural(small, "it", "them"),
 		              m < small ? "; a kernel's launch shapes share a line" : "");
-		for (size_t k = 0; k < m; k++) {
-			if (v[k].shapes > 1)
-				kernel_shapes_line(t, a, &v[k]);
-			else
-				kernel_line(t, a, &a->groups[v[k].group]);
-		}
+		for (size_t k = 0; k < m; k++)
+			kernel_line(t, a, &v[k]);
 		free(v);
 	}
 	free(shown);
