@@ -220,6 +220,14 @@ try:
           "ncu_sum: two launches of hot, 4.0 us: %r" % got)
     check(len(ncu_sum.launches(csv_text)) == 3, "ncu_sum: every kernel without a name")
     check(ncu_sum.launches("no csv here\n", "hot") == [], "ncu_sum: no header, no launch")
+    grid_csv = ('"ID","Kernel Name","Grid Size","Metric Name","Metric Unit","Metric Value"\n'
+                '"0","hot(int)","(8, 1, 1)","gpu__time_duration.sum","nsecond","1,000"\n'
+                '"1","hot(int)","(1, 1, 1)","gpu__time_duration.sum","nsecond","3,000"\n'
+                '"2","hot(int)","(8, 1, 1)","gpu__time_duration.sum","nsecond","4,000"\n'
+                '"3","cold(int)","(8, 1, 1)","gpu__time_duration.sum","nsecond","9,000"\n')
+    got = ncu_sum.by_grid(grid_csv, "hot")
+    check(got == [("(8,1,1)", 2, 5.0), ("(1,1,1)", 1, 3.0)],
+          "ncu_sum: hot by grid, largest first: %r" % got)
 
     # --- gen_inputs.py --------------------------------------------------------
     data = os.path.join(work, "data")
