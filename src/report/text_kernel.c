@@ -483,48 +483,50 @@ static void kernel_line(tctx *t, const ga_analysis *a, const tail_line *l)
 static tail_line *tail_lines(const ga_analysis *a, const size_t *idx, size_t n, size_t *m)
 {
 	tail_line *v = ga_xcalloc(n + 1, sizeof(*v));
-	const ga_rule ***rules = ga_xcalloc(n + 1, sizeof(*rules));   /* each line's */
+	size_t *kernel_of = ga_xcalloc(n + 1, sizeof(*kernel_of));  /* group -> kernel */
+	size_t *shapes = ga_xcalloc(n + 1, sizeof(*shapes));        /* kernel -> its groups */
+	size_t *line_at = ga_xcalloc(n + 1, sizeof(*line_at));      /* kernel -> line + 1 */
+	const ga_rule ***rules = ga_xcalloc(n + 1, sizeof(*rules));  /* line -> its rules */
 	size_t *cap = ga_xcalloc(n + 1, sizeof(*cap));
-	ga_map seen = {0};
 	char **keys = ga_xcalloc(n + 1, sizeof(*keys));
+	ga_map seen = {0};
+	size_t nk = 0;
 
-	*m = 0;
 	for (size_t i = 0; i < n; i++) {
 		const ga_group *g = &a->groups[idx[i]];
 		keys[i] = ga_xasprintf("%d\t%s", g->pid, g->mangled ? g->mangled : g->name);
-		long at = ga_strmap_get(&seen, keys[i]);
-		if (at < 0) {
-			at = (long)*m;
-			ga_strmap_put(&seen, keys[i], *m);
-			v[(*m)++] = (tail_line){idx[i], 0, 0, 0};
+		long k = ga_strmap_get(&seen, keys[i]);
+		if (k < 0) {
+			k = (long)nk++;
+			ga_strmap_put(&seen, keys[i], (size_t)k);
 		}
-		tail_line *l = &v[at];
-		l->shapes++;
-		l->share += g->share;
+		kernel_of[i] = (size_t)k;
+		shapes[k]++;
+	}
+	*m = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = kernel_of[i];
+		const ga_group *g = &a->groups[idx[i]];
+		if (shapes[k] <= TOP_KERNELS) {
+			v[(*m)++] = (tail_line){idx[i], 1, g->share, 0};
+			continue;
+		}
+		if (!line_at[k]) {
+			v[*m] = (tail_line){idx[i], shapes[k], 0, 0};
+			line_at[k] = ++*m;
+		}
+		size_t l = line_at[k] - 1;
+		v[l].share += g->share;
+		/* the distinct rules over the kernel's shapes */
 		for (size_t j = 0; j < g->n_findings; j++) {
 			const ga_rule *r = a->findings[g->findings[j]].rule;
 			size_t q = 0;
-			while (q < l->rules && rules[at][q] != r)
+			while (q < v[l].rules && rules[l][q] != r)
 				q++;
-			if (q == l->rules)
-				GA_PUSH(rules[at], l->rules, cap[at], r);
+			if (q == v[l].rules)
+				GA_PUSH(rules[l], v[l].rules, cap[l], r);
 		}
 	}
-	/* unfold the kernels of few shapes: a line per shape again */
-	size_t kept = 0, *line_of = ga_xcalloc(n + 1, sizeof(*line_of));
-	for (size_t i = 0; i < n; i++)
-		line_of[i] = (size_t)ga_strmap_get(&seen, keys[i]);
-	tail_line *out = ga_xcalloc(n + 1, sizeof(*out));
-	for (size_t k = 0; k < *m; k++)
-		if (v[k].shapes > TOP_KERNELS)
-			out[kept++] = v[k];
-	for (size_t i = 0; i < n; i++)
-		if (v[line_of[i]].shapes <= TOP_KERNELS)
-			out[kept++] = (tail_line){idx[i], 1, a->groups[idx[i]].share, 0};
-	free(line_of);
-	free(v);
-	v = out;
-	*m = kept;
 	ga_map_free(&seen);
 	for (size_t i = 0; i < n; i++) {
 		free(keys[i]);
@@ -533,6 +535,9 @@ static tail_line *tail_lines(const ga_analysis *a, const size_t *idx, size_t n, 
 	free(keys);
 	free(rules);
 	free(cap);
+	free(line_at);
+	free(shapes);
+	free(kernel_of);
 	qsort(v, *m, sizeof(*v), tail_cmp);
 	return v;
 }
