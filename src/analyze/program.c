@@ -454,23 +454,19 @@ static void fold_shapes(ga_analysis *a)
 			                        f->rule->id);
 			at = ga_strmap_get(&keys, names[i]);
 			double ns = g->share, est = saved_by(f->speedup);
+			double lo = saved_by(f->speedup_min), hi = saved_by(f->speedup_max);
 			shape_sums *u = &sum[at < 0 ? kept : (size_t)at];
 			u->ns += ns;
 			u->saved += isfinite(est) ? est * ns : 0;
-			u->saved_min += isfinite(saved_by(f->speedup_min)) ? saved_by(f->speedup_min) * ns
-			                                                   : 0;
-			u->saved_max += isfinite(saved_by(f->speedup_max)) ? saved_by(f->speedup_max) * ns
-			                                                   : 0;
+			u->saved_min += isfinite(lo) ? lo * ns : 0;
+			u->saved_max += isfinite(hi) ? hi * ns : 0;
 			u->saving += isfinite(f->saving) ? f->saving : 0;
 			if (isfinite(f->wall_saving)) {
 				u->wall_saving += f->wall_saving;
 				u->wall_known = 1;
 			}
 			if (at >= 0) {
-				ga_do *o = &a->first[at];
-				o->on_shapes++;
-				o->saving = !a->wall_currency ? fmin(1, u->saving)
-				            : u->wall_known ? fmin(1, u->wall_saving) : NAN;
+				a->first[at].on_shapes++;
 				continue;
 			}
 			ga_strmap_put(&keys, names[i], kept);
@@ -485,6 +481,7 @@ static void fold_shapes(ga_analysis *a)
 		const ga_finding *f = &a->findings[d->index];
 		d->shapes_saving = fmin(1, sum[k].saving);
 		d->shapes_wall_saving = sum[k].wall_known ? fmin(1, sum[k].wall_saving) : NAN;
+		d->saving = a->wall_currency ? d->shapes_wall_saving : d->shapes_saving;
 		int none = f->estimate_missing != NULL;   /* no estimate: no range either */
 		d->shapes_speedup = none ? NAN : speedup_of(sum[k].ns, sum[k].saved);
 		d->shapes_min = none ? NAN : speedup_of(sum[k].ns, sum[k].saved_min);
