@@ -1123,6 +1123,34 @@ def synthetic_predicated(srcdir):
     return p
 
 
+def promoted_unit_binds(gpuadvise, srcdir):
+    """fp64-in-fp32-code's pipe model holds only where the promoted unit
+    binds.  Rodinia's srad kernel (external set) keeps its XU at 54 %, half
+    of it the conversions of its double literals, while it issues on 64 %
+    of its cycles and its DRAM is at 50 %: writing the literals as floats
+    measured 1.069x on the H200 (bench/probe/extfix srad-float), where the
+    pipe model said 1.71x.  The calibration pair whose conversions keep the
+    XU at 94 % (fp64-literal, 15.7x measured) must keep the pipe model."""
+    want = {"srad.json.xz": ("srad", 1.0, 1.15),
+            "fp64-literal.json": ("fp64lit::decay_double", 10.0, 30.0)}
+    for sub, name in (("external/recorded", "srad.json.xz"), ("recorded", "fp64-literal.json")):
+        path = os.path.join(srcdir, "bench", "accuracy", sub, name)
+        if not os.path.exists(path):
+            continue
+        profile = dict(recorded_profiles(os.path.dirname(path)))[name]
+        report = analyse_profile(gpuadvise, srcdir, profile)
+        if not report:
+            continue
+        kname, lo, hi = want[name]
+        got = [fi for fi in report["findings"] if fi["rule"] == "fp64-in-fp32-code"
+               and report["kernels"][fi["kernel"]]["name"].startswith(kname + "(")]
+        if len(got) != 1:
+            fail("%s: %d fp64-in-fp32-code findings on %s (want 1)" % (name, len(got), kname))
+        elif not lo < got[0]["estimated_speedup"] <= hi:
+            fail("%s: fp64-in-fp32-code says %.2fx on %s (want above %.2fx, at most %.2fx)"
+                 % (name, got[0]["estimated_speedup"], kname, lo, hi))
+
+
 def synthetic_framework(srcdir):
     """SYNTHETIC, from the recorded PyTorch run: its shortest ATen kernel
     alone (a few microseconds, half the GPU time: framework-cuda-graphs)
@@ -1240,6 +1268,7 @@ def main():
                  "top above 1.5x" % (branch["estimated_speedup"], pred["estimated_speedup"],
                                      pred["expected_speedup"][1]))
     check_profile(gpuadvise, srcdir, "synthetic-predicated", p, cuts, counts)
+    promoted_unit_binds(gpuadvise, srcdir)
     for name, tp in synthetic_timelines(srcdir):
         check_profile(gpuadvise, srcdir, name, tp, cuts, counts)
     for name, tp in synthetic_ranks(srcdir):

@@ -401,7 +401,7 @@ def fp64_in_fp32_code(k):
         # of the instructions it does not share with FP32 arithmetic and
         # the LSU, issued without the FP64 pipe's throttle stalls.
         n = fp64_insts(k) / max(promo / 2, 1)
-        routine = clamp(1 - 1 / max(n, 1), 0, 1) if n <= 200 else 0.0
+        routine = clamp(1 - 1 / max(n, 1), 0, 1) if 4 <= n <= 200 else 0.0
         fp32_ops = sum(k(SASS % op) for op in ("fadd", "fmul", "ffma", "hadd", "hmul", "hfma"))
         shortened = clamp(1 - fp32_ops / max(lanes(k), 1) / max(k(WARP_INST), 1)
                           - k(LSU) / max(4 * k(ISSUE), 0.001), 0, 1)
@@ -412,8 +412,24 @@ def fp64_in_fp32_code(k):
             throttle = 0.0
         routine_time = (1 - routine * shortened * (1 - 24 / 53)) * max(k(ISSUE) / 100, 1 - throttle)
         pipe = (1 - fp32 / max(bind / 100, 0.01)) * bound
+        sequential = bind / 100 - fp32
+        if bind < max(top, k(ISSUE)):
+            # The promoted unit does not bind: the stalls its work causes
+            # (math-pipe throttle in its share of the busiest math pipe,
+            # short-scoreboard waits in the conversions' share of the XU)
+            # and the conversions' issue slots.
+            math_top = max(bind, k(FP64), k(FMA), k(ALU), k(XU))
+            try:
+                short_sb = clamp(k("smsp__average_warps_issue_stalled_short_scoreboard_per_issue_active.ratio")
+                                 / k("smsp__average_warp_latency_per_inst_issued.ratio"), 0, 1)
+            except Missing:
+                short_sb = 0.0
+            pipe = (throttle * bind / max(math_top, 1)
+                    + short_sb * clamp(promo / max(xu_inst, 1), 0, 1)
+                    + k(ISSUE) / 100 * clamp(promo / max(k(WARP_INST), 1), 0, 1))
+            sequential = min(sequential, pipe)
         return (within(max(pipe, 1 - routine_time)),
-                within(bind / 100 - fp32),
+                within(sequential),
                 within((1 - other / max(bind, 1)) * bound))
     return fires, model
 
