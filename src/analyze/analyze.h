@@ -151,6 +151,10 @@ struct ga_group {
 	 * this one the name_index-th by GPU time (1-based).  name_peers is 1 for
 	 * a name of its own; reports tell the others apart as "name #2". */
 	size_t name_index, name_peers;
+	/* The groups of this kernel in its process (same pid and mangled
+	 * name), one per launch shape: kernel_shapes of them, the first (the
+	 * largest share) groups[kernel_first]. */
+	size_t kernel_first, kernel_shapes;
 	long unprofiled;          /* further launches not profiled (--max-per-kernel), charged
 	                           * their mean duration */
 	/* Launches not profiled that the timeline timed (0 without a

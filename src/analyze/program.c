@@ -450,8 +450,7 @@ static void fold_shapes(ga_analysis *a)
 		if (d.kind == GA_DO_FINDING) {
 			const ga_finding *f = &a->findings[d.index];
 			const ga_group *g = &a->groups[f->group];
-			names[i] = ga_xasprintf("%d\t%s\t%s", g->pid, g->mangled ? g->mangled : g->name,
-			                        f->rule->id);
+			names[i] = ga_xasprintf("%zu\t%s", g->kernel_first, f->rule->id);
 			at = ga_strmap_get(&keys, names[i]);
 			double ns = g->share, est = saved_by(f->speedup);
 			double lo = saved_by(f->speedup_min), hi = saved_by(f->speedup_max);

@@ -34,6 +34,33 @@ static void count_same_launch(ga_analysis *a)
 	free(v);
 }
 
+/* Each group's kernel in its process: the groups of the same pid and
+ * mangled name, the first of them the largest (groups are in share order). */
+static void count_kernel_shapes(ga_analysis *a)
+{
+	ga_map seen = {0};                   /* keeps its keys' pointers */
+	char **keys = ga_xcalloc(a->n_groups + 1, sizeof(*keys));
+	for (size_t i = 0; i < a->n_groups; i++) {
+		ga_group *g = &a->groups[i];
+		keys[i] = ga_xasprintf("%d\t%s", g->pid,
+		                       g->mangled ? g->mangled : g->name ? g->name : "");
+		long k = ga_strmap_get(&seen, keys[i]);
+		if (k < 0) {
+			ga_strmap_put(&seen, keys[i], i);
+			k = (long)i;
+		}
+		g->kernel_first = (size_t)k;
+		g->kernel_shapes = 0;
+		a->groups[k].kernel_shapes++;
+	}
+	for (size_t i = 0; i < a->n_groups; i++)
+		a->groups[i].kernel_shapes = a->groups[a->groups[i].kernel_first].kernel_shapes;
+	ga_map_free(&seen);
+	for (size_t i = 0; i < a->n_groups; i++)
+		free(keys[i]);
+	free(keys);
+}
+
 /* A profiled launch and the group it belongs to, in launch order. */
 typedef struct {
 	const ga_launch *l;
@@ -106,6 +133,7 @@ static void count_back_to_back(const ga_profile *p, ga_analysis *a)
 void ga_count_launch_shapes(const ga_profile *p, ga_analysis *a)
 {
 	count_same_launch(a);
+	count_kernel_shapes(a);
 	count_back_to_back(p, a);
 }
 

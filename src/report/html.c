@@ -560,8 +560,14 @@ static void what_to_do_first(ga_buf *b, const ga_analysis *a)
 
 /* ---- kernels ------------------------------------------------------------------ */
 
-static void kernel_row(ga_buf *b, const ga_group *g, const ga_roof_kernel *k, size_t i)
+/* A kernel of more launch shapes than this (a wavefront walking its
+ * diagonals, a batch of every size) is one row: its largest shape's,
+ * with the sums of all of them. */
+#define HT_FOLD_SHAPES 8
+
+static void kernel_row(ga_buf *b, const ga_analysis *a, size_t i, const ga_roof_kernel *k)
 {
+	const ga_group *g = &a->groups[i];
 	/* one buffer per value printed by one call: the share and the
 	 * theoretical occupancy once shared one, which printed the share as
 	 * both ("98.4 % of 38.7 %") */
@@ -569,7 +575,20 @@ static void kernel_row(ga_buf *b, const ga_group *g, const ga_roof_kernel *k, si
 	char label = k->verdict != GA_ROOF_NOT_PLACED ? ga_roof_label(i) : 0;
 	ga_buf_printf(b, "<tr><td>%c</td><td><code>", label ? label : '-');
 	ht_esc(b, kname(g));
-	ga_buf_printf(b, "</code></td><td class=\"%s\">%s</td><td>%s%%</td><td>%s</td>"
+	ga_buf_puts(b, "</code>");
+	if (g->kernel_shapes > HT_FOLD_SHAPES) {
+		double sum = 0, ns = 0;
+		for (size_t j = i; j < a->n_groups; j++)
+			if (a->groups[j].kernel_first == i) {
+				sum += a->groups[j].share;
+				ns += a->groups[j].total_ns;
+			}
+		char s1[64], s2[64];
+		ga_buf_printf(b, "<br>the largest of %zu launch shapes; all of them: %s%% of GPU "
+		              "time, %s", g->kernel_shapes, ga_fmt_pct(sum, 1, s1, sizeof(s1)),
+		              ga_fmt_duration(ns, s2, sizeof(s2)));
+	}
+	ga_buf_printf(b, "</td><td class=\"%s\">%s</td><td>%s%%</td><td>%s</td>"
 	              "<td class=\"occ\">%s%% of %s%%", ga_report_class(g->klass),
 	              ga_report_class(g->klass), ga_fmt_pct(g->share, 1, share, sizeof(share)),
 	              ga_fmt_duration(g->total_ns, time, sizeof(time)),
@@ -596,7 +615,8 @@ static void kernel_table(ga_buf *b, const ga_analysis *a, const ga_roofline *r)
 	            "<th>roofline vs class</th>"
 	            "</tr>\n");
 	for (size_t i = 0; i < a->n_groups && i < r->n; i++)
-		kernel_row(b, &a->groups[i], &r->kernels[i], i);
+		if (a->groups[i].kernel_shapes <= HT_FOLD_SHAPES || a->groups[i].kernel_first == i)
+			kernel_row(b, a, i, &r->kernels[i]);
 	ga_buf_puts(b, "</table>\n");
 }
 

@@ -241,34 +241,87 @@ static void operations_table(ga_buf *b, const ga_analysis *a, size_t shown)
 		              ga_plural(a->n_ops - shown, "operation", "operations"));
 }
 
-static void kernels_table(ga_buf *b, const ga_analysis *a, size_t shown)
+/* A kernel of more launch shapes than the kernels table has rows (a
+ * wavefront walking its diagonals, a batch of every size) is one row
+ * unless verbose, its shapes summed. */
+#define MD_FOLD_SHAPES 8
+
+static int folded(const ga_group *g, int verbose)
 {
+	return !verbose && g->kernel_shapes > MD_FOLD_SHAPES;
+}
+
+static void kernel_row(ga_buf *b, const ga_analysis *a, size_t gi, int fold)
+{
+	const ga_group *g = &a->groups[gi];
+	double share = g->share, total = g->total_ns;
+	size_t launches = g->n_launches;
+	long timed = g->timeline_launches, unprofiled = g->unprofiled;
+	if (fold)
+		for (size_t j = gi + 1; j < a->n_groups; j++) {
+			const ga_group *o = &a->groups[j];
+			if (o->kernel_first != gi)
+				continue;
+			share += o->share;
+			total += o->total_ns;
+			launches += o->n_launches;
+			timed += o->timeline_launches;
+			unprofiled += o->unprofiled;
+		}
 	char p[32], d[32];
+	double all = (double)launches + (double)(timed > 0 ? timed : 0) +
+	             (double)(unprofiled > 0 ? unprofiled : 0);
+	double mean = fold ? (all > 0 ? total / all : NAN) : g->mean_ns;
+	ga_buf_puts(b, "| ");
+	put_code(b, group_name(a, gi));
+	if (fold)
+		ga_buf_printf(b, " (%zu launch shapes)", g->kernel_shapes);
+	ga_buf_printf(b, " | %s | %s%% | %s | %zu", ga_report_class(g->klass),
+	              ga_fmt_pct(share, 1, p, sizeof(p)), ga_fmt_duration(mean, d, sizeof(d)),
+	              launches);
+	if (timed)
+		ga_buf_printf(b, " (+%ld timed)", timed);
+	ga_buf_puts(b, " | ");
+	if (g->n_findings && g->findings[0] < a->n_findings)
+		put_text(b, rule_title(a->findings[g->findings[0]].rule));
+	else
+		ga_buf_puts(b, "none");
+	ga_buf_puts(b, " |\n");
+}
+
+/* The groups of the kernels and source tables, up to rows of them (in
+ * *out, malloc'd), by share: a folded kernel's row stands where its
+ * largest shape would.  *covered: the groups they stand for. */
+static size_t table_groups(const ga_analysis *a, size_t rows, int verbose, size_t **out,
+                           size_t *covered)
+{
+	size_t n = 0;
+	*out = ga_xcalloc(rows + 1, sizeof(**out));
+	*covered = 0;
+	for (size_t i = 0; i < a->n_groups && n < rows; i++) {
+		const ga_group *g = &a->groups[i];
+		int fold = folded(g, verbose);
+		if (fold && g->kernel_first != i)
+			continue;                /* on its kernel's row already */
+		(*out)[n++] = i;
+		*covered += fold ? g->kernel_shapes : 1;
+	}
+	return n;
+}
+
+static void kernels_table(ga_buf *b, const ga_analysis *a, const size_t *rows, size_t n,
+                          size_t covered, int verbose)
+{
 	ga_buf_puts(b, "\n#### Kernels\n\n");
 	ga_buf_puts(b, "| Kernel | Class | % time | Mean time | Launches | Top finding |\n");
 	ga_buf_puts(b, "|--------|-------|-------:|----------:|---------:|-------------|\n");
-	for (size_t i = 0; i < shown; i++) {
-		const ga_group *g = &a->groups[i];
-		ga_buf_puts(b, "| ");
-		put_code(b, group_name(a, i));
-		ga_buf_printf(b, " | %s | %s%% | %s | %zu", ga_report_class(g->klass),
-		              ga_fmt_pct(g->share, 1, p, sizeof(p)),
-		              ga_fmt_duration(g->mean_ns, d, sizeof(d)), g->n_launches);
-		if (g->timeline_launches)
-			ga_buf_printf(b, " (+%ld timed)", g->timeline_launches);
-		ga_buf_puts(b, " | ");
-		if (g->n_findings && g->findings[0] < a->n_findings)
-			put_text(b, rule_title(a->findings[g->findings[0]].rule));
-		else
-			ga_buf_puts(b, "none");
-		ga_buf_puts(b, " |\n");
-	}
-	if (shown < a->n_groups)
-		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_groups - shown,
-		              ga_plural(a->n_groups - shown, "kernel", "kernels"));
+	for (size_t i = 0; i < n; i++)
+		kernel_row(b, a, rows[i], folded(&a->groups[rows[i]], verbose));
+	if (covered < a->n_groups)
+		ga_buf_printf(b, "\n%zu more %s in the full report.\n", a->n_groups - covered,
+		              ga_plural(a->n_groups - covered, "kernel", "kernels"));
 }
 
-/* A rule's fix, its estimate's model and its example. */
 static void fix_body(ga_buf *b, const ga_rule *r)
 {
 	if (r && r->fix && *r->fix) {
@@ -328,10 +381,13 @@ static void fixes(ga_buf *b, const ga_analysis *a)
 }
 
 /* Where to change the shown kernels: their top source lines. */
-static void source_table(ga_buf *b, const ga_analysis *a, size_t shown)
+/* The source lines of the kernels table's groups (a folded kernel's:
+ * its largest shape's). */
+static void source_table(ga_buf *b, const ga_analysis *a, const size_t *rows, size_t shown)
 {
 	int any = 0;
-	for (size_t i = 0; i < shown; i++) {
+	for (size_t r = 0; r < shown; r++) {
+		size_t i = rows[r];
 		const ga_source *src = a->groups[i].source;
 		const ga_source_line *top = a->groups[i].lines;
 		size_t n = a->groups[i].n_lines;
@@ -830,11 +886,13 @@ int ga_report_markdown(FILE *out, const ga_analysis *a, const ga_ruleset *rs,
 		operations_table(&b, a, o->verbose || a->n_ops < MD_TOP_KERNELS ? a->n_ops
 		                                                                : MD_TOP_KERNELS);
 	if (a->n_groups) {
-		size_t n = a->n_groups;
+		size_t n = a->n_groups, covered, *rows;
 		if (!o->verbose && n > MD_TOP_KERNELS)
 			n = MD_TOP_KERNELS;
-		kernels_table(&b, a, n);
-		source_table(&b, a, n);
+		n = table_groups(a, n, o->verbose, &rows, &covered);
+		kernels_table(&b, a, rows, n, covered, o->verbose);
+		source_table(&b, a, rows, n);
+		free(rows);
 	}
 	if (by_first)
 		fixes_wall(&b, a);

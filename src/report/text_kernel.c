@@ -483,30 +483,19 @@ static void kernel_line(tctx *t, const ga_analysis *a, const tail_line *l)
 static tail_line *tail_lines(const ga_analysis *a, const size_t *idx, size_t n, size_t *m)
 {
 	tail_line *v = ga_xcalloc(n + 1, sizeof(*v));
-	size_t *kernel_of = ga_xcalloc(n + 1, sizeof(*kernel_of));  /* group -> kernel */
-	size_t *shapes = ga_xcalloc(n + 1, sizeof(*shapes));        /* kernel -> its groups */
-	size_t *line_at = ga_xcalloc(n + 1, sizeof(*line_at));      /* kernel -> line + 1 */
+	/* by a kernel's first group (ga_group.kernel_first): its shapes in
+	 * the tail, and its line + 1 */
+	size_t *shapes = ga_xcalloc(a->n_groups + 1, sizeof(*shapes));
+	size_t *line_at = ga_xcalloc(a->n_groups + 1, sizeof(*line_at));
 	const ga_rule ***rules = ga_xcalloc(n + 1, sizeof(*rules));  /* line -> its rules */
 	size_t *cap = ga_xcalloc(n + 1, sizeof(*cap));
-	char **keys = ga_xcalloc(n + 1, sizeof(*keys));
-	ga_map seen = {0};
-	size_t nk = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		const ga_group *g = &a->groups[idx[i]];
-		keys[i] = ga_xasprintf("%d\t%s", g->pid, g->mangled ? g->mangled : g->name);
-		long k = ga_strmap_get(&seen, keys[i]);
-		if (k < 0) {
-			k = (long)nk++;
-			ga_strmap_put(&seen, keys[i], (size_t)k);
-		}
-		kernel_of[i] = (size_t)k;
-		shapes[k]++;
-	}
+	for (size_t i = 0; i < n; i++)
+		shapes[a->groups[idx[i]].kernel_first]++;
 	*m = 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t k = kernel_of[i];
 		const ga_group *g = &a->groups[idx[i]];
+		size_t k = g->kernel_first;
 		if (shapes[k] <= TOP_KERNELS) {
 			v[(*m)++] = (tail_line){idx[i], 1, g->share, 0};
 			continue;
@@ -527,17 +516,12 @@ static tail_line *tail_lines(const ga_analysis *a, const size_t *idx, size_t n, 
 				GA_PUSH(rules[l], v[l].rules, cap[l], r);
 		}
 	}
-	ga_map_free(&seen);
-	for (size_t i = 0; i < n; i++) {
-		free(keys[i]);
+	for (size_t i = 0; i < n; i++)
 		free(rules[i]);
-	}
-	free(keys);
 	free(rules);
 	free(cap);
 	free(line_at);
 	free(shapes);
-	free(kernel_of);
 	qsort(v, *m, sizeof(*v), tail_cmp);
 	return v;
 }

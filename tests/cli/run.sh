@@ -1262,6 +1262,36 @@ else
 	not_ok "Kernels: 20 launch shapes of one kernel not on one line of $share"
 	show stdout "$T/out"
 fi
+# Markdown's kernels table: one row, the shapes' share summed, no "more
+# kernels" line (every group is on a row); --verbose keeps a row per shape.
+md_kernel_rows() {
+	awk '/^#### Kernels$/ { on = 1; next } on && /^\|/ { print; seen = 1; next } seen { exit }' "$T/out" |
+		grep -c '^| `smem_conflict'
+}
+run --format markdown --import "$T/many.json"
+if [ "$rc" -eq 0 ] && [ "$(md_kernel_rows)" -eq 1 ] &&
+	grep -q '^| `smem_conflict.*` (20 launch shapes) | memory | '"$share"' | .* | 20 | ' "$T/out" &&
+	! grep -q 'more kernels in the full report' "$T/out"; then
+	ok "markdown: 20 launch shapes of one kernel in one row ($share)"
+else
+	not_ok "markdown: 20 launch shapes of one kernel not in one row of $share"
+	show stdout "$T/out"
+fi
+run --format markdown --verbose --import "$T/many.json"
+if [ "$rc" -eq 0 ] && [ "$(md_kernel_rows)" -eq 20 ]; then
+	ok "markdown --verbose: a row per launch shape"
+else
+	not_ok "markdown --verbose: not 20 rows of smem_conflict"
+	show stdout "$T/out"
+fi
+run --format html --import "$T/many.json"
+if [ "$rc" -eq 0 ] && [ "$(grep -c '<tr><td>.</td><td><code>smem_conflict' "$T/out")" -eq 1 ] &&
+	grep -q "the largest of 20 launch shapes; all of them: $share of GPU time" "$T/out"; then
+	ok "html: 20 launch shapes of one kernel in one row ($share)"
+else
+	not_ok "html: 20 launch shapes of one kernel not in one row of $share"
+	show stdout "$T/out"
+fi
 # that of the launches whose innermost range it is, the unprofiled ones at
 # their kernel's mean duration, computed here from the profile alone;
 # without ranges (--nvtx=auto) or with --nvtx=off there is no section.
