@@ -334,8 +334,12 @@ static void on_exit_launch(void)
 	phase(&inj, PH_EVAL, &inj.ph_t);
 	launch_done(&inj, l, cs->cfg, c, vals, &inj.sched.repeats[inj.pending_slot]);
 	phase(&inj, PH_RECORD, &inj.ph_t);
+	/* (its duration now counts in the share) */
 	ga_sass_replay_finish(cs->ctx, cs->cudev, cs->uid, l->mangled, l->grid, l->block,
-	                      inj.pending_cbid, inj.pending_params);
+	                      inj.pending_cbid,
+	                      ga_sched_second_run(&inj.sched, &inj.sched.repeats[inj.pending_slot],
+	                                          ga_sass_every_kernel())
+	                          ? inj.pending_params : NULL);
 	ga_sched_replayed(&inj.sched, &inj.sched.repeats[inj.pending_slot],
 	                  ga_mono_seconds() - inj.replay_t0);
 	if (ga_sched_measured(&inj.sched))

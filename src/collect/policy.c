@@ -225,6 +225,17 @@ int ga_sched_source_turn(const ga_sched *s, const ga_repeat_slot *r, size_t n_se
 	return ga_sched_sets_done(r, n_sets) || (r->profiled > 0 && ga_sched_below_share(s, r));
 }
 
+/* A second run costs about 0.24 s on an H200 (SASS patching and the
+ * launch, docs/PERFORMANCE.md), the price of several replays, for source
+ * lines of a kernel whose fixes can save the program less than the share
+ * (the test app's tiny_add: 1.9 us after 8 ms of other kernels).  A
+ * kernel launched again still gets them at a later launch
+ * (ga_sched_source_turn), which costs far less. */
+int ga_sched_second_run(const ga_sched *s, const ga_repeat_slot *r, int every_kernel)
+{
+	return every_kernel || !ga_sched_below_share(s, r);
+}
+
 /* The metric set a kernel's next profiled launch wants.  The first takes
  * set 0, which holds the classifier's metrics, so a kernel launched once is
  * still classified.  Later ones take the set the range profiler holds when

@@ -208,6 +208,10 @@ int ga_sched_again(const ga_sched *s, const ga_repeat_slot *r, size_t n_sets);
 /* Measure this launch's source lines rather than its metrics: it has had
  * every set, or it was profiled and is under --min-share. */
 int ga_sched_source_turn(const ga_sched *s, const ga_repeat_slot *r, size_t n_sets);
+/* Run the launch just measured a second time for its source lines, from
+ * its checkpoint?  Not for a kernel under --min-share, unless every
+ * kernel's lines were asked for (--source). */
+int ga_sched_second_run(const ga_sched *s, const ga_repeat_slot *r, int every_kernel);
 
 /* The decision for a launch of r: cur is the set the range profiler holds
  * (-1: none), n_sets the chip's.  Marks r below_share under --min-share. */

@@ -180,6 +180,11 @@ int ga_sass_enabled(void)
 	return sass.mode != MODE_OFF;
 }
 
+int ga_sass_every_kernel(void)
+{
+	return sass.mode == MODE_FORCE;
+}
+
 /* ---- which kernels ------------------------------------------------------- */
 
 static want *find_want(const char *mangled, uint32_t ctx)

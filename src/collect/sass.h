@@ -36,6 +36,8 @@ void ga_sass_context_created(CUcontext ctx);
 void ga_sass_context_destroyed(CUcontext ctx);
 /* 0 when the mode is "off": inject.c need not subscribe to module loads. */
 int ga_sass_enabled(void);
+/* --source: every profiled kernel's lines, whatever its findings. */
+int ga_sass_every_kernel(void);
 /* cubins.c */
 void ga_sass_module_loaded(const void *module_resource_data);
 /* A profiled launch's metric values (NAN: not collected); flags the kernel

@@ -40,8 +40,9 @@ static const struct argp_option options[] = {
 	 "the mean duration (default 5; 0: no bound)", 0},
 	{"min-share", OPT_MIN_SHARE, "PCT", 0, "With --max-passes N: profile a kernel more than "
 	 "once (its other metric sets) only while it takes at least PCT % of the GPU time "
-	 "measured so far; the rest are classified from one launch (default 1; 0: every kernel "
-	 "in full)", 0},
+	 "measured so far; the rest are classified from one launch. In any mode, a kernel "
+	 "launched once under the share gets no second run for its source lines (default 1; "
+	 "0: every kernel in full)", 0},
 	{"no-loop-replay", OPT_NO_LOOP_REPLAY, 0, 0, "Measure every launch by replaying it, "
 	 "even in a loop (by default, once the same launches repeat, a kernel's metric sets "
 	 "are measured across the loop's next iterations, with no replay)", 0},

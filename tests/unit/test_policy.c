@@ -195,6 +195,11 @@ static void test_min_share(void **state)
 	assert_int_equal(launch(&m, "_Z3bigv", 1e6), GA_SCHED_PROFILE);
 	assert_int_equal(launch(&m, "_Z5smallv", 1000), GA_SCHED_PROFILE);
 	ga_repeat_slot *small = slot(&m, "_Z5smallv");
+	/* its first launch, flagged for source lines, runs no second time
+	 * (unless --source asked for every kernel); the big one's would */
+	assert_false(ga_sched_second_run(&m.s, small, 0));
+	assert_true(ga_sched_second_run(&m.s, small, 1));
+	assert_true(ga_sched_second_run(&m.s, slot(&m, "_Z3bigv"), 0));
 	/* 2 ms of the big one: the small one (1 us a launch) reaches 5 % at
 	 * its 106th launch, 106 us of 2.106 ms */
 	for (int i = 2; i <= 105; i++) {
@@ -206,6 +211,7 @@ static void test_min_share(void **state)
 	assert_int_equal(small->profiled, 1);
 	assert_int_equal(launch(&m, "_Z5smallv", 1000), GA_SCHED_PROFILE);
 	assert_false(small->below_share);
+	assert_true(ga_sched_second_run(&m.s, small, 0));
 	assert_int_equal(small->profiled, 2);
 	assert_true(fabs(m.s.gpu_ns - (2e6 + 106 * 1000)) < 1e-6);
 	/* no duration measured yet: never below the share */
