@@ -4,7 +4,9 @@
  *
  * One run.  tool.driver names gpuadvise and lists every rule with a result
  * (ruleIndex points into that list).  One result per finding, in rank
- * order: level from the rule's severity (high: error, medium: warning,
+ * order (a rule's findings on several launch shapes of one kernel, which
+ * share a fingerprint: one, with the figures of its "What to do first"
+ * entry, ga_finding_figures): level from the rule's severity (high: error, medium: warning,
  * low: note); the message names the kernel, the share of all GPU time the
  * fix would save, the estimate and the rule's range, and the evidence;
  * locations[0] is the finding's first source line (ga_finding.lines)
@@ -294,7 +296,13 @@ static const char *kernel_name(const ga_group *g)
 	return g->name ? g->name : g->mangled ? g->mangled : "?";
 }
 
-static char *message(const ga_finding *f, const ga_group *g)
+/* x's share of the time saved, from a speedup (NAN where none). */
+static double saved_of(double speedup)
+{
+	return isfinite(speedup) && speedup > 0 ? 1 - 1 / speedup : NAN;
+}
+
+static char *message(const ga_finding *f, const ga_group *g, const ga_figures *x)
 {
 	char save[32], est[32], sp[32], range[48], val[32];
 	ga_buf b = {0};
@@ -302,6 +310,15 @@ static char *message(const ga_finding *f, const ga_group *g)
 	if (f->estimate_missing)
 		ga_buf_printf(&b, "%s in %s: the estimate needs %s, which the profile lacks.",
 		              f->rule->title, kernel_name(g), f->estimate_missing);
+	else if (x->shapes > 1)
+		ga_buf_printf(&b, "%s in %s, on %zu launch shapes: the fix would save ~%s%% of "
+		              "all GPU time (estimated %s on those launches, the %s %s).",
+		              f->rule->title, kernel_name(g), x->shapes,
+		              ga_fmt_pct(x->saving, 0, save, sizeof(save)),
+		              ga_fmt_speedup(x->speedup, sp, sizeof(sp)),
+		              isnan(f->low) ? "rule expects" : "model's range is",
+		              ga_fmt_speedup_range(x->speedup_min, x->speedup_max, range,
+		                                   sizeof(range)));
 	else
 		ga_buf_printf(&b, "%s in %s: the fix would save ~%s%% of all GPU time (~%s%% of "
 		              "this kernel's; estimated %s on this kernel, the %s %s).",
@@ -325,14 +342,20 @@ static char *message(const ga_finding *f, const ga_group *g)
 	return ga_buf_take(&b);
 }
 
-static json_t *result_props(const ga_finding *f, const ga_group *g)
+/* The figures of a result: the finding's own, or of its kernel's launch
+ * shapes (x->shapes > 1), its estimate, low and high then the shares of
+ * those launches' time. */
+static json_t *result_props(const ga_finding *f, const ga_group *g, const ga_figures *x)
 {
 	json_t *p = json_pack("{s:o, s:i}", "kernel", jstr(kernel_name(g)), "pid", g->pid);
-	set_num(p, "saving", f->saving);
-	set_num(p, "estimate", f->estimate);
-	set_num(p, "speedup", f->speedup);
-	set_num(p, "low", f->low);
-	set_num(p, "high", f->high);
+	int shapes = x->shapes > 1;
+	set_num(p, "saving", x->saving);
+	set_num(p, "estimate", shapes ? saved_of(x->speedup) : f->estimate);
+	set_num(p, "speedup", x->speedup);
+	set_num(p, "low", shapes && !isnan(f->low) ? saved_of(x->speedup_min) : f->low);
+	set_num(p, "high", shapes && !isnan(f->high) ? saved_of(x->speedup_max) : f->high);
+	if (shapes)
+		json_object_set_new(p, "shapes", json_integer((json_int_t)x->shapes));
 	if (f->estimate_missing)
 		json_object_set_new(p, "estimateMissing", jstr(f->estimate_missing));
 	json_t *ev = json_object();
@@ -343,10 +366,10 @@ static json_t *result_props(const ga_finding *f, const ga_group *g)
 	return p;
 }
 
-static json_t *result_json(const ga_finding *f, const ga_group *g, size_t ri,
-                           const char *lvl, const ga_report_opts *o)
+static json_t *result_json(const ga_finding *f, const ga_group *g, const ga_figures *x,
+                           size_t ri, const char *lvl, const ga_report_opts *o)
 {
-	char *msg = message(f, g);
+	char *msg = message(f, g, x);
 	char key[32];
 	snprintf(key, sizeof(key), "gpuadvise/v%d", GA_FINGERPRINT_VERSION);
 	json_t *res = json_pack("{s:o, s:i, s:s, s:o}", "ruleId", jstr(f->rule->id),
@@ -354,9 +377,9 @@ static json_t *result_json(const ga_finding *f, const ga_group *g, size_t ri,
 	free(msg);
 	set_locations(res, f, g, o);
 	json_object_set_new(res, "partialFingerprints", json_pack("{s:s}", key, f->fingerprint));
-	if (isfinite(f->saving))
-		json_object_set_new(res, "rank", json_real(floor(f->saving * 1000 + 0.5) / 10));
-	json_object_set_new(res, "properties", result_props(f, g));
+	if (isfinite(x->saving))
+		json_object_set_new(res, "rank", json_real(floor(x->saving * 1000 + 0.5) / 10));
+	json_object_set_new(res, "properties", result_props(f, g, x));
 	return res;
 }
 
@@ -366,7 +389,9 @@ static json_t *absent_json(const ga_comparison *cmp, size_t bi, size_t ri,
 {
 	const ga_finding *f = &cmp->base->findings[bi];
 	const ga_group *g = &cmp->base->groups[f->group];
-	json_t *res = result_json(f, g, ri, "none", o);
+	ga_figures x;
+	ga_finding_figures(f, NULL, &x);
+	json_t *res = result_json(f, g, &x, ri, "none", o);
 	const ga_finding_change *gone = ga_comparison_gone(cmp, bi);
 	char *pred = gone ? ga_prediction_text(gone->rule, &gone->check) : NULL;
 	char *msg = ga_xasprintf("No longer found (was in the baseline): %s in %s%s%s.",
@@ -388,15 +413,42 @@ static json_t *results_json(const ga_analysis *a, const ga_report_opts *o, rule_
 	const ga_comparison *cmp = o ? o->baseline : NULL;
 	json_t *results = json_array();
 
+	/* A rule's findings on several launch shapes of one kernel are one
+	 * entry of "What to do first" (ga_do.on_shapes), and have one
+	 * fingerprint: one result, at the entry's finding, with the shapes'
+	 * figures.  by_entry: finding -> its entry + 1 (0: none). */
+	size_t *by_entry = ga_xcalloc(a->n_findings + 1, sizeof(*by_entry));
+	char **keys = ga_xcalloc(a->n_findings + 1, sizeof(*keys));
+	ga_map folded = {0};             /* kernel and rule of such entries; keeps keys */
+	for (size_t fi = 0; fi < a->n_findings; fi++)
+		keys[fi] = ga_xasprintf("%zu\t%s", a->groups[a->findings[fi].group].kernel_first,
+		                        a->findings[fi].rule->id);
+	for (size_t k = 0; k < a->n_first; k++)
+		if (a->first[k].kind == GA_DO_FINDING && a->first[k].on_shapes > 1 &&
+		    a->first[k].index < a->n_findings) {
+			by_entry[a->first[k].index] = k + 1;
+			ga_strmap_put(&folded, keys[a->first[k].index], k);
+		}
 	for (size_t fi = 0; fi < a->n_findings; fi++) {
 		const ga_finding *f = &a->findings[fi];
+		const ga_do *d = by_entry[fi] ? &a->first[by_entry[fi] - 1] : NULL;
+		if (!d && ga_strmap_get(&folded, keys[fi]) >= 0)
+			continue;                /* in its entry's result */
+		ga_figures x;
+		ga_finding_figures(f, d, &x);
 		size_t ri = rule_index(rl, f->rule);
-		json_t *res = result_json(f, &a->groups[f->group], ri, level(f->rule->severity), o);
+		json_t *res = result_json(f, &a->groups[f->group], &x, ri,
+		                          level(f->rule->severity), o);
 		if (cmp)
 			json_object_set_new(res, "baselineState",
 			                    json_string(cmp->unchanged[fi] ? "unchanged" : "new"));
 		json_array_append_new(results, res);
 	}
+	ga_map_free(&folded);
+	for (size_t fi = 0; fi < a->n_findings; fi++)
+		free(keys[fi]);
+	free(keys);
+	free(by_entry);
 	for (size_t i = 0; cmp && i < cmp->n_absent; i++) {
 		const ga_finding *f = &cmp->base->findings[cmp->absent[i]];
 		json_array_append_new(results, absent_json(cmp, cmp->absent[i], rule_index(rl, f->rule), o));

@@ -1284,6 +1284,36 @@ else
 	not_ok "markdown --verbose: not 20 rows of smem_conflict"
 	show stdout "$T/out"
 fi
+# SARIF: one result for the rule's findings on the 20 shapes (they share a
+# fingerprint), with the figures of the JSON report's entry for them.
+run --format json --import "$T/many.json"
+cp "$T/out" "$T/many-report.json"
+run --format sarif --import "$T/many.json"
+if [ "$rc" -eq 0 ] && python3 - "$T/many-report.json" "$T/out" >"$T/diff" 2>&1 <<'PY'
+import json, math, sys
+rep, sarif = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+entry = [e for e in rep["first"] if "shapes" in e]
+assert len(entry) == 1, entry
+f = rep["findings"][entry[0]["index"]]
+sh = entry[0]["shapes"]
+res = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == f["rule"]
+       and r["properties"]["kernel"].startswith("smem_conflict")]
+assert len(res) == 1, [r["message"]["text"] for r in res]
+p = res[0]["properties"]
+assert p["shapes"] == sh["count"] == 20, (p, sh)
+assert math.isclose(p["saving"], sh["saving"], rel_tol=1e-5), (p["saving"], sh["saving"])
+assert math.isclose(p["speedup"], sh["speedup"], rel_tol=1e-5), (p["speedup"], sh["speedup"])
+assert math.isclose(p["low"], 1 - 1 / sh["speedup_min"], rel_tol=1e-5), p
+assert "on 20 launch shapes" in res[0]["message"]["text"], res[0]["message"]["text"]
+fps = [r["partialFingerprints"] for r in sarif["runs"][0]["results"]]
+assert len({json.dumps(x, sort_keys=True) for x in fps}) == len(fps), "a fingerprint twice"
+PY
+then
+	ok "sarif: 20 launch shapes of one kernel and rule are one result, every fingerprint once"
+else
+	not_ok "sarif: the launch shapes of one kernel and rule are not one result"
+	sed 's/^/#   /' "$T/diff"
+fi
 run --format html --import "$T/many.json"
 if [ "$rc" -eq 0 ] && [ "$(grep -c '<tr><td>.</td><td><code>smem_conflict' "$T/out")" -eq 1 ] &&
 	grep -q "the largest of 20 launch shapes; all of them: $share of GPU time" "$T/out"; then
