@@ -560,11 +560,8 @@ static void what_to_do_first(ga_buf *b, const ga_analysis *a)
 
 /* ---- kernels ------------------------------------------------------------------ */
 
-/* A kernel of more launch shapes than this (a wavefront walking its
- * diagonals, a batch of every size) is one row: its largest shape's,
- * with the sums of all of them. */
-#define HT_FOLD_SHAPES 8
-
+/* A kernel of many launch shapes is one row: its largest shape's, with
+ * the sums of all of them. */
 static void kernel_row(ga_buf *b, const ga_analysis *a, size_t i, const ga_roof_kernel *k)
 {
 	const ga_group *g = &a->groups[i];
@@ -576,7 +573,7 @@ static void kernel_row(ga_buf *b, const ga_analysis *a, size_t i, const ga_roof_
 	ga_buf_printf(b, "<tr><td>%c</td><td><code>", label ? label : '-');
 	ht_esc(b, kname(g));
 	ga_buf_puts(b, "</code>");
-	if (g->kernel_shapes > HT_FOLD_SHAPES) {
+	if (g->kernel_shapes > GA_REPORT_FOLD_SHAPES) {
 		double sum = 0, ns = 0;
 		for (size_t j = i; j < a->n_groups; j++)
 			if (a->groups[j].kernel_first == i) {
@@ -615,7 +612,7 @@ static void kernel_table(ga_buf *b, const ga_analysis *a, const ga_roofline *r)
 	            "<th>roofline vs class</th>"
 	            "</tr>\n");
 	for (size_t i = 0; i < a->n_groups && i < r->n; i++)
-		if (a->groups[i].kernel_shapes <= HT_FOLD_SHAPES || a->groups[i].kernel_first == i)
+		if (a->groups[i].kernel_shapes <= GA_REPORT_FOLD_SHAPES || a->groups[i].kernel_first == i)
 			kernel_row(b, a, i, &r->kernels[i]);
 	ga_buf_puts(b, "</table>\n");
 }

@@ -241,14 +241,11 @@ static void operations_table(ga_buf *b, const ga_analysis *a, size_t shown)
 		              ga_plural(a->n_ops - shown, "operation", "operations"));
 }
 
-/* A kernel of more launch shapes than the kernels table has rows (a
- * wavefront walking its diagonals, a batch of every size) is one row
- * unless verbose, its shapes summed. */
-#define MD_FOLD_SHAPES 8
-
+/* A kernel of many launch shapes is one row unless verbose, its shapes
+ * summed. */
 static int folded(const ga_group *g, int verbose)
 {
-	return !verbose && g->kernel_shapes > MD_FOLD_SHAPES;
+	return !verbose && g->kernel_shapes > GA_REPORT_FOLD_SHAPES;
 }
 
 static void kernel_row(ga_buf *b, const ga_analysis *a, size_t gi, int fold)
@@ -322,6 +319,7 @@ static void kernels_table(ga_buf *b, const ga_analysis *a, const size_t *rows, s
 		              ga_plural(a->n_groups - covered, "kernel", "kernels"));
 }
 
+/* A rule's fix, its estimate's model and its example. */
 static void fix_body(ga_buf *b, const ga_rule *r)
 {
 	if (r && r->fix && *r->fix) {
@@ -380,9 +378,8 @@ static void fixes(ga_buf *b, const ga_analysis *a)
 	ga_buf_puts(b, "\n</details>\n");
 }
 
-/* Where to change the shown kernels: their top source lines. */
-/* The source lines of the kernels table's groups (a folded kernel's:
- * its largest shape's). */
+/* Where to change the shown kernels: the top source lines of the kernels
+ * table's groups (a folded kernel's: its largest shape's). */
 static void source_table(ga_buf *b, const ga_analysis *a, const size_t *rows, size_t shown)
 {
 	int any = 0;

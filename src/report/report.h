@@ -10,6 +10,12 @@
 #include "../analyze/analyze.h"
 #include "../analyze/baseline.h"
 
+/* A kernel launched with more launch shapes than this (a wavefront walking
+ * its diagonals, a batch of every size) is one row of the Markdown and
+ * HTML kernel tables (ga_group.kernel_shapes), as the text report's tail
+ * folds one of more shapes than it has kernel blocks. */
+#define GA_REPORT_FOLD_SHAPES 8
+
 /* --fail-on as the reporters see it (JUnit marks failing kernels with it).
  * Zero, the default, means not given: JUnit then fails kernels with a
  * finding of high severity. */

@@ -6,8 +6,8 @@
  * (ruleIndex points into that list).  One result per finding, in rank
  * order (a rule's findings on several launch shapes of one kernel, which
  * share a fingerprint: one, with the figures of its "What to do first"
- * entry, ga_finding_figures): level from the rule's severity (high: error, medium: warning,
- * low: note); the message names the kernel, the share of all GPU time the
+ * entry, ga_finding_figures): level from the rule's severity (high:
+ * error, medium: warning, low: note); the message names the kernel, the share of all GPU time the
  * fix would save, the estimate and the rule's range, and the evidence;
  * locations[0] is the finding's first source line (ga_finding.lines)
  * relative to the source root through uriBaseId SRCROOT, with the kernel
@@ -296,7 +296,7 @@ static const char *kernel_name(const ga_group *g)
 	return g->name ? g->name : g->mangled ? g->mangled : "?";
 }
 
-/* x's share of the time saved, from a speedup (NAN where none). */
+/* The share of the time saved at a speedup (NAN where none). */
 static double saved_of(double speedup)
 {
 	return isfinite(speedup) && speedup > 0 ? 1 - 1 / speedup : NAN;
