@@ -378,9 +378,12 @@ def integer_division(k):
 
 
 def fp64_in_fp32_code(k):
-    """The promoted work's unit (FP64 pipe, or the XU's F2F conversions, at
-    most two per FP64 instruction) binds; the time scales with its work,
-    which becomes the FP64 instructions at the FP32 rate."""
+    """Where the promoted work's unit (FP64 pipe, or the XU's F2F
+    conversions, at most two per FP64 instruction) is the kernel's busiest,
+    the time scales with its work, which becomes the FP64 instructions at
+    the FP32 rate; elsewhere the promoted work's stalls and the
+    conversions' issue slots go.  A double routine is shortened either
+    way."""
     xu_inst = k("sm__inst_executed_pipe_xu.sum")
     promo = min(conversions(k), 2 * fp64_insts(k))
     promo_xu = k(XU) * clamp(promo / max(xu_inst, 1), 0, 1)
