@@ -12,21 +12,29 @@
 #   srad-float srad_v1's srad kernel with float literals (fp64-in-fp32-code):
 #              0.5, 1.0/16.0, 0.25 and 1.0 get an f suffix, so its FP32
 #              arithmetic is no longer promoted to FP64.
+#   srad-fastdiv srad_v1 unchanged, built with -prec-div=false
+#              -prec-sqrt=false (fp32-accurate-math): the srad kernel's
+#              four FP32 divisions are rounded to 2 ulp (div.full) instead
+#              of IEEE; its double division (1.0 / (1.0 + d_den)) stays;
+#   srad-fastmath the same with -use_fast_math: the divisions become a
+#              reciprocal and a multiply (div.approx, as __fdividef), and
+#              denormals are flushed.
 #   bench/probe/extfix/build.sh FIX [OUT]    (default OUT bench/probe/extfix/out)
 # Output: OUT/FIX.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 rodinia=${EXTERNAL_SRC:-$root/bench/accuracy/external/src}/rodinia
-fix=${1:?usage: $0 nw-pad|srad-shfl|srad-float [OUT]}
+fix=${1:?usage: $0 nw-pad|srad-shfl|srad-float|srad-fastdiv|srad-fastmath [OUT]}
 out=${2:-$here/out}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 cudalib=$(cd "$(dirname "$nvcc")/.." && pwd)/lib64
 flags=(-arch=sm_90 -O3 -lineinfo -cudart shared -Xlinker "-rpath=$cudalib")
 case $fix in
 nw-pad) app=nw ;;
-srad-shfl|srad-float) app=srad/srad_v1 ;;
-*) echo "$0: unknown fix $fix (nw-pad, srad-shfl, srad-float)" >&2; exit 2 ;;
+srad-shfl|srad-float|srad-fastdiv|srad-fastmath) app=srad/srad_v1 ;;
+*) echo "$0: unknown fix $fix (nw-pad, srad-shfl, srad-float, srad-fastdiv, srad-fastmath)" >&2
+	exit 2 ;;
 esac
 [ -d "$rodinia/$app" ] || { echo "$0: no $rodinia/$app (run bench/accuracy/external/fetch.sh)" >&2; exit 2; }
 rm -rf "$out/$fix.src"
@@ -52,5 +60,9 @@ srad-float)
 		echo "$0: a double literal is left in srad_kernel.cu" >&2; exit 1
 	fi
 	"$nvcc" "${flags[@]}" main.cu -lm -o "$out/$fix" ;;
+srad-fastdiv)
+	"$nvcc" "${flags[@]}" -prec-div=false -prec-sqrt=false main.cu -lm -o "$out/$fix" ;;
+srad-fastmath)
+	"$nvcc" "${flags[@]}" -use_fast_math main.cu -lm -o "$out/$fix" ;;
 esac
 echo "$out/$fix"
