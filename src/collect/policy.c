@@ -101,9 +101,17 @@ char *ga_base_name(const char *demangled)
 
 int ga_sched_selected(const ga_sched *s, const char *mangled, const char *demangled)
 {
-	if (s->has_re)
-		return regexec(&s->re, demangled, 0, NULL, 0) == 0 ||
-		       regexec(&s->re, mangled, 0, NULL, 0) == 0;
+	if (s->has_re) {
+		if (regexec(&s->re, demangled, 0, NULL, 0) == 0 ||
+		    regexec(&s->re, mangled, 0, NULL, 0) == 0)
+			return 1;
+		/* and the function name alone, which Nsight Compute's -k regex:
+		 * matches by default (--kernel-name-base function): ^srad$ */
+		char *b = ga_base_name(demangled);
+		int ok = regexec(&s->re, b, 0, NULL, 0) == 0;
+		free(b);
+		return ok;
+	}
 	if (s->exact) {
 		int ok = strcmp(s->exact, mangled) == 0 || strcmp(s->exact, demangled) == 0;
 		if (!ok) {

@@ -30,7 +30,8 @@ enum {
 
 static const struct argp_option options[] = {
 	{"kernel-name", 'k', "NAME", 0, "Profile only kernels named NAME (function name, "
-	 "demangled or mangled), or matching regex:RE (POSIX extended)", 0},
+	 "demangled or mangled), or matching regex:RE (POSIX extended) in any of those names",
+	 0},
 	{"launch-skip", 's', "N", 0, "Skip the first N matching launches", 0},
 	{"launch-count", 'c', "N", 0, "Profile at most N launches, then let the program run at "
 	 "full speed", 0},
@@ -198,7 +199,8 @@ static void say_nothing_profiled(const ga_config *cfg, const ga_app_result *res,
 		        "LD_DEBUG=libs shows why)\n", cfg->app_argv[0], inject);
 	else if (cfg->kernel_filter || cfg->launch_skip)
 		fprintf(stderr, "gpuadvise: no kernel launch matched the filters "
-		        "(-k/--launch-skip)\n");
+		        "(-k/--launch-skip; -k compares the function name, the demangled and "
+		        "the mangled name)\n");
 	else
 		fprintf(stderr, "gpuadvise: %s launched no CUDA kernel (kernels in CUDA "
 		        "graphs are not seen by launch callbacks)\n", cfg->app_argv[0]);
@@ -291,6 +293,13 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 		 * recorded, the notes that say why it ends there. */
 		if (!(res.interrupted || res.watchdog || res.signal || app_rc))
 			goto out;
+	} else if (p.n_launches == 0 && cfg->timeline != 1 && (cfg->kernel_filter || cfg->launch_skip) &&
+	           !res.interrupted && !res.watchdog) {
+		/* The program's kernels ran (the timeline timed them), but the
+		 * filters selected none: the report is the timeline alone. */
+		fprintf(stderr, "gpuadvise: warning: no kernel launch matched the filters "
+		        "(-k/--launch-skip; -k compares the function name, the demangled and the "
+		        "mangled name): the report has the timeline only\n");
 	}
 	ga_cmd_report_extra x = {.baseline = baseline};
 	rc = ga_cmd_report(cfg, rs, &p, &x);

@@ -174,6 +174,17 @@ check "loop cut by a crash mid-iteration: the first round reported" $CHECK crash
 check "-k NAME selects one kernel" $CHECK names "$T/k.json" copy_strided
 "$GA" -k 'regex:^copy_' -o "$T/re.json" "$APP" >/dev/null 2>&1
 check "-k regex: selects matching kernels" $CHECK names "$T/re.json" copy_coalesced,copy_strided
+# anchored on the bare function name, as Nsight Compute's -k regex: is
+"$GA" -k 'regex:^copy_strided$' -o "$T/reb.json" "$APP" >/dev/null 2>&1
+check "-k regex:^NAME\$ matches the function name" $CHECK names "$T/reb.json" copy_strided
+# a filter that matches nothing: the timeline's report, and a warning
+"$GA" -k 'regex:^no_such_kernel$' "$APP" --only tiny_add >/dev/null 2>"$T/nomatch.err"
+st=$?
+if [ $st -eq 0 ] && grep -q 'warning: no kernel launch matched the filters' "$T/nomatch.err"; then
+	pass "-k matching nothing: status 0, a warning naming the filters"
+else
+	fail "-k matching nothing: status $st"; cat "$T/nomatch.err"
+fi
 # Sets in turn (--max-passes 3), so that three launches of the one kernel
 # are worth profiling: by default its first launch takes every metric.
 "$GA" --max-passes 3 -k tiny_add -s 2 -c 3 -o "$T/sc.json" "$APP" --only tiny_add --repeat 10 >/dev/null 2>&1

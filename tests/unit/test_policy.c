@@ -1022,8 +1022,8 @@ static void test_loop_broken_budget(void **state)
 	ga_sched_free(&m.s);
 }
 
-/* --kernel NAME matches the mangled, demangled or base name; regex: either
- * name; --launch-skip skips the first matches. */
+/* --kernel NAME matches the mangled, demangled or base name; regex: any
+ * of them too; --launch-skip skips the first matches. */
 static void test_filters(void **state)
 {
 	ga_sched s;
@@ -1054,6 +1054,13 @@ static void test_filters(void **state)
 	assert_int_equal(ga_sched_set_filter(&s, "regex:^_Z4ge", msg, sizeof(msg)), 0);
 	assert_true(ga_sched_selected(&s, "_Z4gemmv", "void gemm()"));
 	assert_false(ga_sched_selected(&s, "_Z5saxpyv", "void saxpy()"));
+	ga_sched_free(&s);
+	/* anchored on the function name, as Nsight Compute's -k regex: is */
+	ga_sched_init(&s);
+	assert_int_equal(ga_sched_set_filter(&s, "regex:^saxpy$", msg, sizeof(msg)), 0);
+	assert_true(ga_sched_selected(&s, "_ZN2ns5saxpyIfEEvPfPKfi", dm));
+	assert_true(ga_sched_selected(&s, "_Z5saxpyPfi", "saxpy(float*, int)"));
+	assert_false(ga_sched_selected(&s, "_Z6saxpy2Pfi", "saxpy2(float*, int)"));
 	ga_sched_free(&s);
 
 	ga_sched_init(&s);
