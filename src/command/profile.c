@@ -184,6 +184,10 @@ static int app_failure_status(const ga_app_result *r)
 	return 0;
 }
 
+/* What the filters are, for a run they selected nothing in. */
+#define NO_MATCH "no kernel launch matched the filters (-k/--launch-skip; -k compares the " \
+	"function name, the demangled and the mangled name)"
+
 /* Why a run has nothing to report: which of the usual causes. */
 static void say_nothing_profiled(const ga_config *cfg, const ga_app_result *res,
                                  const char *inject)
@@ -198,9 +202,7 @@ static void say_nothing_profiled(const ga_config *cfg, const ga_app_result *res,
 		        "profiled (if it does use CUDA, the driver may have failed to load %s: "
 		        "LD_DEBUG=libs shows why)\n", cfg->app_argv[0], inject);
 	else if (cfg->kernel_filter || cfg->launch_skip)
-		fprintf(stderr, "gpuadvise: no kernel launch matched the filters "
-		        "(-k/--launch-skip; -k compares the function name, the demangled and "
-		        "the mangled name)\n");
+		fprintf(stderr, "gpuadvise: " NO_MATCH "\n");
 	else
 		fprintf(stderr, "gpuadvise: %s launched no CUDA kernel (kernels in CUDA "
 		        "graphs are not seen by launch callbacks)\n", cfg->app_argv[0]);
@@ -297,9 +299,8 @@ int ga_cmd_profile(const ga_config *cfg, const ga_ruleset *rs, const ga_profile 
 	           !res.interrupted && !res.watchdog) {
 		/* The program's kernels ran (the timeline timed them), but the
 		 * filters selected none: the report is the timeline alone. */
-		fprintf(stderr, "gpuadvise: warning: no kernel launch matched the filters "
-		        "(-k/--launch-skip; -k compares the function name, the demangled and the "
-		        "mangled name): the report has the timeline only\n");
+		fprintf(stderr, "gpuadvise: warning: " NO_MATCH ": the report has the timeline "
+		        "only\n");
 	}
 	ga_cmd_report_extra x = {.baseline = baseline};
 	rc = ga_cmd_report(cfg, rs, &p, &x);
