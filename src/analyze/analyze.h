@@ -109,6 +109,10 @@ typedef struct {
 	 * Computed as GA_FINGERPRINT_VERSION says; a change of the recipe
 	 * changes the version. */
 	char fingerprint[17];
+	/* The same rule on another launch shape of the kernel holds this one's
+	 * entry of "What to do first" (ga_do.on_shapes): reports that list
+	 * findings once per fingerprint leave it out. */
+	int shape_folded;
 } ga_finding;
 
 #define GA_FINGERPRINT_VERSION 1
@@ -468,6 +472,9 @@ int ga_analysis_max_severity(const ga_analysis *a);
  * 1 / (1 - estimate); INFINITY when estimate >= 1, NAN when it is NAN or
  * negative. */
 double ga_estimate_speedup(double estimate);
+/* Its inverse: the fraction of the time a speedup saves, 1 - 1 / speedup;
+ * NAN when the speedup is not finite and positive. */
+double ga_speedup_saved(double speedup);
 
 /* The classifier constants the analysis reads: the roofline's and the
  * source ranking's cut-offs.  Each one's unit is in its name. */

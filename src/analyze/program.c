@@ -29,6 +29,11 @@ double ga_estimate_speedup(double estimate)
 	return 1.0 / (1.0 - estimate);
 }
 
+double ga_speedup_saved(double speedup)
+{
+	return isfinite(speedup) && speedup > 0 ? 1 - 1 / speedup : NAN;
+}
+
 static double clamp01(double x)
 {
 	return x < 0 ? 0 : x > 1 ? 1 : x;
@@ -424,11 +429,6 @@ typedef struct {
 	int wall_known;
 } shape_sums;
 
-static double saved_by(double speedup)
-{
-	return isfinite(speedup) && speedup > 0 ? 1 - 1 / speedup : NAN;
-}
-
 /* The speedup of time t once `saved` of it is gone; NAN when unknown. */
 static double speedup_of(double t, double saved)
 {
@@ -452,8 +452,8 @@ static void fold_shapes(ga_analysis *a)
 			const ga_group *g = &a->groups[f->group];
 			names[i] = ga_xasprintf("%zu\t%s", g->kernel_first, f->rule->id);
 			at = ga_strmap_get(&keys, names[i]);
-			double ns = g->share, est = saved_by(f->speedup);
-			double lo = saved_by(f->speedup_min), hi = saved_by(f->speedup_max);
+			double ns = g->share, est = ga_speedup_saved(f->speedup);
+			double lo = ga_speedup_saved(f->speedup_min), hi = ga_speedup_saved(f->speedup_max);
 			shape_sums *u = &sum[at < 0 ? kept : (size_t)at];
 			u->ns += ns;
 			u->saved += isfinite(est) ? est * ns : 0;
@@ -466,6 +466,7 @@ static void fold_shapes(ga_analysis *a)
 			}
 			if (at >= 0) {
 				a->first[at].on_shapes++;
+				a->findings[d.index].shape_folded = 1;
 				continue;
 			}
 			ga_strmap_put(&keys, names[i], kept);

@@ -296,12 +296,6 @@ static const char *kernel_name(const ga_group *g)
 	return g->name ? g->name : g->mangled ? g->mangled : "?";
 }
 
-/* The share of the time saved at a speedup (NAN where none). */
-static double saved_of(double speedup)
-{
-	return isfinite(speedup) && speedup > 0 ? 1 - 1 / speedup : NAN;
-}
-
 static char *message(const ga_finding *f, const ga_group *g, const ga_figures *x)
 {
 	char save[32], est[32], sp[32], range[48], val[32];
@@ -350,10 +344,10 @@ static json_t *result_props(const ga_finding *f, const ga_group *g, const ga_fig
 	json_t *p = json_pack("{s:o, s:i}", "kernel", jstr(kernel_name(g)), "pid", g->pid);
 	int shapes = x->shapes > 1;
 	set_num(p, "saving", x->saving);
-	set_num(p, "estimate", shapes ? saved_of(x->speedup) : f->estimate);
+	set_num(p, "estimate", shapes ? ga_speedup_saved(x->speedup) : f->estimate);
 	set_num(p, "speedup", x->speedup);
-	set_num(p, "low", shapes && !isnan(f->low) ? saved_of(x->speedup_min) : f->low);
-	set_num(p, "high", shapes && !isnan(f->high) ? saved_of(x->speedup_max) : f->high);
+	set_num(p, "low", shapes && !isnan(f->low) ? ga_speedup_saved(x->speedup_min) : f->low);
+	set_num(p, "high", shapes && !isnan(f->high) ? ga_speedup_saved(x->speedup_max) : f->high);
 	if (shapes)
 		json_object_set_new(p, "shapes", json_integer((json_int_t)x->shapes));
 	if (f->estimate_missing)
@@ -418,21 +412,14 @@ static json_t *results_json(const ga_analysis *a, const ga_report_opts *o, rule_
 	 * fingerprint: one result, at the entry's finding, with the shapes'
 	 * figures.  by_entry: finding -> its entry + 1 (0: none). */
 	size_t *by_entry = ga_xcalloc(a->n_findings + 1, sizeof(*by_entry));
-	char **keys = ga_xcalloc(a->n_findings + 1, sizeof(*keys));
-	ga_map folded = {0};             /* kernel and rule of such entries; keeps keys */
-	for (size_t fi = 0; fi < a->n_findings; fi++)
-		keys[fi] = ga_xasprintf("%zu\t%s", a->groups[a->findings[fi].group].kernel_first,
-		                        a->findings[fi].rule->id);
 	for (size_t k = 0; k < a->n_first; k++)
 		if (a->first[k].kind == GA_DO_FINDING && a->first[k].on_shapes > 1 &&
-		    a->first[k].index < a->n_findings) {
+		    a->first[k].index < a->n_findings)
 			by_entry[a->first[k].index] = k + 1;
-			ga_strmap_put(&folded, keys[a->first[k].index], k);
-		}
 	for (size_t fi = 0; fi < a->n_findings; fi++) {
 		const ga_finding *f = &a->findings[fi];
 		const ga_do *d = by_entry[fi] ? &a->first[by_entry[fi] - 1] : NULL;
-		if (!d && ga_strmap_get(&folded, keys[fi]) >= 0)
+		if (f->shape_folded)
 			continue;                /* in its entry's result */
 		ga_figures x;
 		ga_finding_figures(f, d, &x);
@@ -444,10 +431,6 @@ static json_t *results_json(const ga_analysis *a, const ga_report_opts *o, rule_
 			                    json_string(cmp->unchanged[fi] ? "unchanged" : "new"));
 		json_array_append_new(results, res);
 	}
-	ga_map_free(&folded);
-	for (size_t fi = 0; fi < a->n_findings; fi++)
-		free(keys[fi]);
-	free(keys);
 	free(by_entry);
 	for (size_t i = 0; cmp && i < cmp->n_absent; i++) {
 		const ga_finding *f = &cmp->base->findings[cmp->absent[i]];
