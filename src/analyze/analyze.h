@@ -388,6 +388,15 @@ typedef struct {
 } ga_figures;
 void ga_finding_figures(const ga_finding *f, const ga_do *d, ga_figures *out);
 
+/* The launch shapes of the kernel whose first group is groups[first]
+ * (the groups whose kernel_first it is), summed (shapes.c). */
+typedef struct {
+	double share, total_ns;
+	size_t launches;          /* profiled */
+	long timed, unprofiled;   /* timed by the timeline; not profiled */
+} ga_kernel_sums;
+void ga_kernel_sum_shapes(const ga_analysis *a, size_t first, ga_kernel_sums *out);
+
 /* The rule whose finding names a rank a straggler. */
 #define GA_RULE_STRAGGLER "rank-imbalance"
 

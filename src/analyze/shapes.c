@@ -61,6 +61,21 @@ static void count_kernel_shapes(ga_analysis *a)
 	free(keys);
 }
 
+void ga_kernel_sum_shapes(const ga_analysis *a, size_t first, ga_kernel_sums *out)
+{
+	*out = (ga_kernel_sums){0};
+	for (size_t j = first; j < a->n_groups; j++) {
+		const ga_group *g = &a->groups[j];
+		if (g->kernel_first != first)
+			continue;
+		out->share += g->share;
+		out->total_ns += g->total_ns;
+		out->launches += g->n_launches;
+		out->timed += g->timeline_launches;
+		out->unprofiled += g->unprofiled;
+	}
+}
+
 /* A profiled launch and the group it belongs to, in launch order. */
 typedef struct {
 	const ga_launch *l;

@@ -251,33 +251,23 @@ static int folded(const ga_group *g, int verbose)
 static void kernel_row(ga_buf *b, const ga_analysis *a, size_t gi, int fold)
 {
 	const ga_group *g = &a->groups[gi];
-	double share = g->share, total = g->total_ns;
-	size_t launches = g->n_launches;
-	long timed = g->timeline_launches, unprofiled = g->unprofiled;
+	ga_kernel_sums k = {g->share, g->total_ns, g->n_launches, g->timeline_launches,
+	                    g->unprofiled};
 	if (fold)
-		for (size_t j = gi + 1; j < a->n_groups; j++) {
-			const ga_group *o = &a->groups[j];
-			if (o->kernel_first != gi)
-				continue;
-			share += o->share;
-			total += o->total_ns;
-			launches += o->n_launches;
-			timed += o->timeline_launches;
-			unprofiled += o->unprofiled;
-		}
+		ga_kernel_sum_shapes(a, gi, &k);
 	char p[32], d[32];
-	double all = (double)launches + (double)(timed > 0 ? timed : 0) +
-	             (double)(unprofiled > 0 ? unprofiled : 0);
-	double mean = fold ? (all > 0 ? total / all : NAN) : g->mean_ns;
+	double all = (double)k.launches + (double)(k.timed > 0 ? k.timed : 0) +
+	             (double)(k.unprofiled > 0 ? k.unprofiled : 0);
+	double mean = fold ? (all > 0 ? k.total_ns / all : NAN) : g->mean_ns;
 	ga_buf_puts(b, "| ");
 	put_code(b, group_name(a, gi));
 	if (fold)
 		ga_buf_printf(b, " (%zu launch shapes)", g->kernel_shapes);
 	ga_buf_printf(b, " | %s | %s%% | %s | %zu", ga_report_class(g->klass),
-	              ga_fmt_pct(share, 1, p, sizeof(p)), ga_fmt_duration(mean, d, sizeof(d)),
-	              launches);
-	if (timed)
-		ga_buf_printf(b, " (+%ld timed)", timed);
+	              ga_fmt_pct(k.share, 1, p, sizeof(p)), ga_fmt_duration(mean, d, sizeof(d)),
+	              k.launches);
+	if (k.timed)
+		ga_buf_printf(b, " (+%ld timed)", k.timed);
 	ga_buf_puts(b, " | ");
 	if (g->n_findings && g->findings[0] < a->n_findings)
 		put_text(b, rule_title(a->findings[g->findings[0]].rule));
