@@ -574,12 +574,12 @@ static void kernel_row(ga_buf *b, const ga_analysis *a, size_t i, const ga_roof_
 	ht_esc(b, kname(g));
 	ga_buf_puts(b, "</code>");
 	if (g->kernel_shapes > GA_REPORT_FOLD_SHAPES) {
-		ga_kernel_sums k;
+		ga_kernel_sums all;
 		char s1[64], s2[64];
-		ga_kernel_sum_shapes(a, i, &k);
+		ga_kernel_sum_shapes(a, i, &all);
 		ga_buf_printf(b, "<br>the largest of %zu launch shapes; all of them: %s%% of GPU "
-		              "time, %s", g->kernel_shapes, ga_fmt_pct(k.share, 1, s1, sizeof(s1)),
-		              ga_fmt_duration(k.total_ns, s2, sizeof(s2)));
+		              "time, %s", g->kernel_shapes, ga_fmt_pct(all.share, 1, s1, sizeof(s1)),
+		              ga_fmt_duration(all.total_ns, s2, sizeof(s2)));
 	}
 	ga_buf_printf(b, "</td><td class=\"%s\">%s</td><td>%s%%</td><td>%s</td>"
 	              "<td class=\"occ\">%s%% of %s%%", ga_report_class(g->klass),

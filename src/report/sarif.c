@@ -7,11 +7,12 @@
  * order (a rule's findings on several launch shapes of one kernel, which
  * share a fingerprint: one, with the figures of its "What to do first"
  * entry, ga_finding_figures): level from the rule's severity (high:
- * error, medium: warning, low: note); the message names the kernel, the share of all GPU time the
- * fix would save, the estimate and the rule's range, and the evidence;
- * locations[0] is the finding's first source line (ga_finding.lines)
- * relative to the source root through uriBaseId SRCROOT, with the kernel
- * as its logical location, and the finding's further lines are
+ * error, medium: warning, low: note); the message names the kernel, the
+ * share of all GPU time the fix would save, the estimate and the rule's
+ * range, and the evidence; locations[0] is the finding's first source
+ * line (ga_finding.lines) relative to the source root through uriBaseId
+ * SRCROOT, with the kernel as its logical location, and the finding's
+ * further lines are
  * relatedLocations; with no line of its kind, the kernel's first line.  A
  * finding in a kernel without line information has the logical location
  * only, and the run's properties say why and what adds them (GitHub code
