@@ -32,7 +32,6 @@ machine's fresh ones, tests/gpu/run-on-device.sh BUILD models).
 import copy
 import glob
 import json
-import lzma
 import math
 import os
 import re
@@ -1057,24 +1056,10 @@ def editable_owners(srcdir):
                           text, re.M))
 
 
-def file_profiles(f):
-    """The profiles in one recording: (name, profile) pairs."""
-    d = json.load(lzma.open(f, "rt") if f.endswith(".xz") else open(f))
-    base = os.path.basename(f)
-    if d.get("format") == "gpuadvise-demo":
-        for v in d["variants"]:
-            yield "%s[%s]" % (base, v["name"]), v["profile"]
-    elif d.get("format") == "gpuadvise-profile":
-        yield base, d
-    elif isinstance(d.get("profile"), dict):
-        # a report that embeds its profile (the accuracy bench's slow sides)
-        yield base, d["profile"]
-
-
 def recorded_profiles(rec_dir):
     for f in sorted(glob.glob(os.path.join(rec_dir, "*.json")) +
                     glob.glob(os.path.join(rec_dir, "*.json.xz"))):
-        yield from file_profiles(f)
+        yield from compute_models.file_profiles(f)
 
 
 def synthetic_widths(srcdir):
@@ -1142,7 +1127,7 @@ def promoted_unit_binds(gpuadvise, srcdir):
         path = os.path.join(srcdir, "bench", "accuracy", sub, name)
         if not os.path.exists(path):
             continue
-        profile = dict(file_profiles(path))[name]
+        profile = dict(compute_models.file_profiles(path))[name]
         report = analyse_profile(gpuadvise, srcdir, profile)
         if not report:
             continue

@@ -17,6 +17,7 @@ on the GPU machine), only those are checked, against SRCDIR's rules.
 """
 import glob
 import json
+import lzma
 import os
 import subprocess
 import sys
@@ -754,6 +755,23 @@ def derived(srcdir):
                                     ", ".join(values)), doc
 
 
+def file_profiles(path, variant_label="%s[%s]"):
+    """(label, profile) for each profile in one recording (.json or
+    .json.xz): a demo's variants (labelled by variant_label from the file
+    and variant names), a profile, or a report that embeds its profile (the
+    accuracy bench's slow sides)."""
+    with (lzma.open(path, "rt") if path.endswith(".xz") else open(path)) as fh:
+        doc = json.load(fh)
+    name = os.path.basename(path)
+    if doc.get("format") == "gpuadvise-demo":
+        for v in doc["variants"]:
+            yield variant_label % (name, v["name"]), v["profile"]
+    elif doc.get("format") == "gpuadvise-profile":
+        yield name, doc
+    elif isinstance(doc.get("profile"), dict):
+        yield name, doc["profile"]
+
+
 def profiles(srcdir, files=None):
     """(label, profile) for each recorded profile, demo variant and fixture,
     or for each of files."""
@@ -766,16 +784,7 @@ def profiles(srcdir, files=None):
         # fire on real routines and loops).
         files += sorted(glob.glob(os.path.join(srcdir, "bench/accuracy/recorded/*.json")))
     for path in files:
-        with open(path) as fh:
-            doc = json.load(fh)
-        name = os.path.basename(path)
-        if doc.get("format") == "gpuadvise-demo":
-            for v in doc["variants"]:
-                yield "%s/%s" % (name, v["name"]), v["profile"]
-        elif doc.get("format") == "gpuadvise-profile":
-            yield name, doc
-        elif doc.get("format") == "gpuadvise-report" and "profile" in doc:
-            yield name, doc["profile"]
+        yield from file_profiles(path, "%s/%s")
     if not given:
         yield from derived(srcdir)
 
