@@ -496,7 +496,7 @@ static void usage(FILE *f)
     fprintf(f, "usage: gpuadvise-testapp [--list] [--only a,b] [--repeat N] [--rounds N]\n"
                "                         [--crash-after K]\n"
                "                         [--fork N] [--no-kernels] [--exit-code X]\n"
-               "                         [--underscore-exit] [--spin-wait]\n");
+               "                         [--underscore-exit] [--spin-wait] [--reset]\n");
 }
 
 // Runs the selected kernels in this process. Returns 0 or 1 (a wrong result).
@@ -524,7 +524,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, nullptr, _IOLBF, 0);
     std::vector<int> sel;
     bool list = false, no_kernels = false, have_only = false, underscore_exit = false;
-    bool spin = false;
+    bool spin = false, reset = false;
     long forks = 0, exit_code = 0, rounds = 1;
 
     for (int i = 1; i < argc; i++) {
@@ -538,6 +538,11 @@ int main(int argc, char **argv)
             underscore_exit = true;
         } else if (strcmp(argv[i], "--spin-wait") == 0) {
             spin = true;
+        } else if (strcmp(argv[i], "--reset") == 0) {
+            // cudaDeviceReset after each round, as some programs do before
+            // they exit: the context goes while the profiler holds it, and
+            // a next round creates another.
+            reset = true;
         } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
@@ -650,8 +655,10 @@ int main(int argc, char **argv)
     }
 
     int rc = 0;
-    for (long r = 0; r < rounds && rc == 0; r++)
+    for (long r = 0; r < rounds && rc == 0; r++) {
         rc = run_selected(sel, no_kernels);
+        if (reset) GA_CHECK(cudaDeviceReset());
+    }
     if (rc != 0) return rc;
     if (underscore_exit) {
         fflush(stdout);

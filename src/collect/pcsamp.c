@@ -221,7 +221,7 @@ fail:
 	          r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? " (no permission for GPU counters)" : "");
 }
 
-void ga_sass_context_destroyed(CUcontext ctx)
+void pcs_context_destroyed(CUcontext ctx)
 {
 	pcs_ctx **pp = &sass.pcs_ctxs;
 	for (; *pp; pp = &(*pp)->next) {

@@ -358,10 +358,31 @@ int ga_sass_begin(CUcontext ctx, CUdevice dev, uint32_t ctx_uid, const char *man
 		sass_note("enabling SASS metrics for %s failed: %s", mangled, ga_cupti_result_string(r));
 		return -1;
 	}
+	sass.cfg_ctx[dev] = ctx;
 	set_active(w, ACT_SASS, ctx, dev, grid, block);
 	activity_kernels_pause();
 	sass_logf("measuring %s", mangled);
 	return 0;
+}
+
+/* A device's configuration holds on to the context its launches were
+ * patched in: left set when the program destroys that context
+ * (cudaDeviceReset before it exits), CUPTI's own teardown at exit reaches
+ * into the dead context and the program dies of SIGSEGV after its last
+ * line.  So it is unset while the context still exists, and a context
+ * made later configures the device again. */
+void ga_sass_context_destroyed(CUcontext ctx)
+{
+	for (int dev = 0; dev < MAX_DEVICES; dev++) {
+		if (sass.dev_state[dev] != 1 || sass.cfg_ctx[dev] != ctx)
+			continue;
+		CUpti_SassMetricsUnsetConfig_Params p = {CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+		p.deviceIndex = (uint32_t)dev;
+		sass_logged(cuptiSassMetricsUnsetConfig(&p), "cuptiSassMetricsUnsetConfig");
+		sass.dev_state[dev] = 0;
+		sass.cfg_ctx[dev] = NULL;
+	}
+	pcs_context_destroyed(ctx);
 }
 
 /* Does a kernel flagged for trigger ("rule ID", "rules ID, ID" or

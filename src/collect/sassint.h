@@ -72,6 +72,8 @@ typedef struct {
 	int listed;
 	/* per device: 0 unknown, 1 configured, -1 unusable */
 	int dev_state[MAX_DEVICES];
+	/* the contexts whose launches were measured on a configured device */
+	CUcontext cfg_ctx[MAX_DEVICES];
 	uint64_t ids[MAX_DEVICES][M_N];
 	int have[MAX_DEVICES][M_N];
 	/* the launch being measured */
@@ -115,5 +117,7 @@ void cubin_disassemble(cubin *cb, ga_source *src);
 int pcs_begin(want *w, CUcontext ctx, CUdevice dev, const unsigned grid[3],
               const unsigned block[3]);
 void pcs_end(void);
+/* A context goes: PC sampling off in it. */
+void pcs_context_destroyed(CUcontext ctx);
 
 #endif

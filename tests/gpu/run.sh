@@ -217,6 +217,20 @@ st=$?
 check "_exit app: kernels reported" $CHECK launches "$T/uexit.json" 2 0
 check "_exit app: no run directory left behind" no_rundir
 
+# 3b'. cudaDeviceReset after each round, as some programs do before they
+# exit: the source lines' SASS configuration goes with the context (left
+# set, CUPTI's teardown at exit killed the program with SIGSEGV), and the
+# second round, in a new context, is measured again.
+"$GA" -o "$T/reset.json" "$APP" --only tiny_add --repeat 5 --rounds 2 --reset >"$T/reset.out" 2>&1
+st=$?
+[ $st -eq 0 ] && pass "cudaDeviceReset app: status 0" || { fail "cudaDeviceReset app: status $st"; tail -n 5 "$T/reset.out"; }
+check "cudaDeviceReset app: tiny_add's source lines, no incomplete profile" python3 -c "
+import json, sys
+p = json.load(open('$T/reset.json'))
+src = [s for s in p.get('sources', []) if 'tiny_add' in s.get('mangled', '')]
+sys.exit(0 if src and not p['collection'].get('incomplete') else 1)"
+check "cudaDeviceReset app: no run directory left behind" no_rundir
+
 # 3c. Profiling never changes what the demos compute: every variant checks its
 # result, with and without gpuadvise.
 for d in "$BUILDDIR"/kernels/gpuadvise-demo-*; do
