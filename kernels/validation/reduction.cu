@@ -239,7 +239,7 @@ GA_PAIR("reduce-strided", "thread-divergence,shared-tree-reduction", false,
 GA_PAIR("reduce-sequential", "shared-bank-conflicts,shared-tree-reduction", false,
         "reduction whitepaper 2->3: strided index (bank conflicts) -> sequential addressing", setup, launch_2_3,
         check);
-GA_PAIR("reduce-firstadd", "memory-latency-stalls", false,
+GA_PAIR("reduce-firstadd", "memory-latency-stalls,reduction-work-per-thread", false,
         "reduction whitepaper 3->4: one load per thread -> first add during load, half the blocks", setup,
         launch_3_4, check);
 GA_PAIR("reduce-lastwarp", "warp-shuffle-reduction,barrier-stalls", false,
@@ -247,7 +247,7 @@ GA_PAIR("reduce-lastwarp", "warp-shuffle-reduction,barrier-stalls", false,
 GA_PAIR("reduce-unroll", "pipe-saturation", false,
         "reduction whitepaper 5->6: loop over levels -> completely unrolled (template block size)", setup,
         launch_5_6, check);
-GA_PAIR("reduce-multiple", "memory-latency-stalls", false,
+GA_PAIR("reduce-multiple", "memory-latency-stalls,reduction-work-per-thread", false,
         "reduction whitepaper 6->7: 2 elements per thread -> grid-stride loop over one wave", setup, launch_6_7,
         check);
 } // namespace reduction

@@ -561,6 +561,42 @@ def warp_shuffle_reduction(k):
     return fires, model
 
 
+def reduction_work_per_thread(k):
+    """A block tree paid once per element: per warp, its issued
+    instructions I and global load instructions L (each bringing
+    sectors / 4 elements a lane); a load and an add per element stay, the
+    rest is issued once per k elements a thread."""
+    import math
+    launch = k.launch0
+    threads = launch["block"][0] * launch["block"][1] * launch["block"][2]
+    grid = launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
+    per_block = math.ceil(threads / k.device["warp_size"])
+    warps = max(grid * per_block, 1)
+    occ = (launch.get("occupancy") or {}).get("theoretical_pct", 0)
+    blocks_per_sm = math.floor(occ / 100 * k.max_warps_per_sm() / per_block + 1e-9)
+    waves = grid / (blocks_per_sm * k.device["sm_count"]) if blocks_per_sm > 0 else 0.0
+    ld_req = k("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum")
+    per_warp = k(WARP_INST) / warps
+    loads = ld_req / warps
+    stores = k("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum") / warps
+    elems = max(1.0, k("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") / max(ld_req, 1) / 4)
+    stay = loads * (1 + elems)
+    rest = max(per_warp - stay, 0.0)
+
+    def keep(n):
+        return clamp((stay + rest / n) / max(per_warp, 1), 0, 1)
+    smem_per_warp = (k("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+                     + k("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")) / warps
+    fires = (k(ISSUE) > 0 and 0 < loads <= 2 and stores <= 0.5 and smem_per_warp >= 1
+             and k("smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio") > 0
+             and waves >= 4 and keep(2) <= 0.8)
+
+    def model():
+        return (fit(k, 1 - keep(2)), fit(k, k(ISSUE) / 100 * (1 - keep(2))),
+                fit(k, 1 - keep(max(waves, 1))))
+    return fires, model
+
+
 def dependent_instruction_stalls(k):
     fires = (k(ISSUE) > 0 and stall_share(k, "wait") > 0.3
              and k("smsp__warps_eligible.avg.per_cycle_active") < 1
@@ -635,6 +671,7 @@ RULES = {
     "thread-divergence": thread_divergence,
     "barrier-stalls": barrier_stalls,
     "warp-shuffle-reduction": warp_shuffle_reduction,
+    "reduction-work-per-thread": reduction_work_per_thread,
     "dependent-instruction-stalls": dependent_instruction_stalls,
     "pipe-saturation": pipe_saturation,
     "tensor-cores-unused": tensor_cores_unused,
