@@ -1141,6 +1141,31 @@ def promoted_unit_binds(gpuadvise, srcdir):
                  % (name, got[0]["estimated_speedup"], kname, lo, hi))
 
 
+def tree_per_element(gpuadvise, srcdir):
+    """reduction-work-per-thread on code nobody here wrote: Rodinia's srad
+    reduce (external set) loads one element of each of its two arrays a
+    thread, 8192 blocks of 512, then an interleaved tree.  Two elements a
+    thread, half the blocks (bench/probe/extfix srad-2elem), measured
+    1.74x on the H200 for that launch (37.1 us -> 21.3 us); the range
+    must hold it."""
+    path = os.path.join(srcdir, "bench", "accuracy", "external", "recorded", "srad.json.xz")
+    if not os.path.exists(path):
+        return
+    profile = dict(compute_models.file_profiles(path))["srad.json.xz"]
+    report = analyse_profile(gpuadvise, srcdir, profile)
+    if not report:
+        return
+    got = [fi for fi in report["findings"] if fi["rule"] == "reduction-work-per-thread"
+           and report["kernels"][fi["kernel"]]["name"].startswith("reduce(")
+           and report["kernels"][fi["kernel"]]["grid"] == [8192, 1, 1]]
+    if len(got) != 1:
+        fail("srad.json.xz: %d reduction-work-per-thread findings on reduce, 8192 blocks (want 1)"
+             % len(got))
+    elif not got[0]["expected_speedup"][0] <= 1.74 <= got[0]["expected_speedup"][1]:
+        fail("srad.json.xz: reduction-work-per-thread's range %.2f-%.2fx on reduce misses the "
+             "1.74x measured" % tuple(got[0]["expected_speedup"]))
+
+
 def synthetic_framework(srcdir):
     """SYNTHETIC, from the recorded PyTorch run: its shortest ATen kernel
     alone (a few microseconds, half the GPU time: framework-cuda-graphs)
@@ -1259,6 +1284,7 @@ def main():
                                      pred["expected_speedup"][1]))
     check_profile(gpuadvise, srcdir, "synthetic-predicated", p, cuts, counts)
     promoted_unit_binds(gpuadvise, srcdir)
+    tree_per_element(gpuadvise, srcdir)
     for name, tp in synthetic_timelines(srcdir):
         check_profile(gpuadvise, srcdir, name, tp, cuts, counts)
     for name, tp in synthetic_ranks(srcdir):

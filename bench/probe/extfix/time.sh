@@ -9,13 +9,13 @@
 set -u
 root=$(pwd)
 ext=${EXTERNAL_SRC:-$root/bench/accuracy/external/src}
-fix=${1:?usage: $0 nw-pad|srad-shfl|srad-float|srad-fastdiv|srad-fastmath [OUT]}
+fix=${1:?usage: $0 nw-pad|srad-shfl|srad-2elem|srad-float|srad-fastdiv|srad-fastmath [OUT]}
 out=$(cd "${2:-bench/probe/extfix/out}" && pwd)
 case $fix in
 nw-pad) orig=$ext/bin/nw; names="needle_cuda_shared_1 needle_cuda_shared_2"; grids=
 	args="4096 10"; wd=$ext/run/nw/w ;;
-srad-shfl|srad-float|srad-fastdiv|srad-fastmath) orig=$ext/bin/srad_v1; args="100 0.5 2048 2048"
-	wd=$ext/run/srad/w; names=reduce; grids=--by-grid; [ "$fix" != srad-shfl ] && names=srad
+srad-shfl|srad-2elem|srad-float|srad-fastdiv|srad-fastmath) orig=$ext/bin/srad_v1; args="100 0.5 2048 2048"
+	wd=$ext/run/srad/w; names=reduce; grids=--by-grid; [ "$fix" != srad-shfl ] && [ "$fix" != srad-2elem ] && names=srad
 	python3 "$root/bench/accuracy/external/gen_inputs.py" "$ext/data" srad >/dev/null || exit 1 ;;
 *) echo "$0: unknown fix $fix" >&2; exit 2 ;;
 esac
