@@ -72,7 +72,7 @@ typedef struct {
 	int listed;
 	/* per device: 0 unknown, 1 configured, -1 unusable */
 	int dev_state[MAX_DEVICES];
-	/* the contexts whose launches were measured on a configured device */
+	/* per configured device, the context its last measured launch ran in */
 	CUcontext cfg_ctx[MAX_DEVICES];
 	uint64_t ids[MAX_DEVICES][M_N];
 	int have[MAX_DEVICES][M_N];

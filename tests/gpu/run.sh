@@ -219,8 +219,10 @@ check "_exit app: no run directory left behind" no_rundir
 
 # 3b'. cudaDeviceReset after each round, as some programs do before they
 # exit: the source lines' SASS configuration goes with the context (left
-# set, CUPTI's teardown at exit killed the program with SIGSEGV), and the
-# second round, in a new context, is measured again.
+# set, CUPTI's teardown at exit killed the program with SIGSEGV after its
+# last line); the program ends with its own status, 0, the second round
+# runs in a new context, and the source lines measured before the reset
+# are kept.
 "$GA" -o "$T/reset.json" "$APP" --only tiny_add --repeat 5 --rounds 2 --reset >"$T/reset.out" 2>&1
 st=$?
 [ $st -eq 0 ] && pass "cudaDeviceReset app: status 0" || { fail "cudaDeviceReset app: status $st"; tail -n 5 "$T/reset.out"; }
