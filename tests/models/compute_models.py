@@ -18,6 +18,7 @@ on the GPU machine), only those are checked, against SRCDIR's rules.
 import glob
 import json
 import lzma
+import math
 import os
 import subprocess
 import sys
@@ -566,7 +567,6 @@ def reduction_work_per_thread(k):
     instructions I and global load instructions L (each bringing
     sectors / 4 elements a lane); a load and an add per element stay, the
     rest is issued once per k elements a thread."""
-    import math
     launch = k.launch0
     threads = launch["block"][0] * launch["block"][1] * launch["block"][2]
     grid = launch["grid"][0] * launch["grid"][1] * launch["grid"][2]
