@@ -573,7 +573,7 @@ static void kernel_row(ga_buf *b, const ga_analysis *a, size_t i, const ga_roof_
 	ga_buf_printf(b, "<tr><td>%c</td><td><code>", label ? label : '-');
 	ht_esc(b, kname(g));
 	ga_buf_puts(b, "</code>");
-	if (g->kernel_shapes > GA_REPORT_FOLD_SHAPES) {
+	if (ga_report_folded(g)) {
 		ga_kernel_sums all;
 		char s1[64], s2[64];
 		ga_kernel_sum_shapes(a, i, &all);
@@ -608,7 +608,7 @@ static void kernel_table(ga_buf *b, const ga_analysis *a, const ga_roofline *r)
 	            "<th>roofline vs class</th>"
 	            "</tr>\n");
 	for (size_t i = 0; i < a->n_groups && i < r->n; i++)
-		if (a->groups[i].kernel_shapes <= GA_REPORT_FOLD_SHAPES || a->groups[i].kernel_first == i)
+		if (!ga_report_folded(&a->groups[i]) || a->groups[i].kernel_first == i)
 			kernel_row(b, a, i, &r->kernels[i]);
 	ga_buf_puts(b, "</table>\n");
 }

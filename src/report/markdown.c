@@ -245,7 +245,7 @@ static void operations_table(ga_buf *b, const ga_analysis *a, size_t shown)
  * summed. */
 static int folded(const ga_group *g, int verbose)
 {
-	return !verbose && g->kernel_shapes > GA_REPORT_FOLD_SHAPES;
+	return !verbose && ga_report_folded(g);
 }
 
 static void kernel_row(ga_buf *b, const ga_analysis *a, size_t gi, int fold)

@@ -15,6 +15,12 @@
  * HTML kernel tables (ga_group.kernel_shapes), as the text report's tail
  * folds one of more shapes than it has kernel blocks. */
 #define GA_REPORT_FOLD_SHAPES 8
+/* Is g's kernel one row of those tables (a row per shape with --verbose
+ * in Markdown)?  Its row is its first group's, ga_group.kernel_first. */
+static inline int ga_report_folded(const ga_group *g)
+{
+	return g->kernel_shapes > GA_REPORT_FOLD_SHAPES;
+}
 
 /* --fail-on as the reporters see it (JUnit marks failing kernels with it).
  * Zero, the default, means not given: JUnit then fails kernels with a
